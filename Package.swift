@@ -1,0 +1,95 @@
+// swift-tools-version:6.0
+// EMRTDKit — read and verify ICAO 9303 eMRTDs over PC/SC on Linux.
+// Layering (DESIGN.md §2): dependencies point downward only.
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "EMRTDKit",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "emrtd", targets: ["emrtd"]),
+        .library(name: "EMRTDKit", targets: [
+            "ASN1TLV", "ISO7816", "MRTDCrypto", "MRTDDocument", "MRTDSecureMessaging",
+            "MRTDAccessControl", "MRTDTrust", "MRTDReader", "PCSCTransport", "VirtualChip", "StepUp",
+        ]),
+    ],
+    targets: [
+        // C libraries
+        .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .target(name: "CLibCryptoShims", dependencies: ["CLibCrypto"]),
+        .systemLibrary(name: "CPCSCLite", pkgConfig: "libpcsclite", providers: [.apt(["libpcsclite-dev"])]),
+        .target(name: "CPCSCLiteShims", dependencies: ["CPCSCLite"],
+                cSettings: [.unsafeFlags(["-I/usr/include/PCSC"])]),
+
+        // Pure Swift foundations
+        .target(name: "ASN1TLV", swiftSettings: strict),
+        .target(name: "ISO7816", swiftSettings: strict),
+
+        // The only importer of OpenSSL
+        .target(name: "MRTDCrypto", dependencies: ["CLibCrypto", "CLibCryptoShims"], swiftSettings: strict),
+
+        .target(name: "MRTDDocument", dependencies: ["ASN1TLV"], swiftSettings: strict),
+        .target(name: "MRTDSecureMessaging", dependencies: ["ISO7816", "MRTDCrypto", "ASN1TLV"], swiftSettings: strict),
+        .target(name: "MRTDAccessControl",
+                dependencies: ["ISO7816", "MRTDCrypto", "MRTDSecureMessaging", "ASN1TLV", "MRTDDocument"],
+                swiftSettings: strict),
+        .target(name: "MRTDTrust", dependencies: ["MRTDDocument", "MRTDCrypto", "ASN1TLV"], swiftSettings: strict),
+        .target(name: "MRTDReader",
+                dependencies: ["ISO7816", "ASN1TLV", "MRTDCrypto", "MRTDDocument", "MRTDSecureMessaging",
+                               "MRTDAccessControl", "MRTDTrust"],
+                swiftSettings: strict),
+
+        // The only importer of pcsc-lite
+        .target(name: "PCSCTransport", dependencies: ["ISO7816", "CPCSCLite", "CPCSCLiteShims"], swiftSettings: strict),
+
+        .target(name: "VirtualChip",
+                dependencies: ["ISO7816", "MRTDCrypto", "MRTDSecureMessaging", "MRTDDocument", "ASN1TLV"],
+                swiftSettings: strict),
+        .target(name: "StepUp", dependencies: ["MRTDReader", "MRTDTrust", "MRTDDocument"], swiftSettings: strict),
+        .target(name: "EMRTDCLI",
+                dependencies: ["ASN1TLV", "ISO7816", "MRTDCrypto", "MRTDDocument", "MRTDSecureMessaging",
+                               "MRTDAccessControl", "MRTDTrust", "MRTDReader", "PCSCTransport", "VirtualChip", "StepUp"],
+                swiftSettings: strict),
+        .executableTarget(name: "emrtd", dependencies: ["EMRTDCLI"], swiftSettings: strict),
+
+        .target(name: "MRTDTestSupport",
+                dependencies: ["ASN1TLV", "ISO7816", "MRTDCrypto"],
+                swiftSettings: strict),
+
+        // Tests (Swift Testing)
+        .testTarget(name: "ASN1TLVTests", dependencies: ["ASN1TLV", "MRTDTestSupport"], swiftSettings: strict),
+        .testTarget(name: "ISO7816Tests", dependencies: ["ISO7816", "MRTDTestSupport"], swiftSettings: strict),
+        .testTarget(name: "MRTDCryptoTests", dependencies: ["MRTDCrypto", "MRTDTestSupport"], swiftSettings: strict),
+        .testTarget(name: "MRTDSecureMessagingTests",
+                    dependencies: ["MRTDSecureMessaging", "MRTDCrypto", "ISO7816", "MRTDTestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "MRTDAccessControlTests",
+                    dependencies: ["MRTDAccessControl", "MRTDSecureMessaging", "MRTDCrypto", "ISO7816", "ASN1TLV",
+                                   "MRTDDocument", "MRTDTestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "MRTDDocumentTests", dependencies: ["MRTDDocument", "ASN1TLV", "MRTDTestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "MRTDTrustTests",
+                    dependencies: ["MRTDTrust", "MRTDDocument", "MRTDCrypto", "ASN1TLV", "VirtualChip", "MRTDTestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "MRTDReaderTests",
+                    dependencies: ["MRTDReader", "VirtualChip", "MRTDTrust", "MRTDAccessControl", "MRTDDocument",
+                                   "ISO7816", "MRTDTestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "PCSCTransportTests", dependencies: ["PCSCTransport", "ISO7816", "MRTDTestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "VirtualChipTests",
+                    dependencies: ["VirtualChip", "MRTDSecureMessaging", "MRTDCrypto", "MRTDDocument", "ISO7816",
+                                   "ASN1TLV", "MRTDTestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "StepUpTests", dependencies: ["StepUp", "MRTDReader", "VirtualChip", "MRTDTestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "EMRTDCLITests", dependencies: ["EMRTDCLI", "MRTDTestSupport"], swiftSettings: strict),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,1 @@
+// EMRTDCLI — see DESIGN.md §2 for what this module owns.

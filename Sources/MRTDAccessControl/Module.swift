@@ -1,0 +1,1 @@
+// MRTDAccessControl — see DESIGN.md §2 for what this module owns.

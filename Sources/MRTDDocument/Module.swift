@@ -1,0 +1,1 @@
+// MRTDDocument — see DESIGN.md §2 for what this module owns.

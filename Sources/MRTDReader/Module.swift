@@ -1,0 +1,1 @@
+// MRTDReader — see DESIGN.md §2 for what this module owns.

@@ -1,0 +1,1 @@
+// MRTDTrust — see DESIGN.md §2 for what this module owns.

@@ -1,0 +1,1 @@
+// StepUp — see DESIGN.md §2 for what this module owns.

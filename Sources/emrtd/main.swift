@@ -1,0 +1,3 @@
+import EMRTDCLI
+
+await EMRTDCommand.main()

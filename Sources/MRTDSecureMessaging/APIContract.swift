@@ -74,3 +74,35 @@ public struct SecureMessagingSession: Sendable {
     public func encryptCAMData(_ data: [UInt8]) throws(SecureMessagingError) -> [UInt8] { fatalError("unimplemented") }
     public func decryptCAMData(_ data: [UInt8]) throws(SecureMessagingError) -> [UInt8] { fatalError("unimplemented") }
 }
+
+/// One exchange as seen through a secure channel, for progress and redacted traces: the plain
+/// command header and lengths, never keys, SSC or command data.
+public struct ChannelExchange: Sendable {
+    public var plainCommand: CommandAPDU
+    public var plainResponse: ResponseAPDU?
+    public var protectedCommandLength: Int
+    public var protectedResponseLength: Int
+    public init(plainCommand: CommandAPDU, plainResponse: ResponseAPDU?, protectedCommandLength: Int, protectedResponseLength: Int) {
+        self.plainCommand = plainCommand; self.plainResponse = plainResponse
+        self.protectedCommandLength = protectedCommandLength; self.protectedResponseLength = protectedResponseLength
+    }
+}
+
+/// A transport plus the secure-messaging session that protects it: the actor that owns the session.
+/// `transmit` protects the command, sends it and unprotects the answer. After a secure-messaging
+/// failure the channel is dead; after a transport failure the session is considered lost too
+/// (the chip drops it), so callers re-run access control.
+public actor SecureChannel {
+    public let transport: any CardTransport
+    public init(transport: any CardTransport, session: SecureMessagingSession) { fatalError("unimplemented") }
+    /// Sends a plain command protected; returns the plain response (status word from DO'99').
+    public func transmit(_ command: CommandAPDU) async throws -> ResponseAPDU { fatalError("unimplemented") }
+    /// Sends a command without secure messaging (e.g. before PACE-CAM / after a failure); rarely needed.
+    public func transmitPlain(_ command: CommandAPDU) async throws -> ResponseAPDU { fatalError("unimplemented") }
+    /// Replaces the session (Chip Authentication restarts SM with new keys and SSC 0).
+    public func replaceSession(_ session: SecureMessagingSession) { fatalError("unimplemented") }
+    public var cipher: CipherAlgorithm { fatalError("unimplemented") }
+    public var isDead: Bool { fatalError("unimplemented") }
+    /// Called after every exchange (for progress and redacted traces).
+    public func setObserver(_ observer: (@Sendable (ChannelExchange) -> Void)?) { fatalError("unimplemented") }
+}

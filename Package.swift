@@ -22,7 +22,8 @@ let package = Package(
         // C libraries
         .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "CLibCryptoShims", dependencies: ["CLibCrypto"]),
-        .systemLibrary(name: "CPCSCLite", pkgConfig: "libpcsclite", providers: [.apt(["libpcsclite-dev"])]),
+        // pcsc-lite's pkg-config adds -pthread, which SwiftPM rejects with a warning: give the include path here instead.
+        .systemLibrary(name: "CPCSCLite", providers: [.apt(["libpcsclite-dev"])]),
         .target(name: "CPCSCLiteShims", dependencies: ["CPCSCLite"],
                 cSettings: [.unsafeFlags(["-I/usr/include/PCSC"])]),
 
@@ -45,7 +46,8 @@ let package = Package(
                 swiftSettings: strict),
 
         // The only importer of pcsc-lite
-        .target(name: "PCSCTransport", dependencies: ["ISO7816", "CPCSCLite", "CPCSCLiteShims"], swiftSettings: strict),
+        .target(name: "PCSCTransport", dependencies: ["ISO7816", "CPCSCLite", "CPCSCLiteShims"],
+                swiftSettings: strict + [.unsafeFlags(["-Xcc", "-I/usr/include/PCSC"])]),
 
         .target(name: "VirtualChip",
                 dependencies: ["ISO7816", "MRTDCrypto", "MRTDSecureMessaging", "MRTDDocument", "ASN1TLV"],
@@ -82,7 +84,7 @@ let package = Package(
                                    "ISO7816", "MRTDTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "PCSCTransportTests", dependencies: ["PCSCTransport", "ISO7816", "MRTDTestSupport"],
-                    swiftSettings: strict),
+                    swiftSettings: strict + [.unsafeFlags(["-Xcc", "-I/usr/include/PCSC"])]),
         .testTarget(name: "VirtualChipTests",
                     dependencies: ["VirtualChip", "MRTDSecureMessaging", "MRTDCrypto", "MRTDDocument", "ISO7816",
                                    "ASN1TLV", "MRTDTestSupport"],

@@ -1,1 +1,6 @@
-// EMRTDCLI — see DESIGN.md §2 for what this module owns.
+/// The `emrtd` command: argument parsing, wiring, output, exit codes.
+public enum EMRTDCommand {
+    public static func main() async {
+        print("emrtd: not yet wired")
+    }
+}

@@ -1,0 +1,143 @@
+public import ISO7816
+public import MRTDDocument
+internal import ASN1TLV
+import Dispatch
+
+/// What is known about one file while it is being read; survives a lost session so that the read
+/// continues where it stopped (never re-reading bytes it has).
+public struct PartialFile: Sendable, Hashable {
+    public var file: LDSFile
+    /// Bytes read so far, as the chip sent them (each chunk authenticated by the SM MAC).
+    public var bytes: [UInt8] = []
+    /// Total length from the TLV header of the first chunk (nil until known).
+    public var totalLength: Int?
+    /// READ BINARY / SELECT commands spent on this file.
+    public var apdus = 0
+    /// Nanoseconds spent on this file.
+    public var nanoseconds: UInt64 = 0
+    /// How many times reading this file was resumed after an interruption.
+    public var resumptions = 0
+
+    public init(file: LDSFile) { self.file = file }
+
+    public var isComplete: Bool { totalLength.map { bytes.count >= $0 } ?? false }
+}
+
+/// Why a file could not be read (not a link failure: those are thrown as `TransportError`).
+public enum FileReadOutcome: Sendable, Hashable {
+    case complete
+    /// 6A82: the chip has no such file.
+    case notFound
+    /// 6982: reading needs more than basic access (DG3/DG4 need EAC terminal authentication).
+    case accessDenied
+    /// Another status word the reader cannot work around.
+    case failed(StatusWord)
+}
+
+/// Reads one elementary file in as few READ BINARY commands as the path allows (DESIGN.md §6):
+/// short EF identifier on the first command (no SELECT), the first chunk at full size (its TLV header
+/// gives the file length), then full chunks; odd-INS READ BINARY beyond offset 32767; SELECT by file
+/// identifier only when the chip refuses the short identifier or after the session was lost.
+public struct FileReader: Sendable {
+    public var useSFI: Bool
+    public var chunk: ChunkPolicy
+
+    public init(useSFI: Bool, chunk: ChunkPolicy) {
+        self.useSFI = useSFI
+        self.chunk = chunk
+    }
+
+    /// Continues `partial` to completion (or a status that ends it). `selected` tells whether the file is
+    /// the current EF already (true after a successful READ BINARY of it in the same session).
+    public mutating func read(_ partial: inout PartialFile, channel: APDUChannel, selected: inout Bool) async throws -> FileReadOutcome {
+        let start = DispatchTime.now().uptimeNanoseconds
+        defer { partial.nanoseconds &+= DispatchTime.now().uptimeNanoseconds &- start }
+        var sfiRefused = !useSFI
+        var retriesAtOffset = 0
+
+        while !partial.isComplete {
+            let offset = partial.bytes.count
+            let remaining = partial.totalLength.map { $0 - offset }
+            let ne = chunk.ne(remaining: remaining)
+            let command: CommandAPDU
+            if !selected && !sfiRefused && offset <= 0xFF {
+                command = .readBinary(sfi: partial.file.sfi, offset: offset, ne: ne)
+            } else {
+                if !selected {
+                    partial.apdus += 1
+                    let r = try await channel.send(.selectFile(partial.file.fid))
+                    switch r.statusWord {
+                    case .success: selected = true
+                    case .fileNotFound: return .notFound
+                    case .securityStatusNotSatisfied: return .accessDenied
+                    default: return .failed(r.statusWord)
+                    }
+                }
+                command = offset <= 0x7FFF ? .readBinary(offset: offset, ne: ne) : .readBinaryOdd(offset: offset, ne: ne)
+            }
+            var cmd = command
+            if chunk.needsExtended(ne) { cmd.forceExtended = true }
+            partial.apdus += 1
+            let response = try await channel.send(cmd)
+            let sw = response.statusWord
+            var data = response.data
+            if cmd.ins == 0xB1, !data.isEmpty {
+                // odd INS: the data come back in DO'53' (ISO/IEC 7816-4 §7.2.3)
+                guard let node = try? TLVParser.parsePrefix(data[...]).0, node.tag == 0x53 else {
+                    return .failed(sw)
+                }
+                data = node.valueBytes
+            }
+
+            switch sw {
+            case .success, .endOfFileReached:
+                if cmd.p1 & 0x80 != 0 && cmd.ins == 0xB0 { selected = true }
+                if data.isEmpty {
+                    if sw == .endOfFileReached || partial.totalLength == nil {
+                        return .failed(sw)
+                    }
+                    retriesAtOffset += 1
+                    if retriesAtOffset > 2 { return .failed(sw) }
+                    _ = chunk.stepDown(after: .wrongLength, asked: ne, got: 0)
+                    continue
+                }
+                retriesAtOffset = 0
+                if partial.totalLength == nil {
+                    let header = try TLVParser.peekHeader(data[...])
+                    guard let len = header.valueLength else {
+                        throw TLVError(.indefiniteLengthNotAllowed, offset: 0, "\(partial.file.rawValue) has no definite length")
+                    }
+                    partial.totalLength = header.headerLength + len
+                }
+                let room = partial.totalLength! - partial.bytes.count
+                partial.bytes += data.prefix(room)
+                if sw == .success { _ = chunk.stepDown(after: sw, asked: ne, got: data.count) }
+                if sw == .endOfFileReached && !partial.isComplete {
+                    return .failed(sw)
+                }
+            case .fileNotFound:
+                if !sfiRefused && !selected && command.p1 & 0x80 != 0 {
+                    // some chips answer 6A82 for an SFI they do not map: retry with SELECT
+                    sfiRefused = true
+                    continue
+                }
+                return .notFound
+            case .securityStatusNotSatisfied:
+                return .accessDenied
+            case .incorrectP1P2, .functionNotSupported, .insNotSupported, .commandNotAllowed, .wrongParametersOffsetOutsideEF:
+                guard !selected && command.ins == 0xB0 && command.p1 & 0x80 != 0 else { return .failed(sw) }
+                // the chip does not take short EF identifiers: SELECT from now on
+                sfiRefused = true
+                useSFI = false
+            default:
+                if chunk.stepDown(after: sw, asked: ne, got: data.count) {
+                    retriesAtOffset += 1
+                    if retriesAtOffset > 6 { return .failed(sw) }
+                    continue
+                }
+                return .failed(sw)
+            }
+        }
+        return .complete
+    }
+}

@@ -1,1 +1,0 @@
-// MRTDReader — see DESIGN.md §2 for what this module owns.

@@ -1,0 +1,88 @@
+public import MRTDDocument
+public import MRTDCrypto
+
+/// The secret the holder (or the kiosk's MRZ scanner / keypad) supplies for access control.
+/// Never logged: `description` is redacted.
+public enum AccessKey: Sendable, CustomStringConvertible {
+    /// Document number, date of birth (YYMMDD), date of expiry (YYMMDD), as on the MRZ.
+    case mrz(documentNumber: String, dateOfBirth: String, dateOfExpiry: String)
+    /// The card access number (6 digits on eID cards and newer passports).
+    case can(String)
+
+    public var description: String {
+        switch self {
+        case .mrz: return "MRZ (redacted)"
+        case .can: return "CAN (redacted)"
+        }
+    }
+
+    /// "MRZ" or "CAN", as in the report.
+    public var kindName: String {
+        switch self {
+        case .mrz: return "MRZ"
+        case .can: return "CAN"
+        }
+    }
+}
+
+/// What a read does and how hard it tries.
+public struct ReadOptions: Sendable {
+    public var accessKey: AccessKey
+    /// Files to read; nil = the default plan: EF.CardAccess, EF.CardSecurity (PACE), EF.COM, EF.SOD and every
+    /// data group EF.COM or the SOD lists except DG3/DG4 (they need EAC terminal authentication).
+    public var files: Set<LDSFile>?
+    /// Use BAC when PACE fails although the chip offers it. BAC is always used when the chip offers no PACE.
+    public var allowBACFallback: Bool
+    /// The Active Authentication challenge (8 bytes); nil = random. A backend can bind the read to its nonce.
+    public var activeAuthenticationChallenge: [UInt8]?
+    /// Run Chip Authentication (DG14) when the chip offers it and PACE-CAM did not already authenticate the chip.
+    public var performChipAuthentication: Bool
+    /// Run Active Authentication (DG15) when the chip offers it.
+    public var performActiveAuthentication: Bool
+    /// How many times a read may resume after the card was pulled or the session was lost.
+    public var maxResumptions: Int
+    /// How long to wait for the card to be presented again, per resumption (seconds).
+    public var representTimeout: Double
+    /// Use extended-length APDUs when both reader and chip take them.
+    public var allowExtendedLength: Bool
+    /// Force a fixed READ BINARY size (a reader-profile quirk); nil = the largest the path allows.
+    public var fixedChunkSize: Int?
+    /// Randomness for access control and challenges.
+    public var random: any RandomSource
+
+    public init(accessKey: AccessKey, files: Set<LDSFile>? = nil, allowBACFallback: Bool = false,
+                activeAuthenticationChallenge: [UInt8]? = nil, performChipAuthentication: Bool = true,
+                performActiveAuthentication: Bool = true, maxResumptions: Int = 3, representTimeout: Double = 30,
+                allowExtendedLength: Bool = true, fixedChunkSize: Int? = nil, random: any RandomSource = SystemRandom()) {
+        self.accessKey = accessKey
+        self.files = files
+        self.allowBACFallback = allowBACFallback
+        self.activeAuthenticationChallenge = activeAuthenticationChallenge
+        self.performChipAuthentication = performChipAuthentication
+        self.performActiveAuthentication = performActiveAuthentication
+        self.maxResumptions = maxResumptions
+        self.representTimeout = representTimeout
+        self.allowExtendedLength = allowExtendedLength
+        self.fixedChunkSize = fixedChunkSize
+        self.random = random
+    }
+}
+
+/// Phases of a read, for progress reporting and per-phase statistics.
+public enum ReadPhase: String, Sendable, Codable, CaseIterable {
+    case connecting, accessControl, reading, chipAuthentication, activeAuthentication, resuming, verifying, done
+}
+
+/// A progress event: which phase, which file, how far.
+public struct ReadEvent: Sendable {
+    public var phase: ReadPhase
+    public var file: LDSFile?
+    public var bytesDone: Int
+    public var bytesTotal: Int?
+    /// A short human line (no secrets).
+    public var message: String
+
+    public init(phase: ReadPhase, file: LDSFile? = nil, bytesDone: Int = 0, bytesTotal: Int? = nil, message: String) {
+        self.phase = phase; self.file = file; self.bytesDone = bytesDone; self.bytesTotal = bytesTotal; self.message = message
+    }
+}

@@ -1,32 +1,10 @@
 public import MRTDDocument
 public import MRTDCrypto
-
-/// The secret the holder (or the kiosk's MRZ scanner / keypad) supplies for access control.
-/// Never logged: `description` is redacted.
-public enum AccessKey: Sendable, CustomStringConvertible {
-    /// Document number, date of birth (YYMMDD), date of expiry (YYMMDD), as on the MRZ.
-    case mrz(documentNumber: String, dateOfBirth: String, dateOfExpiry: String)
-    /// The card access number (6 digits on eID cards and newer passports).
-    case can(String)
-
-    public var description: String {
-        switch self {
-        case .mrz: return "MRZ (redacted)"
-        case .can: return "CAN (redacted)"
-        }
-    }
-
-    /// "MRZ" or "CAN", as in the report.
-    public var kindName: String {
-        switch self {
-        case .mrz: return "MRZ"
-        case .can: return "CAN"
-        }
-    }
-}
+public import MRTDAccessControl
 
 /// What a read does and how hard it tries.
 public struct ReadOptions: Sendable {
+    /// MRZ key or CAN (MRTDAccessControl.AccessKey); never logged.
     public var accessKey: AccessKey
     /// Files to read; nil = the default plan: EF.CardAccess, EF.CardSecurity (PACE), EF.COM, EF.SOD and every
     /// data group EF.COM or the SOD lists except DG3/DG4 (they need EAC terminal authentication).

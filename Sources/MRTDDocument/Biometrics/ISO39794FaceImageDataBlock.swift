@@ -27,7 +27,10 @@ public struct ISO39794FaceImageDataBlock: Sendable, Hashable {
         public let imageData: [UInt8]
         /// `imageDataFormat.code` when present.
         public let imageDataFormatCode: Int?
-        /// From the image size block when present, otherwise from the image's own header.
+        /// From the image size block (`imageSizeBlock [7]`) when present.
+        public let declaredWidth: Int?
+        public let declaredHeight: Int?
+        /// From the image's own header (JPEG SOF, JPEG 2000 ihdr/SIZ) when readable, otherwise as declared.
         public let width: Int?
         public let height: Int?
         /// The ImageInformation2DBlock as found (for fields not interpreted here).
@@ -88,12 +91,11 @@ public struct ISO39794FaceImageDataBlock: Sendable, Hashable {
                 }
             }
             let image = data.valueBytes
-            if width == nil || height == nil, let d = ImageFormat.dimensions(image) {
-                width = d.width
-                height = d.height
-            }
+            let actual = ImageFormat.dimensions(image)
             reps.append(Representation(representationId: id, imageData: image, imageDataFormatCode: code,
-                                       width: width, height: height, imageInformation: info))
+                                       declaredWidth: width, declaredHeight: height,
+                                       width: actual?.width ?? width, height: actual?.height ?? height,
+                                       imageInformation: info))
         }
         guard !reps.isEmpty else { throw r.error(.missingElement, blocks, "no representation blocks") }
         representations = reps

@@ -60,8 +60,9 @@ public struct DG15File: Sendable, Hashable {
             let m = try r.child(keyNode, at: 0, "modulus"), e = try r.child(keyNode, at: 1, "publicExponent")
             try r.expect(m, 0x02, "modulus")
             try r.expect(e, 0x02, "publicExponent")
-            let modulus = try r.value(m) { n throws(TLVError) in try n.unsignedIntegerBytes() }
-            let exponent = try r.value(e) { n throws(TLVError) in try n.unsignedIntegerBytes() }
+            // Read as unsigned magnitudes: some issuers encode the modulus without the leading 00 octet that DER
+            // requires for a positive INTEGER whose top bit is set (the BSI 2008 specimen does); OpenSSL accepts it.
+            let modulus = try DG15File.magnitude(m, reader: r), exponent = try DG15File.magnitude(e, reader: r)
             publicKey = .rsa(modulus: modulus, exponent: exponent)
         case DG15File.ecPublicKey:
             guard let p = params else { throw r.error(.missingElement, alg, "EC key without domain parameters") }
@@ -82,6 +83,12 @@ public struct DG15File: Sendable, Hashable {
         default:
             publicKey = .other(key: key)
         }
+    }
+
+    static func magnitude(_ n: TLVNode, reader r: LDSReader) throws(LDSParseError) -> [UInt8] {
+        guard !n.value.isEmpty else { throw r.error(.invalidValue, n, "empty INTEGER") }
+        let stripped = Array(n.value.drop { $0 == 0 })
+        return stripped.isEmpty ? [0] : stripped
     }
 
     static func bitLength(_ b: [UInt8]) -> Int {

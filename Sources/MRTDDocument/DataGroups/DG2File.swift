@@ -10,8 +10,12 @@ public struct FaceImageInfo: Sendable, Hashable {
     }
     public let encoding: Encoding
     public let format: ImageFormat
+    /// Width and height from the image's own header when readable, otherwise as declared in the record.
     public let width: Int?
     public let height: Int?
+    /// As declared by the biometric record (19794-5 image information; 39794-5 image size block).
+    public let declaredWidth: Int?
+    public let declaredHeight: Int?
     /// The encoded image exactly as stored.
     public let imageData: [UInt8]
     /// The biometric header template of the enclosing `7F60`.
@@ -51,9 +55,11 @@ public struct DG2File: Sendable, Hashable {
                 let record = try ISO19794FaceRecord(bytes: bdb, file: .dg2, offset: t.dataBlockOffset)
                 records.append(record)
                 for img in record.images {
-                    faces.append(FaceImageInfo(encoding: .iso19794_5, format: img.imageFormat, width: img.width,
-                                               height: img.height, imageData: img.imageData, header: t.header,
-                                               iso19794: img, iso39794: nil))
+                    let actual = ImageFormat.dimensions(img.imageData)
+                    faces.append(FaceImageInfo(encoding: .iso19794_5, format: img.imageFormat,
+                                               width: actual?.width ?? img.width, height: actual?.height ?? img.height,
+                                               declaredWidth: img.width, declaredHeight: img.height,
+                                               imageData: img.imageData, header: t.header, iso19794: img, iso39794: nil))
                 }
                 continue
             }
@@ -71,8 +77,9 @@ public struct DG2File: Sendable, Hashable {
             blocks.append(block)
             for rep in block.representations {
                 faces.append(FaceImageInfo(encoding: .iso39794_5, format: rep.imageFormat, width: rep.width,
-                                           height: rep.height, imageData: rep.imageData, header: t.header,
-                                           iso19794: nil, iso39794: rep))
+                                           height: rep.height, declaredWidth: rep.declaredWidth,
+                                           declaredHeight: rep.declaredHeight, imageData: rep.imageData,
+                                           header: t.header, iso19794: nil, iso39794: rep))
             }
         }
         self.faces = faces

@@ -1,0 +1,416 @@
+public import ISO7816
+import MRTDDocument
+import MRTDAccessControl
+import MRTDSecureMessaging
+import MRTDCrypto
+import ASN1TLV
+import Dispatch
+import Synchronization
+
+/// Reads an eMRTD: access control (PACE preferred, BAC when allowed), then the files of the read plan in
+/// as few APDUs as the path allows, Chip Authentication (DG14) and Active Authentication (DG15). A read
+/// interrupted by the card leaving the field resumes where it stopped once the card is back, re-running
+/// access control; bytes already read are kept and never read twice.
+///
+/// Not tied to PC/SC: any `CardTransport` (a reader, the in-process virtual chip, a replay) will do.
+public struct DocumentReader: Sendable {
+    public let transport: any CardTransport
+    public var options: ReadOptions
+    public var trace: APDUTrace?
+
+    public init(transport: any CardTransport, options: ReadOptions, trace: APDUTrace? = nil) {
+        self.transport = transport
+        self.options = options
+        self.trace = trace
+    }
+
+    /// Reads the document. `progress` is called from the reading task (keep it quick).
+    public func read(progress: (@Sendable (ReadEvent) -> Void)? = nil) async throws(ReadError) -> ReadResult {
+        var run = ReadRun(transport: MeteredTransport(transport, trace: trace), options: options,
+                          progress: progress ?? { _ in })
+        return try await run.execute()
+    }
+}
+
+/// One read's mutable state (kept across resumptions).
+struct ReadRun {
+    let metered: MeteredTransport
+    let options: ReadOptions
+    let progress: @Sendable (ReadEvent) -> Void
+    let started = DispatchTime.now().uptimeNanoseconds
+
+    var partials: [LDSFile: PartialFile] = [:]
+    var unread: [LDSFile: FileReadOutcome] = [:]
+    var cardAccess: SecurityInfos?
+    var cardAccessChecked = false
+    var facts: AccessControlFacts?
+    var cam: PACEChipAuthenticationMappingData?
+    var chipAuthentication: ChipAuthenticationOutcome = .notAvailable
+    var caParameters: ChipAuthentication.Parameters?
+    var caDone = false
+    var activeAuthentication: ActiveAuthenticationOutcome = .notAvailable
+    var aaDone = false
+    var plan: [LDSFile]? = nil
+    var resumptions = 0
+    var resumed: Set<LDSFile> = []
+    var capabilities = TransportCapabilities.shortOnly
+    var chipExtended: Bool? = nil
+    var usedExtended = false
+    var chunkSize = 0
+    var useSFI = true
+    var phaseStats: [ReadPhase: TransportStatistics] = [:]
+    var lastSnapshot = TransportStatistics()
+
+    init(transport: MeteredTransport, options: ReadOptions, progress: @escaping @Sendable (ReadEvent) -> Void) {
+        self.metered = transport
+        self.options = options
+        self.progress = progress
+    }
+
+    mutating func account(_ phase: ReadPhase) {
+        let now = metered.statistics
+        let d = now - lastSnapshot
+        lastSnapshot = now
+        var acc = phaseStats[phase] ?? TransportStatistics()
+        acc.apdus += d.apdus
+        acc.bytesSent += d.bytesSent
+        acc.bytesReceived += d.bytesReceived
+        acc.nanoseconds &+= d.nanoseconds
+        for (k, v) in d.apdusByInstruction { acc.apdusByInstruction[k, default: 0] += v }
+        phaseStats[phase] = acc
+    }
+
+    mutating func execute() async throws(ReadError) -> ReadResult {
+        progress(ReadEvent(phase: .connecting, message: "connecting to \(metered.name)"))
+        capabilities = await metered.capabilities
+        while true {
+            do {
+                try await session()
+                break
+            } catch let e as AccessControlError {
+                throw .accessControl(e)
+            } catch let e as ReadError {
+                throw e
+            } catch {
+                // Transport failure or lost secure-messaging session: wait for the card and resume.
+                let transportError: TransportError
+                if let t = error as? TransportError {
+                    guard t.isRecoverableByRepresenting else { throw .transport(t, resumptions: resumptions) }
+                    transportError = t
+                } else if error is SecureMessagingError {
+                    transportError = TransportError(.protocolError, function: "secure messaging", "the secure-messaging session was lost")
+                } else {
+                    throw .chip(String(describing: error))
+                }
+                guard resumptions < options.maxResumptions else { throw .transport(transportError, resumptions: resumptions) }
+                resumptions += 1
+                progress(ReadEvent(phase: .resuming, message: "\(transportError.message); present the document again to continue"))
+                do {
+                    try await metered.reconnect(reset: true, timeout: options.representTimeout)
+                } catch let t as TransportError {
+                    throw .transport(t, resumptions: resumptions)
+                } catch {
+                    throw .transport(TransportError(.other, function: "reconnect", String(describing: error)), resumptions: resumptions)
+                }
+                account(.resuming)
+            }
+        }
+        progress(ReadEvent(phase: .done, message: "read complete"))
+        return result()
+    }
+
+    // MARK: - One session (from power-up to the end, or to an interruption)
+
+    mutating func session() async throws {
+        // 1. EF.CardAccess (plain, in the master file) — doubles as the extended-length probe.
+        if !cardAccessChecked {
+            try await readCardAccess()
+            account(.reading)
+        }
+        // 2. Access control.
+        progress(ReadEvent(phase: .accessControl, message: cardAccess.map { _ in "PACE" } ?? "BAC"))
+        let ac = try await AccessControl.establish(transport: metered, key: options.accessKey, cardAccess: cardAccess,
+                                                   allowBACFallback: options.allowBACFallback || cardAccess == nil,
+                                                   random: options.random)
+        let offeredPACE = cardAccess.map { AccessControl.choosePACE($0) != nil } ?? false
+        facts = AccessControlFacts(protocol: ac.protocol, passwordType: ac.passwordType, mapping: ac.mapping,
+                                   keyAgreement: ac.keyAgreement, cipher: ac.cipher, parameterId: ac.parameterId,
+                                   protocolOID: ac.protocolOID, fellBackToBAC: ac.protocol == .bac && offeredPACE)
+        if let c = ac.pace?.chipAuthenticationMapping { cam = c }
+        let channel = SecureChannel(transport: metered, session: ac.session)
+        account(.accessControl)
+
+        let extended = (chipExtended ?? false) && capabilities.supportsExtendedLength && options.allowExtendedLength
+        var chunk: ChunkPolicy
+        if let fixed = options.fixedChunkSize {
+            chunk = ChunkPolicy(fixed: fixed, extended: fixed > 256)
+        } else {
+            chunk = ChunkPolicy(cipher: ac.cipher, extended: extended, maxResponseSize: capabilities.maxResponseSize)
+        }
+        usedExtended = chunk.extended
+        var reader = FileReader(useSFI: useSFI, chunk: chunk)
+        defer {
+            useSFI = reader.useSFI
+            chunkSize = reader.chunk.current
+        }
+
+        // 3. EF.CardSecurity (master file, under SM) after PACE.
+        if ac.protocol == .pace && wants(.cardSecurity) && !isDone(.cardSecurity) {
+            var selected = false
+            try await readFile(.cardSecurity, reader: &reader, channel: .secure(channel), selected: &selected)
+        }
+
+        // 4. The eMRTD application.
+        let select = try await channel.transmit(.selectApplication(MRTDApplication.lds1AID))
+        guard select.statusWord.isSuccess else {
+            throw ReadError.chip("SELECT of the eMRTD application answered \(select.statusWord)")
+        }
+
+        // 5. EF.COM and EF.SOD first: they give the plan.
+        for f in [LDSFile.com, .sod] where wants(f) && !isDone(f) {
+            var selected = false
+            try await readFile(f, reader: &reader, channel: .secure(channel), selected: &selected)
+        }
+        if plan == nil { plan = makePlan() }
+
+        // 6. DG14 then Chip Authentication, so that every later read proves it.
+        if plan!.contains(.dg14) && !isDone(.dg14) {
+            var selected = false
+            try await readFile(.dg14, reader: &reader, channel: .secure(channel), selected: &selected)
+        }
+        var caJustRan = false
+        if !caDone {
+            caDone = true
+            try await chipAuthenticate(channel: channel)
+            if case .succeeded = chipAuthentication { caJustRan = true }
+        } else if case .succeeded = chipAuthentication, let p = caParameters {
+            // resumed session: run CA again so that the rest of the read stays under the chip-authenticated keys
+            _ = try await ChipAuthentication.performAndInstall(channel: channel, parameters: p, random: options.random)
+            account(.chipAuthentication)
+        }
+
+        // 7. The remaining files.
+        for f in plan! where !isDone(f) && unread[f] == nil {
+            var selected = false
+            do {
+                try await readFile(f, reader: &reader, channel: .secure(channel), selected: &selected)
+            } catch let e as SecureMessagingError where caJustRan {
+                // The chip cannot continue under the keys of Chip Authentication: it does not hold the
+                // private key of DG14's public key. Record it and go on in a new session without CA.
+                chipAuthentication = .failed("the chip could not continue secure messaging after Chip Authentication (\(e.code.rawValue))")
+                throw e
+            }
+            caJustRan = false
+        }
+        if caJustRan {
+            // Nothing left to read: prove CA with one protected command.
+            do {
+                let r = try await channel.transmit(.selectApplication(MRTDApplication.lds1AID))
+                if !r.statusWord.isSuccess { chipAuthentication = .failed("the chip answered \(r.statusWord) after Chip Authentication") }
+            } catch let e as SecureMessagingError {
+                chipAuthentication = .failed("the chip could not continue secure messaging after Chip Authentication (\(e.code.rawValue))")
+                throw e
+            }
+        }
+
+        // 8. Active Authentication.
+        if !aaDone {
+            try await activeAuthenticate(channel: channel)
+            aaDone = true
+        }
+    }
+
+    func wants(_ f: LDSFile) -> Bool {
+        if f == .sod || f == .cardAccess { return true }
+        guard let chosen = options.files else { return f != .dg3 && f != .dg4 }
+        return chosen.contains(f)
+    }
+
+    func isDone(_ f: LDSFile) -> Bool { partials[f]?.isComplete ?? false || unread[f] != nil }
+
+    /// Files to read after COM and SOD: what the SOD (and EF.COM) list, or what the caller chose.
+    func makePlan() -> [LDSFile] {
+        var listed = Set<LDSFile>()
+        if let sod = partials[.sod].flatMap({ $0.isComplete ? try? SODFile(bytes: $0.bytes) : nil }) {
+            for n in sod.ldsSecurityObject.dataGroupNumbers { if let f = LDSFile(dataGroup: n) { listed.insert(f) } }
+        }
+        if let com = partials[.com].flatMap({ $0.isComplete ? try? COMFile(bytes: $0.bytes) : nil }) {
+            for f in com.dataGroups { listed.insert(f) }
+        }
+        if let chosen = options.files {
+            listed = chosen.filter { $0.dataGroupNumber != nil }
+        } else {
+            listed.remove(.dg3)
+            listed.remove(.dg4)
+        }
+        return listed.sorted()
+    }
+
+    mutating func readCardAccess() async throws {
+        let wantExtended = capabilities.supportsExtendedLength && options.allowExtendedLength
+        var p = PartialFile(file: .cardAccess)
+        var selected = false
+        if wantExtended {
+            // Extended-length probe and read in one: if the chip takes an extended Le, the path carries it.
+            var probe = FileReader(useSFI: true, chunk: ChunkPolicy(fixed: 65536, extended: true))
+            do {
+                let outcome = try await probe.read(&p, channel: .plain(metered), selected: &selected)
+                p.apdus = 0
+                switch outcome {
+                case .complete:
+                    chipExtended = true
+                    finish(p)
+                    cardAccess = try? SecurityInfos.parseCardAccess(p.bytes)
+                    cardAccessChecked = true
+                    return
+                case .notFound:
+                    chipExtended = atrSaysExtended(try? await metered.atr)
+                    unread[.cardAccess] = .notFound
+                    cardAccessChecked = true
+                    return
+                default:
+                    chipExtended = false
+                }
+            } catch is TransportError {
+                chipExtended = false
+                try await metered.reconnect(reset: true, timeout: options.representTimeout)
+            }
+            p = PartialFile(file: .cardAccess)
+            selected = false
+        }
+        var reader = FileReader(useSFI: true, chunk: ChunkPolicy(cipher: nil, extended: false, maxResponseSize: 258))
+        let outcome = try await reader.read(&p, channel: .plain(metered), selected: &selected)
+        if outcome == .complete {
+            finish(p)
+            cardAccess = try? SecurityInfos.parseCardAccess(p.bytes)
+        } else {
+            unread[.cardAccess] = outcome
+        }
+        if chipExtended == nil { chipExtended = atrSaysExtended(try? await metered.atr) }
+        cardAccessChecked = true
+    }
+
+    /// ISO/IEC 7816-4 §8.1.1.2.7 card capabilities in the ATR's historical bytes (compact-TLV tag '7'):
+    /// third software function byte, bit 7 = extended Lc and Le fields.
+    func atrSaysExtended(_ atr: [UInt8]?) -> Bool {
+        guard let atr, atr.count >= 2 else { return false }
+        let k = Int(atr[1] & 0x0F)
+        var i = 2
+        var y = atr[1] >> 4
+        while true {
+            let td = (y & 0x8) != 0
+            i += Int((y & 0x1) + (y >> 1 & 0x1) + (y >> 2 & 0x1))
+            if td {
+                guard i < atr.count else { return false }
+                y = atr[i] >> 4
+                i += 1
+            } else { break }
+        }
+        guard i + k <= atr.count, k > 0 else { return false }
+        let hist = Array(atr[i..<(i + k)])
+        guard hist[0] == 0x80 else { return false }
+        var j = 1
+        while j < hist.count {
+            let tag = hist[j] >> 4, len = Int(hist[j] & 0x0F)
+            if tag == 7 && len >= 3 && j + 3 < hist.count { return hist[j + 3] & 0x40 != 0 }
+            j += 1 + len
+        }
+        return false
+    }
+
+    mutating func readFile(_ f: LDSFile, reader: inout FileReader, channel: APDUChannel, selected: inout Bool) async throws {
+        var p = partials[f] ?? PartialFile(file: f)
+        if !p.bytes.isEmpty && !p.isComplete {
+            p.resumptions += 1
+            resumed.insert(f)
+        }
+        progress(ReadEvent(phase: .reading, file: f, bytesDone: p.bytes.count, bytesTotal: p.totalLength, message: "reading \(f.rawValue)"))
+        let outcome: FileReadOutcome
+        do {
+            outcome = try await reader.read(&p, channel: channel, selected: &selected)
+        } catch {
+            partials[f] = p
+            account(.reading)
+            throw error
+        }
+        partials[f] = p
+        account(.reading)
+        switch outcome {
+        case .complete:
+            progress(ReadEvent(phase: .reading, file: f, bytesDone: p.bytes.count, bytesTotal: p.totalLength, message: "read \(f.rawValue)"))
+        case .accessDenied, .notFound:
+            unread[f] = outcome
+        case .failed(let sw):
+            unread[f] = outcome
+            if f == .sod { throw ReadError.chip("reading EF.SOD failed with \(sw)") }
+        }
+    }
+
+    mutating func finish(_ p: PartialFile) { partials[p.file] = p }
+
+    mutating func chipAuthenticate(channel: SecureChannel) async throws {
+        guard let dg14 = partials[.dg14], dg14.isComplete, let infos = try? SecurityInfos.parseDG14(dg14.bytes) else {
+            chipAuthentication = cam != nil ? .notPerformed("PACE-CAM authenticated the chip") : .notAvailable
+            return
+        }
+        guard let params = try? ChipAuthentication.parameters(from: infos) else {
+            chipAuthentication = cam != nil ? .notPerformed("PACE-CAM authenticated the chip") : .notAvailable
+            return
+        }
+        if cam != nil {
+            chipAuthentication = .notPerformed("PACE-CAM authenticated the chip")
+            return
+        }
+        guard options.performChipAuthentication else {
+            chipAuthentication = .notPerformed("disabled")
+            return
+        }
+        progress(ReadEvent(phase: .chipAuthentication, message: "chip authentication"))
+        do {
+            _ = try await ChipAuthentication.performAndInstall(channel: channel, parameters: params, random: options.random)
+            caParameters = params
+            chipAuthentication = .succeeded(protocolName: params.protocolName, keyId: params.keyId)
+        } catch let e as AccessControlError {
+            chipAuthentication = .failed("\(e.step): \(e.reason)")
+        }
+        account(.chipAuthentication)
+    }
+
+    mutating func activeAuthenticate(channel: SecureChannel) async throws {
+        guard let dg15 = partials[.dg15], dg15.isComplete else {
+            activeAuthentication = .notAvailable
+            return
+        }
+        guard options.performActiveAuthentication else {
+            activeAuthentication = .notPerformed("disabled")
+            return
+        }
+        progress(ReadEvent(phase: .activeAuthentication, message: "active authentication"))
+        let aaInfo = partials[.dg14].flatMap { $0.isComplete ? try? SecurityInfos.parseDG14($0.bytes) : nil }?.activeAuthenticationInfo
+        do {
+            let (t, v) = try await ActiveAuthentication.perform(channel: channel, dg15: dg15.bytes, activeAuthenticationInfo: aaInfo,
+                                                               challenge: options.activeAuthenticationChallenge, random: options.random)
+            activeAuthentication = .performed(t, v)
+        } catch let e as AccessControlError {
+            activeAuthentication = .failed("\(e.step): \(e.reason)")
+        }
+        account(.activeAuthentication)
+    }
+
+    func result() -> ReadResult {
+        var files: [LDSFile: [UInt8]] = [:]
+        var ff: [LDSFile: FileFacts] = [:]
+        for (f, p) in partials where p.isComplete {
+            files[f] = p.bytes
+            ff[f] = FileFacts(file: f, size: p.bytes.count, apdus: p.apdus, milliseconds: Double(p.nanoseconds) / 1e6,
+                              resumptions: p.resumptions)
+        }
+        return ReadResult(files: files, fileFacts: ff, unreadFiles: unread, accessControl: facts!,
+                          chipAuthenticationMapping: cam, chipAuthentication: chipAuthentication,
+                          activeAuthentication: activeAuthentication, resumedFiles: resumed.sorted(),
+                          resumptions: resumptions, usedExtendedLength: usedExtended, chunkSize: chunkSize,
+                          readerName: metered.name, capabilities: capabilities, statistics: metered.statistics,
+                          phaseStatistics: phaseStats,
+                          elapsedMilliseconds: Double(DispatchTime.now().uptimeNanoseconds &- started) / 1e6)
+    }
+}

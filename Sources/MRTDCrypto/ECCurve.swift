@@ -1,0 +1,283 @@
+internal import CLibCrypto
+
+/// Named curves used by ICAO 9303-11 standardized domain parameters and by document signers.
+public enum NamedCurve: String, Sendable, CaseIterable, Hashable {
+    case secp192r1, secp224r1, secp256r1, secp384r1, secp521r1
+    case brainpoolP192r1, brainpoolP224r1, brainpoolP256r1, brainpoolP320r1, brainpoolP384r1, brainpoolP512r1
+
+    var nid: Int32 {
+        switch self {
+        case .secp192r1: return NID_X9_62_prime192v1
+        case .secp224r1: return NID_secp224r1
+        case .secp256r1: return NID_X9_62_prime256v1
+        case .secp384r1: return NID_secp384r1
+        case .secp521r1: return NID_secp521r1
+        case .brainpoolP192r1: return NID_brainpoolP192r1
+        case .brainpoolP224r1: return NID_brainpoolP224r1
+        case .brainpoolP256r1: return NID_brainpoolP256r1
+        case .brainpoolP320r1: return NID_brainpoolP320r1
+        case .brainpoolP384r1: return NID_brainpoolP384r1
+        case .brainpoolP512r1: return NID_brainpoolP512r1
+        }
+    }
+
+    /// Dotted OID of the named curve (RFC 5480 / RFC 5639).
+    public var oid: String {
+        switch self {
+        case .secp192r1: return "1.2.840.10045.3.1.1"
+        case .secp224r1: return "1.3.132.0.33"
+        case .secp256r1: return "1.2.840.10045.3.1.7"
+        case .secp384r1: return "1.3.132.0.34"
+        case .secp521r1: return "1.3.132.0.35"
+        case .brainpoolP192r1: return "1.3.36.3.3.2.8.1.1.3"
+        case .brainpoolP224r1: return "1.3.36.3.3.2.8.1.1.5"
+        case .brainpoolP256r1: return "1.3.36.3.3.2.8.1.1.7"
+        case .brainpoolP320r1: return "1.3.36.3.3.2.8.1.1.9"
+        case .brainpoolP384r1: return "1.3.36.3.3.2.8.1.1.11"
+        case .brainpoolP512r1: return "1.3.36.3.3.2.8.1.1.13"
+        }
+    }
+
+    public init?(oid: String) {
+        guard let c = NamedCurve.allCases.first(where: { $0.oid == oid }) else { return nil }
+        self = c
+    }
+
+    /// The curve's domain parameters as libcrypto knows them, read once.
+    static let parameterTable: [NamedCurve: ECCurve.Parameters] = {
+        var table: [NamedCurve: ECCurve.Parameters] = [:]
+        for curve in NamedCurve.allCases {
+            guard let g = EC_GROUP_new_by_curve_name(curve.nid) else {
+                preconditionFailure("EC_GROUP_new_by_curve_name(\(curve.rawValue)) failed: \(OpenSSL.drainErrors())")
+            }
+            let group = ECGroup(owning: g)
+            table[curve] = group.readParameters()
+        }
+        return table
+    }()
+}
+
+/// An owned EC_GROUP (DESIGN §3.2). Immutable after construction: libcrypto only reads it in the
+/// point operations used here, so it is shared between threads.
+final class ECGroup: @unchecked Sendable {
+    let pointer: OpaquePointer
+    init(owning p: OpaquePointer) { pointer = p }
+    deinit { EC_GROUP_free(pointer) }
+
+    func readParameters() -> ECCurve.Parameters {
+        let p = BN(), a = BN(), b = BN(), ctx = BNContext()
+        precondition(EC_GROUP_get_curve(pointer, p.pointer, a.pointer, b.pointer, ctx.pointer) == 1, "EC_GROUP_get_curve failed")
+        let width = p.byteCount
+        let generator = ECPoint(group: self, borrowing: EC_GROUP_get0_generator(pointer)!)
+        let order = BigNumber(BN_dup(EC_GROUP_get0_order(pointer)).map { BN(owning: $0) }!)
+        let cofactor = BigNumber(BN_dup(EC_GROUP_get0_cofactor(pointer)).map { BN(owning: $0) }!)
+        return ECCurve.Parameters(p: p.bytes, a: a.bytes(width: width)!, b: b.bytes(width: width)!,
+                                  generator: generator.encoded(), order: order.bytes, cofactor: cofactor.bytes)
+    }
+}
+
+/// An EC_POINT on a group, owned or borrowed.
+final class ECPoint {
+    let group: ECGroup
+    let pointer: OpaquePointer
+    private let owned: Bool
+
+    init(group: ECGroup) throws(CryptoError) {
+        self.group = group
+        pointer = try OpenSSL.check(EC_POINT_new(group.pointer), "EC_POINT_new")
+        owned = true
+    }
+    init(group: ECGroup, borrowing p: OpaquePointer) {
+        self.group = group; pointer = p; owned = false
+    }
+    deinit { if owned { EC_POINT_clear_free(pointer) } }
+
+    /// Decodes 04||X||Y or a compressed point; libcrypto checks that it lies on the curve.
+    convenience init(group: ECGroup, encoded: [UInt8]) throws(CryptoError) {
+        try self.init(group: group)
+        guard !encoded.isEmpty, encoded[0] != 0 else {
+            throw CryptoError(.invalidPoint, function: "EC_POINT_oct2point", "empty encoding or point at infinity")
+        }
+        let ctx = BNContext()
+        let rc = encoded.withUnsafeBufferPointer {
+            EC_POINT_oct2point(group.pointer, pointer, $0.baseAddress, $0.count, ctx.pointer)
+        }
+        try OpenSSL.check(rc, "EC_POINT_oct2point", code: .invalidPoint)
+    }
+
+    var isAtInfinity: Bool { EC_POINT_is_at_infinity(group.pointer, pointer) == 1 }
+
+    /// Uncompressed 04||X||Y, coordinates fixed to the field width.
+    func encoded() -> [UInt8] {
+        let ctx = BNContext()
+        let length = EC_POINT_point2oct(group.pointer, pointer, POINT_CONVERSION_UNCOMPRESSED, nil, 0, ctx.pointer)
+        precondition(length > 0, "EC_POINT_point2oct on a point at infinity")
+        var out = [UInt8](repeating: 0, count: length)
+        _ = out.withUnsafeMutableBufferPointer {
+            EC_POINT_point2oct(group.pointer, pointer, POINT_CONVERSION_UNCOMPRESSED, $0.baseAddress, length, ctx.pointer)
+        }
+        return out
+    }
+}
+
+/// An elliptic curve group over a prime field, named or given by explicit parameters
+/// (X9.62 / BSI TR-03111 §2.2). Equality compares the domain parameters (p, a, b, G, n, h).
+public struct ECCurve: Sendable, Hashable {
+    /// Normalised domain parameters: p, n, h minimal; a, b fixed to the field width; G uncompressed.
+    struct Parameters: Hashable, Sendable {
+        var p: [UInt8], a: [UInt8], b: [UInt8], generator: [UInt8], order: [UInt8], cofactor: [UInt8]
+    }
+
+    let parameters: Parameters
+    /// Set when the curve is (or equals) a named curve.
+    public let namedCurve: NamedCurve?
+    let group: ECGroup
+
+    public static func == (l: ECCurve, r: ECCurve) -> Bool { l.parameters == r.parameters }
+    public func hash(into hasher: inout Hasher) { hasher.combine(parameters) }
+
+    public init(named: NamedCurve) {
+        guard let g = EC_GROUP_new_by_curve_name(named.nid) else {
+            preconditionFailure("EC_GROUP_new_by_curve_name(\(named.rawValue)) failed: \(OpenSSL.drainErrors())")
+        }
+        group = ECGroup(owning: g)
+        parameters = NamedCurve.parameterTable[named]!
+        namedCurve = named
+    }
+
+    /// Explicit parameters (X9.62 ECParameters). The generator is an encoded point (04||X||Y or compressed).
+    /// Matches a named curve when the parameters are identical (so `namedCurve` is set).
+    /// Checks: p odd and > 3, a and b below p, G on the curve, n > 1, h > 0, and n·G = O.
+    public init(p: [UInt8], a: [UInt8], b: [UInt8], generator: [UInt8], order: [UInt8], cofactor: [UInt8]) throws(CryptoError) {
+        let fn = "ECCurve.init(p:a:b:generator:order:cofactor:)"
+        let pN = BigNumber(p), aN = BigNumber(a), bN = BigNumber(b), nN = BigNumber(order), hN = BigNumber(cofactor)
+        guard pN > BigNumber(3), pN.bytes.last! & 1 == 1 else { throw CryptoError(.invalidParameters, function: fn, "p is not an odd prime candidate") }
+        guard aN < pN, bN < pN else { throw CryptoError(.invalidParameters, function: fn, "a or b not reduced mod p") }
+        guard nN > BigNumber(1), !hN.isZero else { throw CryptoError(.invalidParameters, function: fn, "order or cofactor out of range") }
+        let width = pN.bytes.count
+        let ctx = BNContext()
+        let pBN = pN.bn, aBN = aN.bn, bBN = bN.bn
+        let raw = try OpenSSL.check(EC_GROUP_new_curve_GFp(pBN.pointer, aBN.pointer, bBN.pointer, ctx.pointer), "EC_GROUP_new_curve_GFp")
+        let explicitGroup = ECGroup(owning: raw)
+        let g = try ECPoint(group: explicitGroup, encoded: generator)
+        let nBN = nN.bn, hBN = hN.bn
+        try OpenSSL.check(EC_GROUP_set_generator(explicitGroup.pointer, g.pointer, nBN.pointer, hBN.pointer), "EC_GROUP_set_generator",
+                          code: .invalidParameters)
+        let check = try ECPoint(group: explicitGroup)
+        try OpenSSL.check(EC_POINT_mul(explicitGroup.pointer, check.pointer, nil, g.pointer, nBN.pointer, ctx.pointer), "EC_POINT_mul")
+        guard check.isAtInfinity else { throw CryptoError(.invalidParameters, function: fn, "n·G is not the point at infinity") }
+
+        let normalised = Parameters(p: pN.bytes, a: aN.bytes(width: width), b: bN.bytes(width: width),
+                                    generator: g.encoded(), order: nN.bytes, cofactor: hN.bytes)
+        if let named = NamedCurve.allCases.first(where: { NamedCurve.parameterTable[$0] == normalised }) {
+            self = ECCurve(named: named)
+        } else {
+            parameters = normalised
+            namedCurve = nil
+            group = explicitGroup
+        }
+    }
+
+    public var p: [UInt8] { parameters.p }
+    public var a: [UInt8] { parameters.a }
+    public var b: [UInt8] { parameters.b }
+    public var order: [UInt8] { parameters.order }
+    public var cofactor: [UInt8] { parameters.cofactor }
+    /// Uncompressed generator 04||X||Y.
+    public var generator: [UInt8] { parameters.generator }
+    /// Field size in bytes (32 for 256-bit curves, 66 for P-521).
+    public var fieldSize: Int { parameters.p.count }
+    /// Size of the order n in bytes.
+    public var orderSize: Int { parameters.order.count }
+
+    private func point(_ encoded: [UInt8]) throws(CryptoError) -> ECPoint {
+        let pt = try ECPoint(group: group, encoded: encoded)
+        if parameters.cofactor != [1] {
+            // Small-subgroup check for curves with a cofactor (none of the ICAO curves have one).
+            let check = try ECPoint(group: group), ctx = BNContext(), n = BigNumber(parameters.order).bn
+            try OpenSSL.check(EC_POINT_mul(group.pointer, check.pointer, nil, pt.pointer, n.pointer, ctx.pointer), "EC_POINT_mul")
+            guard check.isAtInfinity else { throw CryptoError(.invalidPoint, function: "ECCurve.decodePoint", "point not in the prime-order subgroup") }
+        }
+        return pt
+    }
+
+    private func finite(_ pt: ECPoint, _ function: String) throws(CryptoError) -> [UInt8] {
+        guard !pt.isAtInfinity else { throw CryptoError(.invalidPoint, function: function, "result is the point at infinity") }
+        return pt.encoded()
+    }
+
+    /// Validates and returns the uncompressed encoding (accepts compressed input); rejects points not on the curve or at infinity.
+    public func decodePoint(_ encoded: [UInt8]) throws(CryptoError) -> [UInt8] {
+        try finite(point(encoded), "ECCurve.decodePoint")
+    }
+    public func isOnCurve(_ point: [UInt8]) -> Bool {
+        (try? decodePoint(point)) != nil
+    }
+    public func add(_ p: [UInt8], _ q: [UInt8]) throws(CryptoError) -> [UInt8] {
+        let a = try point(p), b = try point(q), r = try ECPoint(group: group), ctx = BNContext()
+        try OpenSSL.check(EC_POINT_add(group.pointer, r.pointer, a.pointer, b.pointer, ctx.pointer), "EC_POINT_add")
+        return try finite(r, "ECCurve.add")
+    }
+    /// scalar · point
+    public func multiply(_ point: [UInt8], by scalar: [UInt8]) throws(CryptoError) -> [UInt8] {
+        let pt = try self.point(point), k = BN(scalar), r = try ECPoint(group: group), ctx = BNContext()
+        try OpenSSL.check(EC_POINT_mul(group.pointer, r.pointer, nil, pt.pointer, k.pointer, ctx.pointer), "EC_POINT_mul")
+        return try finite(r, "ECCurve.multiply")
+    }
+    /// scalar · G
+    public func multiplyGenerator(by scalar: [UInt8]) throws(CryptoError) -> [UInt8] {
+        let k = BN(scalar), r = try ECPoint(group: group), ctx = BNContext()
+        try OpenSSL.check(EC_POINT_mul(group.pointer, r.pointer, k.pointer, nil, nil, ctx.pointer), "EC_POINT_mul")
+        return try finite(r, "ECCurve.multiplyGenerator")
+    }
+
+    /// u1·G + u2·Q in one call (ECDSA verification).
+    func linearCombination(u1: BN, u2: BN, q: ECPoint) throws(CryptoError) -> ECPoint? {
+        let r = try ECPoint(group: group), ctx = BNContext()
+        try OpenSSL.check(EC_POINT_mul(group.pointer, r.pointer, u1.pointer, q.pointer, u2.pointer, ctx.pointer), "EC_POINT_mul")
+        return r.isAtInfinity ? nil : r
+    }
+    func decodedPoint(_ encoded: [UInt8]) throws(CryptoError) -> ECPoint { try point(encoded) }
+
+    /// A uniformly random scalar in [1, n-1]: draws exactly `orderSize` bytes per attempt (top bits
+    /// masked to the bit length of n) and rejects out-of-range values, so a fixed random source
+    /// holding a published private key reproduces that key.
+    func randomScalar(_ random: any RandomSource) -> [UInt8] {
+        Self.randomBelow(BigNumber(parameters.order), random)
+    }
+
+    static func randomBelow(_ bound: BigNumber, _ random: any RandomSource) -> [UInt8] {
+        let width = bound.bytes.count
+        let excessBits = width * 8 - bound.bitCount
+        let mask: UInt8 = excessBits == 0 ? 0xFF : UInt8(0xFF >> excessBits)
+        while true {
+            var candidate = random.randomBytes(count: width)
+            candidate[0] &= mask
+            let value = BigNumber(candidate)
+            if !value.isZero && value < bound { return candidate }
+        }
+    }
+
+    /// A key pair with private scalar in [1, n-1] from the random source.
+    public func generateKeyPair(random: any RandomSource) throws(CryptoError) -> (privateKey: SecretBytes, publicKey: [UInt8]) {
+        let scalar = randomScalar(random)
+        let publicKey = try multiplyGenerator(by: scalar)
+        return (SecretBytes(scalar), publicKey)
+    }
+    /// ECDH: x-coordinate of privateKey · peerPublic, fixed width (fieldSize). Validates the peer point.
+    public func sharedSecret(privateKey: SecretBytes, peerPublicKey: [UInt8]) throws(CryptoError) -> SecretBytes {
+        let product = try multiply(peerPublicKey, by: privateKey.bytes)
+        return SecretBytes(Array(product[1...fieldSize]))
+    }
+    /// x-coordinate of an encoded point, fixed width.
+    public func xCoordinate(_ point: [UInt8]) throws(CryptoError) -> [UInt8] {
+        let decoded = try decodePoint(point)
+        return Array(decoded[1...fieldSize])
+    }
+    /// Same curve with a different generator (PACE mapping result).
+    public func withGenerator(_ point: [UInt8]) throws(CryptoError) -> ECCurve {
+        let g = try decodePoint(point)
+        return try ECCurve(p: parameters.p, a: parameters.a, b: parameters.b, generator: g,
+                           order: parameters.order, cofactor: parameters.cofactor)
+    }
+}

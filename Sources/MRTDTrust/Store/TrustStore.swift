@@ -52,6 +52,8 @@ public struct TrustStore: Sendable {
     /// Something that was not taken into the store, and why.
     public struct Refusal: Sendable, Hashable, Error, CustomStringConvertible {
         public let source: String
+        /// What the entry was taken for, when known.
+        public let kind: FileKind?
         public let error: TrustError
         public var description: String { "\(source): \(error)" }
     }
@@ -110,7 +112,7 @@ public struct TrustStore: Sendable {
             add(c, source: source)
             return c
         } catch {
-            throw refuse(source, error)
+            throw refuse(source, error, kind: .certificate)
         }
     }
 
@@ -125,7 +127,7 @@ public struct TrustStore: Sendable {
             list = try CSCAMasterList(bytes: bytes)
             verification = try list.verify(signerRoots: masterListSignerRoots)
         } catch {
-            throw refuse(source, error)
+            throw refuse(source, error, kind: .masterList)
         }
         var added = 0, dup = 0
         for c in list.certificates {
@@ -144,7 +146,7 @@ public struct TrustStore: Sendable {
     @discardableResult
     public mutating func addCRL(der bytes: [UInt8], source: String) throws(Refusal) -> CRLEntry {
         let crl: CertificateRevocationList
-        do { crl = try CertificateRevocationList(der: bytes) } catch { throw refuse(source, error) }
+        do { crl = try CertificateRevocationList(der: bytes) } catch { throw refuse(source, error, kind: .crl) }
         if let existing = crlEntries.first(where: { $0.crl == crl }) { return existing }
         var entry = CRLEntry(crl: crl, source: source, status: .issuerNotFound, verifiedBy: nil)
         let candidates = crlIssuerCandidates(crl)
@@ -153,7 +155,7 @@ public struct TrustStore: Sendable {
                 entry.status = .verified
                 entry.verifiedBy = issuer
             } else {
-                throw refuse(source, TrustError(.signatureInvalid, .crl,
+                throw refuse(source, kind: .crl, TrustError(.signatureInvalid, .crl,
                     "CRL signature does not verify with any of the \(candidates.count) CSCA(s) named \(crl.issuer)"))
             }
         }
@@ -182,8 +184,12 @@ public struct TrustStore: Sendable {
         }
     }
 
-    private mutating func refuse(_ source: String, _ error: TrustError) -> Refusal {
-        let r = Refusal(source: source, error: error)
+    private mutating func refuse(_ source: String, kind: FileKind?, _ error: TrustError) -> Refusal {
+        refuse(source, error, kind: kind)
+    }
+
+    private mutating func refuse(_ source: String, _ error: TrustError, kind: FileKind? = nil) -> Refusal {
+        let r = Refusal(source: source, kind: kind, error: error)
         refused.append(r)
         return r
     }

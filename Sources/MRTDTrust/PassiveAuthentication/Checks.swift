@@ -109,7 +109,10 @@ extension PassiveAuthenticationCheck {
             country = ds.issuer.country
             from = "the document signer's issuer name (no CSCA found in the trust store)"
         }
-        guard let country else { return .failed(.cscaCountryMatchesIssuingState, "\(from) has no countryName") }
+        guard let country else {
+            if case .anchored? = e.chain { return .failed(.cscaCountryMatchesIssuingState, "\(from) has no countryName") }
+            return .notChecked(.cscaCountryMatchesIssuingState, "no CSCA found and the document signer's issuer name \(ds.issuer) has no countryName")
+        }
         if let dsCountry = ds.subject.country, dsCountry != country {
             return .failed(.cscaCountryMatchesIssuingState, "document signer country \(dsCountry) differs from CSCA country \(country)")
         }

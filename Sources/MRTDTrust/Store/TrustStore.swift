@@ -276,7 +276,7 @@ public struct TrustStore: Sendable {
     /// (TBSCertList: a Time after the issuer) or a certificate (TBSCertificate: Validity after the issuer).
     static func detectKind(_ der: [UInt8]) -> FileKind? {
         guard let node = try? TLVParser.parse(der, rules: .ber), node.tag == 0x30, node.children.count >= 2 else { return nil }
-        if node.children[0].tag == 0x06 { return (try? CSCAMasterList(bytes: der)) != nil || isSignedData(node) ? .masterList : nil }
+        if node.children[0].tag == 0x06 { return isSignedData(node) ? .masterList : nil }
         let tbs = node.children[0]
         guard tbs.tag == 0x30 else { return nil }
         let fields = tbs.children.filter { $0.tag != 0xA0 && $0.tag != 0x02 }
@@ -289,6 +289,8 @@ public struct TrustStore: Sendable {
         }
     }
 
+    /// A ContentInfo holding SignedData (whatever its eContentType: `addMasterList` then says
+    /// precisely what is wrong with a SignedData that is not a master list).
     private static func isSignedData(_ node: TLVNode) -> Bool {
         (try? node.children[0].objectIdentifierValue()) == TrustOID.signedData
     }

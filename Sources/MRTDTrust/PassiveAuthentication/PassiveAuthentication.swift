@@ -1,0 +1,159 @@
+public import ASN1TLV
+import MRTDCrypto
+public import MRTDDocument
+
+/// What passive authentication looks at (ICAO 9303-11 §5.1): the SOD, the data groups as read,
+/// the MRZ issuing state and, when read, EF.CardSecurity.
+public struct PassiveAuthenticationInput: Sendable {
+    public var sod: SODFile
+    /// Data group number → the file's bytes exactly as read from the chip.
+    public var dataGroups: [Int: [UInt8]]
+    /// The MRZ issuing state (ICAO 9303-3 code, e.g. "D", "NLD", "UTO"); nil when unknown.
+    public var issuingState: String?
+    /// EF.CardSecurity as read (ContentInfo), when the document has one and it was read.
+    public var cardSecurity: [UInt8]?
+
+    public init(sod: SODFile, dataGroups: [Int: [UInt8]], issuingState: String?, cardSecurity: [UInt8]? = nil) {
+        self.sod = sod
+        self.dataGroups = dataGroups
+        self.issuingState = issuingState
+        self.cardSecurity = cardSecurity
+    }
+}
+
+/// Everything the checks need, computed once per evaluation (the CMS verifications and chains are
+/// the expensive part); each `PassiveAuthenticationCheck` reads it.
+public struct PassiveAuthenticationEvidence: Sendable {
+    public let input: PassiveAuthenticationInput
+    public let trustStore: TrustStore
+    /// The explicit validation time (DESIGN.md §3.6): never the machine clock implicitly.
+    public let validationTime: ASN1Time
+    /// The SOD's SignedData as read by this module.
+    public let sodSignedData: Result<CMSSignedData, TrustError>
+    /// The SOD signer verification.
+    public let sodSigner: Result<CMSVerifiedSigner, TrustError>
+    /// The document signer certificate: the verified signer, else the certificate the SignerInfo names.
+    public let documentSigner: Certificate?
+    /// The document signer's path to a CSCA (nil when there is no document signer certificate).
+    public let chain: ChainOutcome?
+    /// EF.CardSecurity's signer verification and chain (nil when EF.CardSecurity was not read).
+    public let cardSecuritySigner: Result<CMSVerifiedSigner, TrustError>?
+    public let cardSecurityChain: ChainOutcome?
+
+    public init(input: PassiveAuthenticationInput, trustStore: TrustStore, validationTime: ASN1Time) {
+        self.input = input
+        self.trustStore = trustStore
+        self.validationTime = validationTime
+        let sd = Result { () throws(TrustError) in try CMSSignedData(signedData: input.sod.signedData) }
+        sodSignedData = sd
+        let lookup: (SignerIdentifier) -> [Certificate] = { trustStore.certificates(matching: $0) }
+        switch sd {
+        case .success(let signedData):
+            let signer = Result { () throws(TrustError) in try signedData.verifySigner(externalCertificates: lookup) }
+            sodSigner = signer
+            if case .success(let s) = signer {
+                documentSigner = s.certificate
+            } else if let si = signedData.signerInfos.first {
+                documentSigner = signedData.certificates.first(where: { si.sid.matches($0) }) ?? lookup(si.sid).first
+            } else {
+                documentSigner = nil
+            }
+        case .failure(let e):
+            sodSigner = .failure(e)
+            documentSigner = nil
+        }
+        chain = documentSigner.map { trustStore.chain(for: $0) }
+        if let cs = input.cardSecurity {
+            let signer = Result { () throws(TrustError) -> CMSVerifiedSigner in
+                let sd = try CMSSignedData(contentInfo: cs)
+                guard sd.eContentType == TrustOID.bsiSecurityObject else {
+                    throw TrustError(.malformed, .cms, "EF.CardSecurity eContentType \(sd.eContentType.dotted) is not id-SecurityObject")
+                }
+                return try sd.verifySigner(externalCertificates: lookup)
+            }
+            cardSecuritySigner = signer
+            if case .success(let s) = signer { cardSecurityChain = trustStore.chain(for: s.certificate) } else { cardSecurityChain = nil }
+        } else {
+            cardSecuritySigner = nil
+            cardSecurityChain = nil
+        }
+    }
+}
+
+/// One check of a passive-authentication policy: a name and a pure function of the evidence
+/// (DESIGN.md §3.6: each check a value, policies compose).
+public struct PassiveAuthenticationCheck: Sendable {
+    public let name: CheckName
+    public let evaluate: @Sendable (PassiveAuthenticationEvidence) -> VerificationCheck
+
+    public init(name: CheckName, evaluate: @escaping @Sendable (PassiveAuthenticationEvidence) -> VerificationCheck) {
+        self.name = name
+        self.evaluate = evaluate
+    }
+}
+
+/// An ordered list of checks. `icao9303` is ICAO 9303-11 §5.1 passive authentication with the
+/// checks of DESIGN.md §4.2; callers may remove, replace or add checks.
+public struct PassiveAuthenticationPolicy: Sendable {
+    public var checks: [PassiveAuthenticationCheck]
+
+    public init(checks: [PassiveAuthenticationCheck]) { self.checks = checks }
+
+    public static let icao9303 = PassiveAuthenticationPolicy(checks: [
+        .dataGroupHashes, .unlistedDataGroups, .sodSignature, .documentSignerCertificate, .cscaChain,
+        .cscaCountryMatchesIssuingState, .revocation, .cardSecuritySignature,
+    ])
+
+    /// This policy with the check of the same name replaced (or appended).
+    public func replacing(_ check: PassiveAuthenticationCheck) -> Self {
+        var p = self
+        if let i = p.checks.firstIndex(where: { $0.name == check.name }) { p.checks[i] = check } else { p.checks.append(check) }
+        return p
+    }
+
+    public func removing(_ name: CheckName) -> Self {
+        var p = self
+        p.checks.removeAll { $0.name == name }
+        return p
+    }
+
+    public func evaluate(_ input: PassiveAuthenticationInput, trustStore: TrustStore, validationTime: ASN1Time) -> PassiveAuthenticationReport {
+        let evidence = PassiveAuthenticationEvidence(input: input, trustStore: trustStore, validationTime: validationTime)
+        return evaluate(evidence)
+    }
+
+    public func evaluate(_ evidence: PassiveAuthenticationEvidence) -> PassiveAuthenticationReport {
+        var chain: [Certificate] = []
+        if case .anchored(let c)? = evidence.chain { chain = c.certificates }
+        var signingTime: ASN1Time? = nil
+        if case .success(let s) = evidence.sodSigner { signingTime = s.signingTime }
+        return PassiveAuthenticationReport(checks: checks.map { $0.evaluate(evidence) }, validationTime: evidence.validationTime,
+                                           documentSigner: evidence.documentSigner, chain: chain, signingTime: signingTime)
+    }
+}
+
+/// The result of passive authentication: a value, one check per policy entry.
+public struct PassiveAuthenticationReport: Sendable, Hashable {
+    public let checks: [VerificationCheck]
+    public let validationTime: ASN1Time
+    public let documentSigner: Certificate?
+    /// Document signer first, CSCA last; empty when no chain was found.
+    public let chain: [Certificate]
+    /// The SOD's signingTime, when the SOD signature verified and carries one.
+    public let signingTime: ASN1Time?
+
+    public subscript(name: CheckName) -> VerificationCheck? { checks.first { $0.name == name } }
+
+    /// Some check failed.
+    public var hasFailure: Bool { checks.contains { $0.status == .failed } }
+}
+
+/// ICAO 9303-11 §5.1 passive authentication with the default policy.
+public enum PassiveAuthentication {
+    public static func verify(sod: SODFile, dataGroups: [Int: [UInt8]], issuingState: String?, cardSecurity: [UInt8]? = nil,
+                              trustStore: TrustStore, validationTime: ASN1Time,
+                              policy: PassiveAuthenticationPolicy = .icao9303) -> PassiveAuthenticationReport {
+        policy.evaluate(PassiveAuthenticationInput(sod: sod, dataGroups: dataGroups, issuingState: issuingState, cardSecurity: cardSecurity),
+                        trustStore: trustStore, validationTime: validationTime)
+    }
+}

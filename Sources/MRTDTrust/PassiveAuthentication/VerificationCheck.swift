@@ -1,0 +1,39 @@
+/// The status of one verification check (DESIGN.md §4.2 `verification.checks[].status`).
+public enum CheckStatus: String, Sendable, Hashable, Codable, CaseIterable {
+    /// The check ran and the document satisfied it.
+    case passed
+    /// The check ran and the document failed it.
+    case failed
+    /// What the check needs is absent from the document (e.g. no EF.CardSecurity was read).
+    case notPresent
+    /// The check could not run (e.g. no CRL in the trust store); `detail` says why.
+    case notChecked
+}
+
+/// The names of the checks of DESIGN.md §4.2 (a contract: never renamed).
+public enum CheckName: String, Sendable, Hashable, Codable, CaseIterable {
+    case dataGroupHashes, unlistedDataGroups, sodSignature, documentSignerCertificate, cscaChain
+    case cscaCountryMatchesIssuingState, revocation, cardSecuritySignature
+    case chipAuthentication, paceChipAuthenticationMapping, activeAuthentication
+}
+
+/// One check of the verification report: `{name, status, detail}` (DESIGN.md §4.2). `detail` is one
+/// line, for people, naming files, algorithms and certificates, never secrets.
+public struct VerificationCheck: Sendable, Hashable, Codable, CustomStringConvertible {
+    public var name: CheckName
+    public var status: CheckStatus
+    public var detail: String
+
+    public init(_ name: CheckName, _ status: CheckStatus, _ detail: String) {
+        self.name = name
+        self.status = status
+        self.detail = detail.split(whereSeparator: \.isNewline).joined(separator: " ")
+    }
+
+    public static func passed(_ name: CheckName, _ detail: String) -> Self { Self(name, .passed, detail) }
+    public static func failed(_ name: CheckName, _ detail: String) -> Self { Self(name, .failed, detail) }
+    public static func notPresent(_ name: CheckName, _ detail: String) -> Self { Self(name, .notPresent, detail) }
+    public static func notChecked(_ name: CheckName, _ detail: String) -> Self { Self(name, .notChecked, detail) }
+
+    public var description: String { "\(name.rawValue): \(status.rawValue) — \(detail)" }
+}

@@ -1,0 +1,353 @@
+public import ASN1TLV
+import MRTDCrypto
+import Foundation
+
+/// The trust material passive authentication needs (ICAO 9303-11 §5.1, 9303-12 §5–§9): CSCA
+/// certificates (DER, PEM, folders, ICAO master lists verified to pinned master-list signer roots),
+/// other certificates that may sign CMS objects (document signers), and CRLs whose signature was
+/// checked against their issuing CSCA.
+///
+/// A value type: build it once, then share it (it is `Sendable`). Certificates are indexed by
+/// subject key identifier and by canonical subject name, so lookups never scan the store.
+/// Duplicates are merged (every source is remembered); expired certificates are kept and flagged
+/// by `summary(at:)`; nothing of that is fatal. What cannot be trusted is refused and recorded in
+/// `refused` (and thrown by the `add…` calls, so callers see it).
+public struct TrustStore: Sendable {
+    /// A certificate held by the store with where it came from.
+    public struct Entry: Sendable, Hashable {
+        public let certificate: Certificate
+        /// File names or "master list X" for every time this certificate was added.
+        public internal(set) var sources: [String]
+        /// True for CA certificates (CSCAs, link certificates): trust anchors for `cscaChain`.
+        public let isCSCA: Bool
+    }
+
+    /// A CRL with the result of checking its signature.
+    public struct CRLEntry: Sendable, Hashable {
+        public enum Status: String, Sendable, Hashable, Codable {
+            /// The signature verified with the key of a CSCA of the store: used for revocation.
+            case verified
+            /// No CSCA of the store matches the CRL's issuer yet: not used.
+            case issuerNotFound
+        }
+        public let crl: CertificateRevocationList
+        public let source: String
+        public internal(set) var status: Status
+        /// The CSCA whose key verified the CRL.
+        public internal(set) var verifiedBy: Certificate?
+    }
+
+    /// A master list that was loaded.
+    public struct MasterListRecord: Sendable, Hashable {
+        public let source: String
+        public let signer: Certificate
+        public let root: Certificate
+        public let signingTime: ASN1Time?
+        public let certificateCount: Int
+        public let added: Int
+        public let duplicates: Int
+        public let unreadableEntries: [String]
+    }
+
+    /// Something that was not taken into the store, and why.
+    public struct Refusal: Sendable, Hashable, Error, CustomStringConvertible {
+        public let source: String
+        /// What the entry was taken for, when known.
+        public let kind: FileKind?
+        public let error: TrustError
+        public var description: String { "\(source): \(error)" }
+    }
+
+    /// Roots the user pinned for master-list signers (ICAO 9303-12 §9: the master-list signer
+    /// certificate is issued by a CSCA the relying party already trusts).
+    public private(set) var masterListSignerRoots: [Certificate]
+    public private(set) var entries: [Entry] = []
+    public private(set) var crlEntries: [CRLEntry] = []
+    public private(set) var masterLists: [MasterListRecord] = []
+    public private(set) var refused: [Refusal] = []
+    /// How many additions were duplicates of a certificate already held.
+    public private(set) var duplicateCount = 0
+
+    private var indexByEncoded: [[UInt8]: Int] = [:]
+    private var indexBySKI: [[UInt8]: [Int]] = [:]
+    private var indexBySubject: [String: [Int]] = [:]
+    private var indexByIssuerSerial: [String: [Int]] = [:]
+    private var crlIndexByIssuer: [String: [Int]] = [:]
+
+    public init(masterListSignerRoots: [Certificate] = []) {
+        self.masterListSignerRoots = masterListSignerRoots
+    }
+
+    // MARK: Adding
+
+    /// Pins a master-list signer root (it is not a CSCA for documents unless also added as one).
+    public mutating func pinMasterListSignerRoot(_ root: Certificate) {
+        if !masterListSignerRoots.contains(root) { masterListSignerRoots.append(root) }
+    }
+
+    /// Adds a certificate; CA certificates become trust anchors for document signer chains.
+    /// Returns false when it was a duplicate (its source is then added to the existing entry).
+    @discardableResult
+    public mutating func add(_ certificate: Certificate, source: String) -> Bool {
+        if let i = indexByEncoded[certificate.encoded] {
+            if !entries[i].sources.contains(source) { entries[i].sources.append(source) }
+            duplicateCount += 1
+            return false
+        }
+        let i = entries.count
+        entries.append(Entry(certificate: certificate, sources: [source], isCSCA: certificate.isCA))
+        indexByEncoded[certificate.encoded] = i
+        if let ski = certificate.subjectKeyIdentifier { indexBySKI[ski, default: []].append(i) }
+        indexBySubject[certificate.subject.canonical, default: []].append(i)
+        indexByIssuerSerial[Self.issuerSerialKey(certificate.issuer, certificate.serialNumber), default: []].append(i)
+        if certificate.isCA { recheckCRLs(issuer: certificate.subject.canonical) }
+        return true
+    }
+
+    /// Reads and adds a certificate (DER or BER); refused (recorded and thrown) when unreadable.
+    @discardableResult
+    public mutating func addCertificate(der bytes: [UInt8], source: String) throws(Refusal) -> Certificate {
+        do {
+            let c = try Certificate(der: bytes)
+            add(c, source: source)
+            return c
+        } catch {
+            throw refuse(source, error, kind: .certificate)
+        }
+    }
+
+    /// Reads a CSCA master list, verifies it to the pinned roots and adds its certificates.
+    /// A list whose signature or signer chain fails is refused: nothing of it is added, the refusal
+    /// is recorded and thrown.
+    @discardableResult
+    public mutating func addMasterList(_ bytes: [UInt8], source: String) throws(Refusal) -> MasterListRecord {
+        let list: CSCAMasterList
+        let verification: CSCAMasterList.Verification
+        do {
+            list = try CSCAMasterList(bytes: bytes)
+            verification = try list.verify(signerRoots: masterListSignerRoots)
+        } catch {
+            throw refuse(source, error, kind: .masterList)
+        }
+        var added = 0, dup = 0
+        for c in list.certificates {
+            if add(c, source: "master list \(source)") { added += 1 } else { dup += 1 }
+        }
+        let record = MasterListRecord(source: source, signer: verification.signer, root: verification.root,
+                                      signingTime: verification.signingTime, certificateCount: list.certificates.count,
+                                      added: added, duplicates: dup, unreadableEntries: list.unreadableEntries)
+        masterLists.append(record)
+        return record
+    }
+
+    /// Reads a CRL and checks its signature against the issuing CSCA of the store (RFC 5280 §6.3.3).
+    /// A CRL whose issuer is not (yet) in the store is kept as `issuerNotFound` and re-checked when
+    /// CSCAs are added; a CRL whose signature fails with every candidate issuer is refused.
+    @discardableResult
+    public mutating func addCRL(der bytes: [UInt8], source: String) throws(Refusal) -> CRLEntry {
+        let crl: CertificateRevocationList
+        do { crl = try CertificateRevocationList(der: bytes) } catch { throw refuse(source, error, kind: .crl) }
+        if let existing = crlEntries.first(where: { $0.crl == crl }) { return existing }
+        var entry = CRLEntry(crl: crl, source: source, status: .issuerNotFound, verifiedBy: nil)
+        let candidates = crlIssuerCandidates(crl)
+        if !candidates.isEmpty {
+            if let issuer = candidates.first(where: { (try? crl.isSignature(validFor: try $0.publicKey())) == true }) {
+                entry.status = .verified
+                entry.verifiedBy = issuer
+            } else {
+                throw refuse(source, kind: .crl, TrustError(.signatureInvalid, .crl,
+                    "CRL signature does not verify with any of the \(candidates.count) CSCA(s) named \(crl.issuer)"))
+            }
+        }
+        crlIndexByIssuer[crl.issuer.canonical, default: []].append(crlEntries.count)
+        crlEntries.append(entry)
+        return entry
+    }
+
+    private func crlIssuerCandidates(_ crl: CertificateRevocationList) -> [Certificate] {
+        var c = certificates(subject: crl.issuer).filter { $0.isCA }
+        if let aki = crl.authorityKeyIdentifier {
+            let byKey = c.filter { $0.subjectKeyIdentifier == aki || $0.subjectKeyIdentifier == nil }
+            if !byKey.isEmpty { c = byKey }
+        }
+        return c
+    }
+
+    private mutating func recheckCRLs(issuer canonical: String) {
+        guard let idx = crlIndexByIssuer[canonical] else { return }
+        for i in idx where crlEntries[i].status == .issuerNotFound {
+            let crl = crlEntries[i].crl
+            if let issuer = crlIssuerCandidates(crl).first(where: { (try? crl.isSignature(validFor: try $0.publicKey())) == true }) {
+                crlEntries[i].status = .verified
+                crlEntries[i].verifiedBy = issuer
+            }
+        }
+    }
+
+    private mutating func refuse(_ source: String, kind: FileKind?, _ error: TrustError) -> Refusal {
+        refuse(source, error, kind: kind)
+    }
+
+    private mutating func refuse(_ source: String, _ error: TrustError, kind: FileKind? = nil) -> Refusal {
+        let r = Refusal(source: source, kind: kind, error: error)
+        refused.append(r)
+        return r
+    }
+
+    // MARK: Loading files
+
+    /// What a file holds, detected from its content (not its name).
+    public enum FileKind: String, Sendable, Codable { case certificate, masterList, crl }
+
+    /// Loads a file or a folder (recursively, in name order): DER or PEM certificates (CSCAs or
+    /// document signers), ICAO master lists (`.ml`, CMS) and CRLs (DER or PEM). Unreadable or
+    /// untrusted entries are refused and recorded (see `refused`), not thrown; only a path that
+    /// cannot be read at all throws. Returns the refusals of this call.
+    @discardableResult
+    public mutating func load(path: String) throws(TrustError) -> [Refusal] {
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
+            throw TrustError(.unreadable, .trustStore, "no such file or folder: \(path)")
+        }
+        let before = refused.count
+        if isDir.boolValue {
+            let base = URL(fileURLWithPath: path)
+            var files: [String] = []
+            if let e = FileManager.default.enumerator(at: base, includingPropertiesForKeys: [.isRegularFileKey]) {
+                for case let url as URL in e where (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
+                    files.append(url.path)
+                }
+            }
+            for f in files.sorted() { loadFile(f) }
+        } else {
+            loadFile(path)
+        }
+        return Array(refused[before...])
+    }
+
+    /// Loads a master-list signer root (DER or PEM) from a file and pins it.
+    public mutating func pinMasterListSignerRoot(path: String) throws(TrustError) {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw TrustError(.unreadable, .trustStore, "cannot read \(path)")
+        }
+        for der in Self.derBlocks([UInt8](data)) {
+            pinMasterListSignerRoot(try Certificate(der: der))
+        }
+    }
+
+    private mutating func loadFile(_ path: String) {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            _ = refuse(path, TrustError(.unreadable, .trustStore, "cannot read the file"))
+            return
+        }
+        let blocks = Self.derBlocks([UInt8](data))
+        if blocks.isEmpty { _ = refuse(path, TrustError(.unreadable, .trustStore, "neither DER nor PEM")) }
+        for (n, der) in blocks.enumerated() {
+            let source = blocks.count > 1 ? "\(path)#\(n + 1)" : path
+            do {
+                switch Self.detectKind(der) {
+                case .masterList: try addMasterList(der, source: source)
+                case .crl: try addCRL(der: der, source: source)
+                case .certificate: try addCertificate(der: der, source: source)
+                case nil: _ = refuse(source, TrustError(.unreadable, .trustStore, "not a certificate, CRL or CSCA master list"))
+                }
+            } catch {
+                continue // recorded in `refused` by the add call
+            }
+        }
+    }
+
+    /// Splits PEM text into DER blocks; returns the input itself when it is not PEM.
+    static func derBlocks(_ bytes: [UInt8]) -> [[UInt8]] {
+        guard let text = String(validating: bytes, as: UTF8.self), text.contains("-----BEGIN ") else { return bytes.isEmpty ? [] : [bytes] }
+        var out: [[UInt8]] = []
+        var body: String? = nil
+        for line in text.split(whereSeparator: \.isNewline) {
+            let l = line.trimmingCharacters(in: .whitespaces)
+            if l.hasPrefix("-----BEGIN ") { body = "" } else if l.hasPrefix("-----END ") {
+                if let b = body, let d = Data(base64Encoded: b) { out.append([UInt8](d)) }
+                body = nil
+            } else if body != nil, !l.contains(":") { body! += l }
+        }
+        return out
+    }
+
+    /// Detects a master list (ContentInfo signedData with id-icao-cscaMasterList), a CRL
+    /// (TBSCertList: a Time after the issuer) or a certificate (TBSCertificate: Validity after the issuer).
+    static func detectKind(_ der: [UInt8]) -> FileKind? {
+        guard let node = try? TLVParser.parse(der, rules: .ber), node.tag == 0x30, node.children.count >= 2 else { return nil }
+        if node.children[0].tag == 0x06 { return isSignedData(node) ? .masterList : nil }
+        let tbs = node.children[0]
+        guard tbs.tag == 0x30 else { return nil }
+        let fields = tbs.children.filter { $0.tag != 0xA0 && $0.tag != 0x02 }
+        // fields: signature, issuer, then Validity (certificate) or thisUpdate (CRL)
+        guard fields.count >= 3 else { return nil }
+        switch fields[2].tag {
+        case 0x17, 0x18: return .crl
+        case 0x30: return .certificate
+        default: return nil
+        }
+    }
+
+    /// A ContentInfo holding SignedData (whatever its eContentType: `addMasterList` then says
+    /// precisely what is wrong with a SignedData that is not a master list).
+    private static func isSignedData(_ node: TLVNode) -> Bool {
+        (try? node.children[0].objectIdentifierValue()) == TrustOID.signedData
+    }
+
+    // MARK: Lookups (indexed)
+
+    /// Every certificate held.
+    public var certificates: [Certificate] { entries.map(\.certificate) }
+    /// CSCA (CA) certificates held.
+    public var cscas: [Certificate] { entries.filter(\.isCSCA).map(\.certificate) }
+    public var isEmpty: Bool { entries.isEmpty }
+    public var hasCSCAs: Bool { entries.contains(where: \.isCSCA) }
+
+    public func certificates(subjectKeyIdentifier ski: [UInt8]) -> [Certificate] {
+        (indexBySKI[ski] ?? []).map { entries[$0].certificate }
+    }
+
+    public func certificates(subject: DistinguishedName) -> [Certificate] {
+        (indexBySubject[subject.canonical] ?? []).map { entries[$0].certificate }
+    }
+
+    /// Certificates a CMS SignerIdentifier names (for `CMSSignedData.verifySigner`).
+    public func certificates(matching sid: SignerIdentifier) -> [Certificate] {
+        switch sid {
+        case .subjectKeyIdentifier(let ski):
+            return certificates(subjectKeyIdentifier: ski)
+        case .issuerAndSerialNumber(let issuer, let serial):
+            return (indexByIssuerSerial[Self.issuerSerialKey(issuer, serial)] ?? []).map { entries[$0].certificate }
+        }
+    }
+
+    static func issuerSerialKey(_ issuer: DistinguishedName, _ serial: [UInt8]) -> String {
+        let s = Array(serial.drop { $0 == 0 })
+        return issuer.canonical + "#" + Hex.encode(s.isEmpty ? [0] : s)
+    }
+
+    /// CSCAs that may have issued `certificate`: by its authority key identifier through the SKI
+    /// index, then by issuer name (CSCAs without a subject key identifier).
+    public func issuerCandidates(for certificate: Certificate) -> [Certificate] {
+        var out: [Certificate] = []
+        if let aki = certificate.authorityKeyIdentifier {
+            out = certificates(subjectKeyIdentifier: aki).filter { $0.isCA }
+        }
+        for c in certificates(subject: certificate.issuer) where c.isCA && !out.contains(c) {
+            if let aki = certificate.authorityKeyIdentifier, let ski = c.subjectKeyIdentifier, aki != ski { continue }
+            out.append(c)
+        }
+        return out
+    }
+
+    /// Verified CRLs issued under `issuer`'s name.
+    public func crls(issuer: DistinguishedName) -> [CRLEntry] {
+        (crlIndexByIssuer[issuer.canonical] ?? []).map { crlEntries[$0] }.filter { $0.status == .verified }
+    }
+
+    /// All CRLs held whose issuer name is `issuer`, whatever their status.
+    public func allCRLs(issuer: DistinguishedName) -> [CRLEntry] {
+        (crlIndexByIssuer[issuer.canonical] ?? []).map { crlEntries[$0] }
+    }
+}

@@ -1,0 +1,64 @@
+import ASN1TLV
+import MRTDCrypto
+
+/// The one error type of `MRTDTrust` (DESIGN.md §3.5): a stable code, the failing step, a reason.
+///
+/// Reasons name certificates and algorithms only; they never carry document data or secrets.
+public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable, Codable {
+        /// The ASN.1 structure is not what the specification defines.
+        case malformed
+        /// An algorithm (OID or parameters) this module does not implement.
+        case unsupportedAlgorithm
+        /// A signature does not verify.
+        case signatureInvalid
+        /// A signed attribute or an eContent does not match (RFC 5652 §11.1/§11.2).
+        case attributeMismatch
+        /// The signer's certificate is neither embedded nor in the trust store.
+        case signerNotFound
+        /// A certificate chain cannot be built or a certificate is unusable.
+        case untrusted
+        /// A certificate or CRL is outside its validity at the relevant time.
+        case expired
+        /// An input file cannot be read or is of an unknown kind.
+        case unreadable
+    }
+
+    /// Where in the processing the failure happened.
+    public enum Step: String, Sendable, Codable {
+        case certificate, crl, cms, signedAttributes, signature, masterList, trustStore, passiveAuthentication
+    }
+
+    public var code: Code
+    public var step: Step
+    public var reason: String
+
+    public init(_ code: Code, _ step: Step, _ reason: String) {
+        self.code = code
+        self.step = step
+        self.reason = reason
+    }
+
+    public var description: String { "\(step.rawValue): \(code.rawValue): \(reason)" }
+}
+
+/// Runs ASN.1 reading code and maps its `TLVError` to a `TrustError` of the given step.
+@inline(__always)
+func asn1<T>(_ step: TrustError.Step, _ what: String, _ body: () throws(TLVError) -> T) throws(TrustError) -> T {
+    do {
+        return try body()
+    } catch {
+        throw TrustError(.malformed, step, "\(what): \(error.description)")
+    }
+}
+
+/// Runs crypto code and maps its `CryptoError` to a `TrustError` of the given step.
+@inline(__always)
+func crypto<T>(_ step: TrustError.Step, _ what: String, _ body: () throws(CryptoError) -> T) throws(TrustError) -> T {
+    do {
+        return try body()
+    } catch {
+        let code: TrustError.Code = error.code == .unsupportedAlgorithm ? .unsupportedAlgorithm : .malformed
+        throw TrustError(code, step, "\(what): \(error.description)")
+    }
+}

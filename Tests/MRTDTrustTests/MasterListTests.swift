@@ -1,0 +1,106 @@
+import ASN1TLV
+import Foundation
+import MRTDCrypto
+import MRTDTestSupport
+import Testing
+@testable import MRTDTrust
+
+/// ICAO 9303-12 §9 CSCA master lists: the real German and Dutch lists against their roots.
+struct MasterListTests {
+    struct RealList: Sendable, CustomStringConvertible {
+        let list: String
+        let root: String
+        let minimumCertificates: Int
+        var description: String { list }
+    }
+
+    static let lists = [
+        RealList(list: Fixtures.deMasterList, root: Fixtures.deRoot, minimumCertificates: 500),
+        RealList(list: Fixtures.nlMasterList, root: Fixtures.nlRoot, minimumCertificates: 350),
+    ]
+
+    @Test(arguments: lists)
+    func readsQuickly(_ r: RealList) throws {
+        let bytes = try Fixtures.bytes(r.list)
+        let start = DispatchTime.now()
+        let ml = try CSCAMasterList(bytes: bytes)
+        let ms = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e6
+        #expect(ml.version == 0)
+        #expect(ml.certificates.count >= r.minimumCertificates)
+        #expect(ml.certificates.allSatisfy { $0.subject.country != nil || $0.issuer.country != nil })
+        #expect(ms < 1000, "reading took \(ms) ms")
+    }
+
+    @Test(arguments: lists)
+    func verifiesToItsRoot(_ r: RealList) throws {
+        let root = try Certificate(der: try Fixtures.bytes(r.root))
+        let ml = try CSCAMasterList(bytes: try Fixtures.bytes(r.list))
+        let v = try ml.verify(signerRoots: [root])
+        #expect(v.root == root)
+        #expect(v.signer.issuer == root.subject)
+        #expect(v.signer != root)
+    }
+
+    @Test func germanSignerUsesExplicitBrainpoolParameters() throws {
+        let ml = try CSCAMasterList(bytes: try Fixtures.bytes(Fixtures.deMasterList))
+        let root = try Certificate(der: try Fixtures.bytes(Fixtures.deRoot))
+        let v = try ml.verify(signerRoots: [root])
+        let spki = try TLVParser.parse(v.signer.subjectPublicKeyInfo)
+        #expect(spki.children[0].children[1].tag == 0x30) // ECParameters SEQUENCE, not a curve OID
+        guard case .ec(let curve) = try v.signer.publicKey().kind else {
+            Issue.record("expected an EC key")
+            return
+        }
+        #expect(curve.fieldSize == 64) // brainpoolP512r1-sized explicit parameters
+    }
+
+    @Test(arguments: lists)
+    func wrongRootIsRefused(_ r: RealList) throws {
+        let other = try Certificate(der: try Fixtures.bytes(r.root == Fixtures.deRoot ? Fixtures.nlRoot : Fixtures.deRoot))
+        let ml = try CSCAMasterList(bytes: try Fixtures.bytes(r.list))
+        do {
+            _ = try ml.verify(signerRoots: [other])
+            Issue.record("a master list must not verify to another country's root")
+        } catch {
+            #expect(error.code == .untrusted)
+        }
+    }
+
+    /// Tampered twins: one byte flipped in the signed content (eContent), one in the signature.
+    @Test(arguments: lists)
+    func tamperedTwinsAreRefusedLoudly(_ r: RealList) throws {
+        let bytes = try Fixtures.bytes(r.list)
+        let ml = try CSCAMasterList(bytes: bytes)
+        let root = try Certificate(der: try Fixtures.bytes(r.root))
+        // A byte inside the 50th certificate of certList (inside eContent, structure intact).
+        let cert = ml.certificates[50].encoded
+        let contentIndex = try #require(firstIndex(of: cert, in: bytes)) + cert.count - 3 // inside its signature value
+        // The last byte of the file is the last byte of the SignerInfo signature.
+        let sig = ml.signedData.signerInfos[0].signature
+        #expect(Array(bytes.suffix(sig.count)) == sig)
+        let twins: [(String, [UInt8], TrustError.Code)] = [
+            ("content", flipBit(bytes, at: contentIndex, bit: 3), .attributeMismatch),
+            ("signature", flipBit(bytes, at: bytes.count - 5, bit: 0), .signatureInvalid),
+        ]
+        for (what, twin, code) in twins {
+            var store = TrustStore(masterListSignerRoots: [root])
+            do {
+                try store.addMasterList(twin, source: "twin-\(what)")
+                Issue.record("tampered \(what) accepted")
+            } catch {
+                #expect(error.error.code == code, "\(what): \(error)")
+            }
+            #expect(store.cscas.isEmpty)
+            #expect(store.refused.count == 1)
+            let summary = store.summary(at: ASN1Time(year: 2026, month: 11, day: 1))
+            #expect(summary.masterLists.first?.result == "refused")
+            #expect(summary.text.contains("REFUSED"))
+        }
+    }
+
+    @Test func storeWithoutPinnedRootRefusesMasterList() throws {
+        var store = TrustStore()
+        #expect(throws: TrustStore.Refusal.self) { try store.addMasterList(try Fixtures.bytes(Fixtures.nlMasterList), source: "nl") }
+        #expect(store.refused.first?.error.code == .untrusted)
+    }
+}

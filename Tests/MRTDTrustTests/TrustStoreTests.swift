@@ -1,0 +1,89 @@
+import ASN1TLV
+import Foundation
+import MRTDCrypto
+import MRTDTestSupport
+import Testing
+@testable import MRTDTrust
+
+/// The trust store over the real master lists, roots and CRL.
+struct TrustStoreTests {
+    static func realStore() throws -> TrustStore {
+        var store = TrustStore()
+        try store.pinMasterListSignerRoot(path: Fixtures.path(Fixtures.deRoot))
+        try store.pinMasterListSignerRoot(path: Fixtures.path(Fixtures.nlRoot))
+        try store.load(path: Fixtures.path("masterlists"))
+        return store
+    }
+
+    @Test func loadsFolderOfMasterListsAndRoots() throws {
+        let start = DispatchTime.now()
+        let store = try Self.realStore()
+        let ms = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e6
+        #expect(store.refused.isEmpty, "\(store.refused)")
+        #expect(store.masterLists.count == 2)
+        #expect(store.cscas.count > 600)
+        #expect(store.duplicateCount > 0) // the lists overlap, and the roots are in them
+        let de = try Certificate(der: try Fixtures.bytes(Fixtures.deRoot))
+        #expect(store.certificates(subjectKeyIdentifier: try #require(de.subjectKeyIdentifier)).contains(de))
+        #expect(store.certificates(subject: de.subject).contains(de))
+        let summary = store.summary(at: ASN1Time(year: 2026, month: 11, day: 29))
+        #expect(summary.masterLists.allSatisfy { $0.result == "verified" })
+        #expect(summary.countries.contains { $0.country == "DE" })
+        #expect(summary.countries.contains { $0.country == "NL" })
+        #expect(summary.countries.flatMap(\.cscas).contains { $0.validity == "expired" }) // kept, flagged
+        let json = try JSONEncoder().encode(summary)
+        #expect(json.count > 1000)
+        print("loading both master lists took \(Int(ms)) ms")
+    }
+
+    @Test func colombianCRLIsCheckedAgainstItsCSCAOrReported() throws {
+        var store = try Self.realStore()
+        let crl = try CertificateRevocationList(der: try Fixtures.bytes(Fixtures.colCRL))
+        let candidates = store.certificates(subject: crl.issuer)
+        let entry = try store.addCRL(der: try Fixtures.bytes(Fixtures.colCRL), source: "COL.crl")
+        if candidates.isEmpty {
+            #expect(entry.status == .issuerNotFound)
+        } else {
+            #expect(entry.status == .verified)
+            #expect(entry.verifiedBy?.subject == crl.issuer)
+        }
+        print("COL.crl: \(candidates.count) CSCA(s) named \(crl.issuer) in the master lists; status \(entry.status)")
+        // A flipped signature byte: refused when the issuer is known, otherwise kept unverified and unused.
+        var twinStore = try Self.realStore()
+        let twin = flipBit(try Fixtures.bytes(Fixtures.colCRL), at: 960)
+        if candidates.isEmpty {
+            let e = try twinStore.addCRL(der: twin, source: "twin")
+            #expect(e.status == .issuerNotFound)
+            #expect(twinStore.crls(issuer: crl.issuer).isEmpty)
+        } else {
+            #expect(throws: TrustStore.Refusal.self) { try twinStore.addCRL(der: twin, source: "twin") }
+        }
+    }
+
+    @Test func detectsFileKinds() throws {
+        #expect(TrustStore.detectKind(try Fixtures.bytes(Fixtures.colCRL)) == .crl)
+        #expect(TrustStore.detectKind(try Fixtures.bytes(Fixtures.deRoot)) == .certificate)
+        #expect(TrustStore.detectKind(try Fixtures.bytes(Fixtures.nlMasterList)) == .masterList)
+        #expect(TrustStore.detectKind([0x30, 0x03, 0x02, 0x01, 0x00]) == nil)
+    }
+
+    @Test func pemAndDERCertificatesLoadAndDuplicatesMerge() throws {
+        let der = try Fixtures.bytes(Fixtures.nlRoot)
+        let b64 = Data(der).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
+        let pem = "-----BEGIN CERTIFICATE-----\n\(b64)\n-----END CERTIFICATE-----\n"
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mrtdtrust-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try Data(der).write(to: dir.appendingPathComponent("a.cer"))
+        try Data(pem.utf8).write(to: dir.appendingPathComponent("b.pem"))
+        try Data([0x01, 0x02, 0x03]).write(to: dir.appendingPathComponent("junk.bin"))
+        var store = TrustStore()
+        let refused = try store.load(path: dir.path)
+        #expect(store.cscas.count == 1)
+        #expect(store.duplicateCount == 1)
+        #expect(store.entries.first?.sources.count == 2)
+        #expect(refused.count == 1)
+        #expect(refused.first?.source.hasSuffix("junk.bin") == true)
+        #expect(throws: TrustError.self) { try store.load(path: dir.appendingPathComponent("missing").path) }
+    }
+}

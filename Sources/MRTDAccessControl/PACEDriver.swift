@@ -23,6 +23,13 @@ public struct PACEChipAuthenticationMappingData: Sendable, Hashable {
     /// The domain parameters of the mapping (unmapped), for the check PK_map,IC = CA_IC · PK_IC.
     public var curve: ECCurve
 
+    public init(encryptedChipAuthenticationData: [UInt8], chipAuthenticationData: [UInt8], chipMappingPublicKey: [UInt8], curve: ECCurve) {
+        self.encryptedChipAuthenticationData = encryptedChipAuthenticationData
+        self.chipAuthenticationData = chipAuthenticationData
+        self.chipMappingPublicKey = chipMappingPublicKey
+        self.curve = curve
+    }
+
     /// Verifies against the chip's static Chip Authentication public key (from EF.CardSecurity, whose
     /// signature the caller must have checked).
     public func verify(chipStaticPublicKey: [UInt8]) throws(AccessControlError) -> Bool {

@@ -1,0 +1,142 @@
+public import Foundation
+public import MRTDDocument
+import MRTDAccessControl
+import MRTDCrypto
+import ASN1TLV
+
+/// The evidence bundle (DESIGN.md §4.3): every file byte for byte as the chip sent it, the clone-detection
+/// transcripts needed to re-check them offline, the face image and `report.json`.
+///
+/// Layout: `EF.SOD.bin`, `DG1.bin`, …, `EF.CardAccess.bin`, `EF.CardSecurity.bin`, `clone-detection.json`,
+/// `face.jpg` / `face.jp2`, `report.json`.
+public enum EvidenceBundle {
+    public static let cloneDetectionFile = "clone-detection.json"
+    public static let reportFile = "report.json"
+
+    public struct BundleError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    struct CloneDetectionRecord: Codable {
+        struct CA: Codable { var outcome: String; var detail: String }
+        struct AA: Codable { var challenge: String; var signature: String; var publicKeyInfo: String; var signatureAlgorithm: String? }
+        struct Curve: Codable { var p, a, b, generator, order, cofactor: String }
+        struct CAM: Codable {
+            var encryptedChipAuthenticationData: String
+            var chipAuthenticationData: String
+            var chipMappingPublicKey: String
+            var curve: Curve
+        }
+        var schema = "emrtd.clone-detection/1"
+        var chipAuthentication: CA
+        var activeAuthentication: AA?
+        var activeAuthenticationFailure: String?
+        var activeAuthenticationNotPerformed: String?
+        var chipAuthenticationMapping: CAM?
+    }
+
+    /// The face image file name for a format.
+    public static func faceImageName(_ format: ImageFormat) -> String {
+        switch format {
+        case .jpeg2000: return "face.jp2"
+        case .png: return "face.png"
+        default: return "face.jpg"
+        }
+    }
+
+    /// Writes the files and transcripts of a read (the report is written separately, after it is built).
+    public static func write(_ result: ReadResult, to directory: URL) throws {
+        let fm = FileManager.default
+        try fm.createDirectory(at: directory, withIntermediateDirectories: true)
+        for (f, bytes) in result.files {
+            try Data(bytes).write(to: directory.appendingPathComponent(f.bundleFileName))
+        }
+        if let face = result.document.faceImage {
+            try Data(face.imageData).write(to: directory.appendingPathComponent(faceImageName(face.format)))
+        }
+        let record = cloneRecord(CloneDetectionEvidence(result))
+        let enc = JSONEncoder()
+        enc.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try enc.encode(record).write(to: directory.appendingPathComponent(cloneDetectionFile))
+    }
+
+    public static func writeReport(_ report: ReadReport, to directory: URL) throws {
+        let enc = JSONEncoder()
+        enc.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        try enc.encode(report).write(to: directory.appendingPathComponent(reportFile))
+    }
+
+    static func cloneRecord(_ e: CloneDetectionEvidence) -> CloneDetectionRecord {
+        let ca: CloneDetectionRecord.CA
+        switch e.chipAuthentication {
+        case .succeeded(let name, let keyId): ca = .init(outcome: "succeeded", detail: name + (keyId.map { " key \($0)" } ?? ""))
+        case .failed(let r): ca = .init(outcome: "failed", detail: r)
+        case .notAvailable: ca = .init(outcome: "notAvailable", detail: "")
+        case .notPerformed(let r): ca = .init(outcome: "notPerformed", detail: r)
+        }
+        let aa = e.activeAuthentication.map {
+            CloneDetectionRecord.AA(challenge: Hex.encode($0.challenge), signature: Hex.encode($0.signature),
+                                    publicKeyInfo: Hex.encode($0.publicKeyInfo), signatureAlgorithm: $0.signatureAlgorithm)
+        }
+        let cam = e.chipAuthenticationMapping.map { c in
+            CloneDetectionRecord.CAM(encryptedChipAuthenticationData: Hex.encode(c.encryptedChipAuthenticationData),
+                                     chipAuthenticationData: Hex.encode(c.chipAuthenticationData),
+                                     chipMappingPublicKey: Hex.encode(c.chipMappingPublicKey),
+                                     curve: .init(p: Hex.encode(c.curve.p), a: Hex.encode(c.curve.a), b: Hex.encode(c.curve.b),
+                                                  generator: Hex.encode(c.curve.generator), order: Hex.encode(c.curve.order),
+                                                  cofactor: Hex.encode(c.curve.cofactor)))
+        }
+        return CloneDetectionRecord(chipAuthentication: ca, activeAuthentication: aa,
+                                    activeAuthenticationFailure: e.activeAuthenticationFailure,
+                                    activeAuthenticationNotPerformed: e.activeAuthenticationNotPerformed,
+                                    chipAuthenticationMapping: cam)
+    }
+
+    /// Loads a bundle: the files and the clone-detection evidence (offline: Chip Authentication, which can only
+    /// be observed live, is reported as not checked, naming what the live read recorded).
+    public static func load(from directory: URL) throws -> (files: [LDSFile: [UInt8]], evidence: CloneDetectionEvidence) {
+        var files: [LDSFile: [UInt8]] = [:]
+        for f in LDSFile.allCases {
+            let url = directory.appendingPathComponent(f.bundleFileName)
+            if let d = try? Data(contentsOf: url) { files[f] = [UInt8](d) }
+        }
+        guard !files.isEmpty else { throw BundleError(description: "\(directory.path) holds no eMRTD files (EF.SOD.bin, DG1.bin, …)") }
+        var evidence = CloneDetectionEvidence(chipAuthentication: .notAvailable, activeAuthentication: nil,
+                                              chipAuthenticationMapping: nil, live: false)
+        let url = directory.appendingPathComponent(cloneDetectionFile)
+        if let d = try? Data(contentsOf: url) {
+            let r: CloneDetectionRecord
+            do { r = try JSONDecoder().decode(CloneDetectionRecord.self, from: d) } catch {
+                throw BundleError(description: "\(cloneDetectionFile) is malformed: \(error)")
+            }
+            switch r.chipAuthentication.outcome {
+            case "notAvailable": evidence.chipAuthentication = .notAvailable
+            default:
+                evidence.chipAuthentication = .notPerformed("Chip Authentication is proven only live (the read recorded: \(r.chipAuthentication.outcome)\(r.chipAuthentication.detail.isEmpty ? "" : ", " + r.chipAuthentication.detail))")
+            }
+            if let aa = r.activeAuthentication {
+                guard let c = Hex.decode(aa.challenge), let s = Hex.decode(aa.signature), let k = Hex.decode(aa.publicKeyInfo) else {
+                    throw BundleError(description: "\(cloneDetectionFile): bad hex in activeAuthentication")
+                }
+                evidence.activeAuthentication = ActiveAuthenticationTranscript(challenge: c, signature: s, publicKeyInfo: k,
+                                                                               signatureAlgorithm: aa.signatureAlgorithm)
+            }
+            evidence.activeAuthenticationFailure = r.activeAuthenticationFailure
+            evidence.activeAuthenticationNotPerformed = r.activeAuthenticationNotPerformed
+            if let cam = r.chipAuthenticationMapping {
+                guard let e = Hex.decode(cam.encryptedChipAuthenticationData), let ca = Hex.decode(cam.chipAuthenticationData),
+                      let pk = Hex.decode(cam.chipMappingPublicKey), let p = Hex.decode(cam.curve.p), let a = Hex.decode(cam.curve.a),
+                      let b = Hex.decode(cam.curve.b), let g = Hex.decode(cam.curve.generator), let n = Hex.decode(cam.curve.order),
+                      let h = Hex.decode(cam.curve.cofactor) else {
+                    throw BundleError(description: "\(cloneDetectionFile): bad hex in chipAuthenticationMapping")
+                }
+                let curve = try ECCurve(p: p, a: a, b: b, generator: g, order: n, cofactor: h)
+                evidence.chipAuthenticationMapping = PACEChipAuthenticationMappingData(
+                    encryptedChipAuthenticationData: e, chipAuthenticationData: ca, chipMappingPublicKey: pk, curve: curve)
+            }
+        } else if files[.dg15] != nil {
+            evidence.activeAuthenticationNotPerformed = "the bundle has no \(cloneDetectionFile) (no Active Authentication transcript)"
+        }
+        return (files, evidence)
+    }
+}

@@ -1,0 +1,3 @@
+let embeddedReadersJSON = """
+{"schema": "emrtd.readers/1", "readers": []}
+"""

@@ -3,6 +3,9 @@ internal import CPCSCLiteShims
 public import ISO7816
 import Dispatch
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A `CardTransport` over a PC/SC reader (pcsc-lite): one card connection, with its own context
 /// and its own dedicated thread for the blocking calls.
@@ -100,8 +103,14 @@ public final class PCSCCardTransport: CardTransport {
         if Task.isCancelled { throw TransportError(.cancelled, function: "SCardTransmit", "the read was cancelled") }
         let link = self.link
         let start = DispatchTime.now().uptimeNanoseconds
-        let (response, sent, received): (ResponseAPDU, Int, Int) = try await box.run { _, _ in
-            try Self.exchange(link, command)
+        let reader = name
+        let (response, sent, received): (ResponseAPDU, Int, Int) = try await box.run { ctx, cancel in
+            do {
+                return try Self.exchange(link, command)
+            } catch let error as TransportError where error.kind == .protocolError || error.kind == .other {
+                // A failed exchange is often the card leaving the field; say so when it did.
+                throw Self.removalDiagnosis(ctx, reader: reader, cancel: cancel) ?? error
+            }
         }
         let ns = DispatchTime.now().uptimeNanoseconds &- start
         snapshot.withLock { s in
@@ -129,6 +138,21 @@ public final class PCSCCardTransport: CardTransport {
         })
         try rc.check("SCardTransmit")
         return Array(link.buffer.prefix(Int(received)))
+    }
+
+    /// After a failed exchange: whether the card has left the reader (pcscd notices within its
+    /// polling interval, so look for up to a second). Returns the `.cardRemoved` error if so.
+    private static func removalDiagnosis(_ ctx: SCARDCONTEXT, reader: String, cancel: CancelFlag) -> TransportError? {
+        for attempt in 0..<10 {
+            if attempt > 0 { usleep(100_000) }
+            guard let raw = try? getStatusChangeSync(ctx, readers: [reader], current: [0], timeoutMilliseconds: 0, cancel: cancel),
+                  let state = raw.first.map({ PCSCReaderState(reader: reader, raw: $0) }) else { return nil }
+            if !state.flags.contains(.present) {
+                return TransportError(.cardRemoved, function: "SCardTransmit",
+                                      "the card was removed from the reader during the exchange")
+            }
+        }
+        return nil
     }
 
     /// A command and its response, with the T=0 GET RESPONSE / re-issue rules applied.

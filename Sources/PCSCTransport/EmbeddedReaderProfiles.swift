@@ -6,17 +6,280 @@ let embeddedReadersJSON = #"""
   "readers": [
     {
       "id": "vsmartcard-vpcd",
-      "vendor": "vsmartcard",
-      "model": "Virtual PCD (vpcd)",
-      "match": ["Virtual PCD ??*"],
+      "vendor": "vsmartcard (Frank Morgner)",
+      "model": "Virtual PCD (vpcd), the virtual reader of the test set-up",
+      "match": ["Virtual PCD ?? ??"],
       "extendedLength": true,
       "maxCommandSize": 65535,
       "maxResponseSize": 65535,
-      "quirks": [],
-      "sources": [{"title": "vsmartcard vpcd", "url": "https://frankmorgner.github.io/vsmartcard/virtualsmartcard/README.html"}],
+      "quirks": [
+        {
+          "id": "two-byte-frame-length",
+          "description": "vpcd frames every message with a 2-byte length, so a command or response longer than 65535 bytes cannot be carried (the driver refuses it); the 65544-byte ISO/IEC 7816-4 maximum does not fit.",
+          "workaround": "This profile caps both directions at 65535 bytes."
+        },
+        {
+          "id": "no-part10-properties",
+          "description": "vsmartcard-vpcd 3.3 (Debian 12) answers no SCardControl feature request, so the driver reports no dwMaxAPDUDataSize; later vpcd versions report one.",
+          "workaround": "The capabilities come from this profile."
+        },
+        {
+          "id": "card-removal-is-a-closed-socket",
+          "description": "When the virtual card disconnects in the middle of an exchange, SCardTransmit returns success with an empty response before pcscd marks the card absent.",
+          "workaround": "PCSCTransport checks the reader state after an exchange without a status word and reports cardRemoved."
+        }
+      ],
+      "sources": [
+        {"title": "vsmartcard: Virtual Smart Card documentation (vpcd/vicc protocol)", "url": "https://frankmorgner.github.io/vsmartcard/virtualsmartcard/README.html"},
+        {"title": "vsmartcard source, virtualsmartcard/src/vpcd/ifd-vpcd.c", "url": "https://github.com/frankmorgner/vsmartcard/blob/master/virtualsmartcard/src/vpcd/ifd-vpcd.c"}
+      ],
       "status": "tested",
-      "testedWith": "test",
-      "notes": "x"
+      "testedWith": "Debian 12: pcscd 1.9.9-2, vsmartcard-vpcd 3.3+dfsg-2; Tests/PCSCTransportTests (short and extended APDUs up to 4000 bytes, T=0 and T=1, removal and reconnect)",
+      "notes": "Slot 0 'Virtual PCD 00 00' listens on localhost:35963, slot 1 'Virtual PCD 00 01' on 35964; see hardware/vpcd/README.md."
+    },
+    {
+      "id": "acs-acr1252u",
+      "vendor": "Advanced Card Systems (ACS)",
+      "model": "ACR1252U NFC Reader III (contactless interface)",
+      "match": ["ACS ACR1252*PICC*", "ACS ACR1252U*"],
+      "extendedLength": true,
+      "maxCommandSize": null,
+      "maxResponseSize": null,
+      "quirks": [
+        {
+          "id": "dual-interface-sam-slot",
+          "description": "The 'Dual Reader' variant shows two PC/SC readers: the PICC interface (extended APDU level) and a SAM interface (short APDU level only).",
+          "workaround": "Select the PICC reader (emrtd read --reader PICC); the SAM reader matches no profile and is reported short-only by the driver."
+        },
+        {
+          "id": "ccid-message-522",
+          "description": "dwMaxCCIDMessageLength is 522 bytes: libccid carries longer extended APDUs as chained CCID blocks.",
+          "workaround": "None needed; large READ BINARY chunks still save round trips to the chip."
+        }
+      ],
+      "sources": [
+        {"title": "CCID driver, reader descriptor readers/ACS_ACR1252_Dual_Reader.txt (dwFeatures 0x00040040: short and extended APDU level)", "url": "https://github.com/LudovicRousseau/CCID/blob/master/readers/ACS_ACR1252_Dual_Reader.txt"},
+        {"title": "CCID driver supported readers list", "url": "https://ccid.apdu.fr/ccid/supported.html"}
+      ],
+      "status": "untested",
+      "testedWith": null,
+      "notes": "USB 072F:223B (Dual Reader)."
+    },
+    {
+      "id": "acs-acr1281u",
+      "vendor": "Advanced Card Systems (ACS)",
+      "model": "ACR1281U DualBoost II",
+      "match": ["ACS ACR1281*"],
+      "extendedLength": true,
+      "maxCommandSize": null,
+      "maxResponseSize": null,
+      "quirks": [
+        {
+          "id": "several-slots",
+          "description": "The CCID descriptor has bMaxSlotIndex 2: pcscd shows three readers (00 00, 00 01, 00 02); which one is the contactless (PICC) slot has not been confirmed on Linux.",
+          "workaround": "Run 'emrtd watch', put the passport on the reader and use the reader that reports the card."
+        }
+      ],
+      "sources": [
+        {"title": "CCID driver, reader descriptor readers/ACS_ACR1281U.txt (dwFeatures 0x000404BA: short and extended APDU level, dwMaxCCIDMessageLength 522)", "url": "https://github.com/LudovicRousseau/CCID/blob/master/readers/ACS_ACR1281U.txt"},
+        {"title": "AusweisApp supported-readers.json (ACR1281U listed for the German eID card)", "url": "https://github.com/Governikus/AusweisApp/blob/master/resources/updatable-files/supported-readers.json"}
+      ],
+      "status": "untested",
+      "testedWith": null,
+      "notes": "USB 072F:2224."
+    },
+    {
+      "id": "acs-acr122u",
+      "vendor": "Advanced Card Systems (ACS)",
+      "model": "ACR122U",
+      "match": ["ACS ACR122*"],
+      "extendedLength": false,
+      "maxCommandSize": 261,
+      "maxResponseSize": 258,
+      "quirks": [
+        {
+          "id": "short-apdu-only",
+          "description": "The CCID descriptor declares short APDU level exchange only (dwFeatures 0x00020040) with dwMaxCCIDMessageLength 271: extended-length APDUs cannot be sent.",
+          "workaround": "Read in short chunks (at most 223 plaintext bytes per READ BINARY with AES secure messaging, 231 with 3DES); the reader module does this when capabilities say short only. Prefer an extended-length reader for kiosks: a full read needs many more round trips."
+        }
+      ],
+      "sources": [
+        {"title": "CCID driver, reader descriptor readers/ACR122U_PICC.txt (dwFeatures 0x00020040: short APDU level)", "url": "https://github.com/LudovicRousseau/CCID/blob/master/readers/ACR122U_PICC.txt"},
+        {"title": "CCID driver supported readers list", "url": "https://ccid.apdu.fr/ccid/supported.html"}
+      ],
+      "status": "untested",
+      "testedWith": null,
+      "notes": "USB 072F:2200, PC/SC name 'ACS ACR122U PICC Interface' (libccid Info.plist)."
+    },
+    {
+      "id": "hid-omnikey-5022",
+      "vendor": "HID Global",
+      "model": "OMNIKEY 5022 CL",
+      "match": ["*OMNIKEY 5022*"],
+      "extendedLength": true,
+      "maxCommandSize": null,
+      "maxResponseSize": null,
+      "quirks": [
+        {
+          "id": "ccid-message-520",
+          "description": "dwMaxCCIDMessageLength is 520 bytes: libccid carries longer extended APDUs as chained CCID blocks.",
+          "workaround": "None needed."
+        }
+      ],
+      "sources": [
+        {"title": "CCID driver, reader descriptor readers/HID_Global_OMNIKEY_5022_Smart_Card_Reader.txt (dwFeatures 0x000404BA: short and extended APDU level)", "url": "https://github.com/LudovicRousseau/CCID/blob/master/readers/HID_Global_OMNIKEY_5022_Smart_Card_Reader.txt"},
+        {"title": "AusweisApp supported-readers.json (OMNIKEY 5022-CL listed)", "url": "https://github.com/Governikus/AusweisApp/blob/master/resources/updatable-files/supported-readers.json"}
+      ],
+      "status": "untested",
+      "testedWith": null,
+      "notes": "USB 076B:5022."
+    },
+    {
+      "id": "hid-omnikey-5422",
+      "vendor": "HID Global",
+      "model": "OMNIKEY 5422 (dual interface)",
+      "match": ["*OMNIKEY 5422*"],
+      "extendedLength": null,
+      "maxCommandSize": null,
+      "maxResponseSize": null,
+      "quirks": [
+        {
+          "id": "dual-interface",
+          "description": "Contact and contactless interfaces appear as separate PC/SC readers; the contactless one carries '5422CL' in its interface name on other platforms.",
+          "workaround": "Select the contactless reader explicitly with --reader."
+        },
+        {
+          "id": "descriptor-not-reviewed",
+          "description": "Its CCID descriptor was not reviewed for this profile, so extended-length support is left to the driver's dwMaxAPDUDataSize (or the reader module's probe). AusweisApp lists the reader for the German eID card, whose readers must carry extended APDUs (BSI TR-03119).",
+          "workaround": "Capture a trace and fill in extendedLength (hardware/README.md)."
+        }
+      ],
+      "sources": [
+        {"title": "libccid Info.plist (Debian libccid 1.5.2): 'HID Global OMNIKEY 5422 Smartcard Reader', USB 076B:5422", "url": "/usr/lib/pcsc/drivers/ifd-ccid.bundle/Contents/Info.plist"},
+        {"title": "AusweisApp supported-readers.json (OMNIKEY 5422 listed)", "url": "https://github.com/Governikus/AusweisApp/blob/master/resources/updatable-files/supported-readers.json"}
+      ],
+      "status": "untested",
+      "testedWith": null,
+      "notes": null
+    },
+    {
+      "id": "hid-omnikey-5427",
+      "vendor": "HID Global",
+      "model": "OMNIKEY 5427 CK",
+      "match": ["*OMNIKEY 5427*"],
+      "extendedLength": true,
+      "maxCommandSize": null,
+      "maxResponseSize": null,
+      "quirks": [
+        {
+          "id": "keyboard-wedge-mode",
+          "description": "The 5427 CK can run as a keyboard wedge instead of a CCID reader; in that mode pcscd does not see it.",
+          "workaround": "Configure it for CCID mode with HID's configuration tool before use."
+        }
+      ],
+      "sources": [
+        {"title": "CCID driver, reader descriptor readers/HID_OMNIKEY_5427_CK.txt (dwFeatures 0x000404BA: short and extended APDU level, dwMaxCCIDMessageLength 520)", "url": "https://github.com/LudovicRousseau/CCID/blob/master/readers/HID_OMNIKEY_5427_CK.txt"},
+        {"title": "CCID driver supported readers list", "url": "https://ccid.apdu.fr/ccid/supported.html"}
+      ],
+      "status": "untested",
+      "testedWith": null,
+      "notes": "USB 076B:5427, PC/SC name 'HID OMNIKEY 5427 CK' (libccid Info.plist)."
+    },
+    {
+      "id": "identiv-utrust-3700f",
+      "vendor": "Identiv",
+      "model": "uTrust 3700 F",
+      "match": ["Identiv* 3700 F*"],
+      "extendedLength": true,
+      "maxCommandSize": null,
+      "maxResponseSize": null,
+      "quirks": [],
+      "sources": [
+        {"title": "CCID driver, reader descriptor readers/Identiv_uTrust_3700_F_CL_Reader.txt (dwFeatures 0x000404BE: short and extended APDU level, dwMaxCCIDMessageLength 1034)", "url": "https://github.com/LudovicRousseau/CCID/blob/master/readers/Identiv_uTrust_3700_F_CL_Reader.txt"},
+        {"title": "AusweisApp supported-readers.json (Identiv 3700 F listed)", "url": "https://github.com/Governikus/AusweisApp/blob/master/resources/updatable-files/supported-readers.json"}
+      ],
+      "status": "untested",
+      "testedWith": null,
+      "notes": "USB 04E6:5790."
+    },
+    {
+      "id": "identiv-utrust-4701f",
+      "vendor": "Identiv",
+      "model": "uTrust 4701 F (contactless interface)",
+      "match": ["*uTrust 4701 F*CL Reader*", "Identiv*4701 F*Contactless*"],
+      "extendedLength": true,
+      "maxCommandSize": null,
+      "maxResponseSize": null,
+      "quirks": [
+        {
+          "id": "dual-interface",
+          "description": "Two CCID interfaces: the contact reader (TPDU level, dwMaxCCIDMessageLength 271) and the contactless reader (extended APDU level, 1034).",
+          "workaround": "Select the reader whose name contains 'CL Reader'."
+        }
+      ],
+      "sources": [
+        {"title": "CCID driver, reader descriptor readers/Identiv_Identiv_uTrust_4701_F_Dual_Interface_Reader.txt", "url": "https://github.com/LudovicRousseau/CCID/blob/master/readers/Identiv_Identiv_uTrust_4701_F_Dual_Interface_Reader.txt"},
+        {"title": "AusweisApp supported-readers.json (Identiv 4701 F listed)", "url": "https://github.com/Governikus/AusweisApp/blob/master/resources/updatable-files/supported-readers.json"}
+      ],
+      "status": "untested",
+      "testedWith": null,
+      "notes": "USB 04E6:5724."
+    },
+    {
+      "id": "reinersct-cyberjack-rfid",
+      "vendor": "REINER SCT",
+      "model": "cyberJack RFID (basis / standard / komfort)",
+      "match": ["REINER SCT cyberJack RFID*"],
+      "extendedLength": true,
+      "maxCommandSize": null,
+      "maxResponseSize": null,
+      "quirks": [
+        {
+          "id": "small-ccid-messages",
+          "description": "The basis model's descriptor has dwMaxCCIDMessageLength 266: under libccid extended APDUs travel as many small chained CCID blocks.",
+          "workaround": "REINER SCT publishes its own Linux driver (libifd-cyberjack); AusweisApp points Linux users to it. With libccid, expect more USB transfers per APDU."
+        },
+        {
+          "id": "models-differ",
+          "description": "Only the basis model's descriptor was reviewed; standard and komfort (USB 0C4B:0500 / 0501) use the vendor driver and may report other limits.",
+          "workaround": "Let the driver's dwMaxAPDUDataSize decide; record what a trace shows."
+        }
+      ],
+      "sources": [
+        {"title": "CCID driver, reader descriptor readers/ReinerSCT_cyberJack_RFID_basis.txt (dwFeatures 0x000404B0: short and extended APDU level)", "url": "https://github.com/LudovicRousseau/CCID/blob/master/readers/ReinerSCT_cyberJack_RFID_basis.txt"},
+        {"title": "AusweisApp supported-readers.json (cyberJack RFID basis/standard/komfort and their driver links)", "url": "https://github.com/Governikus/AusweisApp/blob/master/resources/updatable-files/supported-readers.json"}
+      ],
+      "status": "untested",
+      "testedWith": null,
+      "notes": "USB 0C4B:9102 (basis)."
+    },
+    {
+      "id": "feitian-r502",
+      "vendor": "Feitian",
+      "model": "R502 (contactless interface)",
+      "match": ["*R502*Contactless*", "Feitian R502 CL*"],
+      "extendedLength": true,
+      "maxCommandSize": null,
+      "maxResponseSize": null,
+      "quirks": [
+        {
+          "id": "tpdu-ifsd-61",
+          "description": "The contactless interface works at TPDU level (T=1 only) with dwMaxIFSD 61: libccid splits every APDU into T=1 blocks of at most 61 bytes. Extended APDUs work (libccid reports dwMaxAPDUDataSize 65536 for TPDU readers) but each large chunk costs several blocks.",
+          "workaround": "None needed for correctness; if reads are slow, compare chunk sizes in a trace."
+        },
+        {
+          "id": "several-interfaces",
+          "description": "The R502 shows a contactless, a contact and SAM readers.",
+          "workaround": "Select the reader whose name contains 'Contactless'."
+        }
+      ],
+      "sources": [
+        {"title": "CCID driver, reader descriptor readers/Feitian_R502.txt (contactless interface dwFeatures 0x000104B8: TPDU level, dwMaxIFSD 61)", "url": "https://github.com/LudovicRousseau/CCID/blob/master/readers/Feitian_R502.txt"},
+        {"title": "CCID driver src/ifdhandler.c: dwMaxAPDUDataSize = 0x10000 for TPDU and extended-APDU readers, else 0", "url": "https://github.com/LudovicRousseau/CCID/blob/master/src/ifdhandler.c"}
+      ],
+      "status": "untested",
+      "testedWith": null,
+      "notes": "USB 096E:060D."
     }
   ]
 }

@@ -8,11 +8,15 @@ public struct ReaderProfile: Codable, Hashable, Sendable {
         public var id: String
         public var description: String
         public var workaround: String?
+        public init(id: String, description: String, workaround: String?) {
+            self.id = id; self.description = description; self.workaround = workaround
+        }
     }
 
     public struct Source: Codable, Hashable, Sendable {
         public var title: String
         public var url: String
+        public init(title: String, url: String) { self.title = title; self.url = url }
     }
 
     /// A stable identifier, e.g. "acs-acr1252u".
@@ -35,6 +39,15 @@ public struct ReaderProfile: Codable, Hashable, Sendable {
     /// What the test used (firmware, driver version, date), when tested.
     public var testedWith: String?
     public var notes: String?
+
+    public init(id: String, vendor: String, model: String, match: [String], extendedLength: Bool?,
+                maxCommandSize: Int?, maxResponseSize: Int?, quirks: [Quirk], sources: [Source],
+                status: String, testedWith: String?, notes: String?) {
+        self.id = id; self.vendor = vendor; self.model = model; self.match = match
+        self.extendedLength = extendedLength; self.maxCommandSize = maxCommandSize
+        self.maxResponseSize = maxResponseSize; self.quirks = quirks; self.sources = sources
+        self.status = status; self.testedWith = testedWith; self.notes = notes
+    }
 
     public var isTested: Bool { status == "tested" }
 
@@ -112,6 +125,9 @@ public struct ReaderProfiles: Hashable, Sendable {
     }
 
     /// The profiles compiled into the binary (a copy of hardware/readers.json).
+    /// The JSON text compiled into the binary (hardware/readers.json when it was last embedded).
+    public static var builtInJSON: String { embeddedReadersJSON }
+
     public static let builtIn: ReaderProfiles = {
         do {
             return try ReaderProfiles(json: Data(embeddedReadersJSON.utf8), path: "<built-in>")

@@ -1,0 +1,241 @@
+internal import CPCSCLite
+internal import CPCSCLiteShims
+public import ISO7816
+import Dispatch
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A `CardTransport` over a PC/SC reader (pcsc-lite): one card connection, with its own context
+/// and its own dedicated thread for the blocking calls.
+///
+/// - Connects with T=1 preferred and T=0 as fallback, shared or exclusive.
+/// - Transmits short and extended APDUs as they are encoded (`CommandAPDU.bytes`). On T=0 it
+///   performs the ISO/IEC 7816-3 §12.2 / 7816-4 §5.3.4 transport rules: '61xx' → GET RESPONSE
+///   with Le = xx (repeated, data concatenated), '6Cxx' → the same command re-issued with Le = xx.
+/// - Every pcsc-lite failure becomes a `TransportError` naming the call (see `PCSCReturnCode`).
+/// - `reconnect(reset:timeout:)` waits (bounded) for the card to be presented again, then
+///   `SCardReconnect`s (or connects afresh when the old handle cannot be revived).
+/// - Task cancellation: waits end through `SCardCancel`; an APDU already sent completes (a
+///   transmit cannot be aborted half-way), a cancelled task's next transmit fails with `.cancelled`.
+public final class PCSCCardTransport: CardTransport {
+    public let name: String
+    public let shareMode: PCSCShareMode
+
+    private let box: ContextBox
+    /// Touched only on `box.thread`.
+    private let link: Link
+
+    private struct Snapshot {
+        var atr: [UInt8]
+        var proto: PCSCProtocol
+        var report: ReaderCapabilityReport
+        var statistics = TransportStatistics()
+    }
+    private let snapshot: Mutex<Snapshot>
+
+    /// The card handle and receive buffer; only the context's thread touches them.
+    private final class Link: @unchecked Sendable {
+        var handle: SCARDHANDLE
+        var proto: PCSCProtocol
+        var connected = true
+        var buffer = [UInt8](repeating: 0, count: Int(emrtd_pcsc_max_buffer_size_extended()))
+        init(handle: SCARDHANDLE, proto: PCSCProtocol) {
+            self.handle = handle
+            self.proto = proto
+        }
+    }
+
+    private init(name: String, share: PCSCShareMode, box: ContextBox, link: Link, atr: [UInt8], report: ReaderCapabilityReport) {
+        self.name = name
+        self.shareMode = share
+        self.box = box
+        self.link = link
+        self.snapshot = Mutex(Snapshot(atr: atr, proto: link.proto, report: report))
+    }
+
+    deinit {
+        let link = self.link
+        box.thread.submit {
+            if link.connected { _ = SCardDisconnect(link.handle, PCSCConst.leaveCard) }
+            link.connected = false
+        }
+    }
+
+    /// Connects to the card on `reader` (exact PC/SC name). Fails with `.noReader` when the reader
+    /// does not exist, `.noCard` when no card is on it, `.sharingViolation` when another
+    /// application holds it exclusively. Reads the reader's capabilities on the way.
+    public static func connect(reader: String, share: PCSCShareMode = .shared,
+                               profiles: ReaderProfiles = .builtIn) async throws -> PCSCCardTransport {
+        let box = try await ContextBox.establish(threadName: "pcsc-card")
+        let (link, atr, props) = try await box.run { ctx, _ in
+            let (handle, proto) = try connectSync(ctx, reader: reader, share: share)
+            let link = Link(handle: handle, proto: proto)
+            do {
+                let atr = try statusATRSync(handle)
+                return (link, atr, readReaderPropertiesSync(handle))
+            } catch {
+                _ = SCardDisconnect(handle, PCSCConst.leaveCard)
+                link.connected = false
+                throw error
+            }
+        }
+        let report = ReaderCapabilityReport(readerName: reader, properties: props, profile: profiles.profile(forReader: reader))
+        return PCSCCardTransport(name: reader, share: share, box: box, link: link, atr: atr, report: report)
+    }
+
+    /// The protocol of the current connection.
+    public var activeProtocol: PCSCProtocol { snapshot.withLock { $0.proto } }
+
+    /// The capabilities and how they were learnt.
+    public var capabilityReport: ReaderCapabilityReport { snapshot.withLock { $0.report } }
+
+    public var capabilities: TransportCapabilities { snapshot.withLock { $0.report.capabilities } }
+
+    public var atr: [UInt8] { snapshot.withLock { $0.atr } }
+
+    public var statistics: TransportStatistics { snapshot.withLock { $0.statistics } }
+
+    public func resetStatistics() { snapshot.withLock { $0.statistics = TransportStatistics() } }
+
+    public func transmit(_ command: CommandAPDU) async throws -> ResponseAPDU {
+        if Task.isCancelled { throw TransportError(.cancelled, function: "SCardTransmit", "the read was cancelled") }
+        let link = self.link
+        let start = DispatchTime.now().uptimeNanoseconds
+        let reader = name
+        let (response, sent, received): (ResponseAPDU, Int, Int) = try await box.run { ctx, cancel in
+            do {
+                return try Self.exchange(link, command)
+            } catch let error as TransportError where error.kind == .protocolError || error.kind == .other {
+                // A failed exchange is often the card leaving the field; say so when it did.
+                throw Self.removalDiagnosis(ctx, reader: reader, cancel: cancel) ?? error
+            }
+        }
+        let ns = DispatchTime.now().uptimeNanoseconds &- start
+        snapshot.withLock { s in
+            s.statistics.apdus += 1
+            s.statistics.bytesSent += sent
+            s.statistics.bytesReceived += received
+            s.statistics.apdusByInstruction[command.ins, default: 0] += 1
+            s.statistics.nanoseconds += ns
+        }
+        return response
+    }
+
+    /// One raw `SCardTransmit`.
+    private static func rawTransmit(_ link: Link, _ bytes: [UInt8]) throws(TransportError) -> [UInt8] {
+        guard link.connected else {
+            throw TransportError(.cardRemoved, function: "SCardTransmit", "not connected to a card (reconnect first)")
+        }
+        let pci = link.proto == .t1 ? emrtd_pcsc_pci_t1() : emrtd_pcsc_pci_t0()
+        var received = DWORD(link.buffer.count)
+        let handle = link.handle
+        let rc = PCSCReturnCode(returned: bytes.withUnsafeBufferPointer { c in
+            link.buffer.withUnsafeMutableBufferPointer { r in
+                SCardTransmit(handle, pci, c.baseAddress, DWORD(c.count), nil, r.baseAddress, &received)
+            }
+        })
+        try rc.check("SCardTransmit")
+        return Array(link.buffer.prefix(Int(received)))
+    }
+
+    /// After a failed exchange: whether the card has left the reader (pcscd notices within its
+    /// polling interval, so look for up to a second). Returns the `.cardRemoved` error if so.
+    private static func removalDiagnosis(_ ctx: SCARDCONTEXT, reader: String, cancel: CancelFlag) -> TransportError? {
+        for attempt in 0..<10 {
+            if attempt > 0 { usleep(100_000) }
+            guard let raw = try? getStatusChangeSync(ctx, readers: [reader], current: [0], timeoutMilliseconds: 0, cancel: cancel),
+                  let state = raw.first.map({ PCSCReaderState(reader: reader, raw: $0) }) else { return nil }
+            if !state.flags.contains(.present) {
+                return TransportError(.cardRemoved, function: "SCardTransmit",
+                                      "the card was removed from the reader during the exchange")
+            }
+        }
+        return nil
+    }
+
+    /// A command and its response, with the T=0 GET RESPONSE / re-issue rules applied.
+    /// Returns the response and the bytes sent/received on the link.
+    private static func exchange(_ link: Link, _ command: CommandAPDU) throws(TransportError) -> (ResponseAPDU, Int, Int) {
+        var sent = 0, received = 0
+        func once(_ c: CommandAPDU) throws(TransportError) -> ResponseAPDU {
+            let bytes = c.bytes
+            let r = try rawTransmit(link, bytes)
+            sent += bytes.count
+            received += r.count
+            guard let response = try? ResponseAPDU(bytes: r) else {
+                throw TransportError(.protocolError, function: "SCardTransmit",
+                                     "the card answered \(r.count) byte(s), without a status word")
+            }
+            return response
+        }
+        var response = try once(command)
+        guard link.proto == .t0 else { return (response, sent, received) }
+        // 6Cxx: wrong Le; re-issue with the exact length (once).
+        if response.statusWord.isWrongLe {
+            var again = command
+            let sw2 = Int(response.statusWord.sw2)
+            again.ne = sw2 == 0 ? 256 : sw2
+            response = try once(again)
+        }
+        // 61xx: more data; GET RESPONSE until done (bounded: 64 KiB of 256-byte chunks).
+        var data = response.data
+        var rounds = 0
+        while response.statusWord.isMoreDataAvailable {
+            rounds += 1
+            guard rounds <= 257 else {
+                throw TransportError(.protocolError, function: "SCardTransmit", "the card kept answering 61xx to GET RESPONSE")
+            }
+            let sw2 = Int(response.statusWord.sw2)
+            var getResponse = CommandAPDU.getResponse(ne: sw2 == 0 ? 256 : sw2)
+            getResponse.cla = command.cla & 0x03 // keep the logical channel
+            response = try once(getResponse)
+            data += response.data
+        }
+        return (ResponseAPDU(data: data, statusWord: response.statusWord), sent, received)
+    }
+
+    /// Waits at most `timeout` seconds for a card on this reader, then reconnects to it
+    /// (`SCardReconnect`, or a fresh `SCardConnect` when the handle cannot be revived).
+    /// `reset`: cold/warm reset the card (drops any secure-messaging session).
+    /// Throws `.timeout` when no card came, `.cancelled` when the task was cancelled.
+    public func reconnect(reset: Bool, timeout: Double) async throws {
+        let link = self.link
+        let reader = name
+        let share = shareMode
+        let (atr, proto): ([UInt8], PCSCProtocol) = try await box.run { ctx, cancel in
+            _ = try waitForCardSync(ctx, reader: reader, timeout: timeout, cancel: cancel)
+            if link.connected {
+                if let proto = try? reconnectSync(link.handle, share: share, reset: reset),
+                   let atr = try? statusATRSync(link.handle) {
+                    link.proto = proto
+                    return (atr, proto)
+                }
+                _ = SCardDisconnect(link.handle, PCSCConst.leaveCard)
+                link.connected = false
+            }
+            let (handle, proto) = try connectSync(ctx, reader: reader, share: share)
+            link.handle = handle
+            link.proto = proto
+            link.connected = true
+            if reset { _ = try? reconnectSync(handle, share: share, reset: true) }
+            return (try statusATRSync(handle), link.proto)
+        }
+        snapshot.withLock {
+            $0.atr = atr
+            $0.proto = proto
+        }
+    }
+
+    /// Ends the connection (`SCardDisconnect`), leaving the card as it is or resetting / powering it down.
+    public func disconnect(resetCard: Bool = false) async throws {
+        let link = self.link
+        try await box.run { _, _ in
+            guard link.connected else { return }
+            link.connected = false
+            try PCSCReturnCode(returned: SCardDisconnect(link.handle, resetCard ? PCSCConst.resetCard : PCSCConst.leaveCard))
+                .check("SCardDisconnect")
+        }
+    }
+}

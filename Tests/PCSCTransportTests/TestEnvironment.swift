@@ -1,0 +1,112 @@
+import Foundation
+import Glibc
+import ISO7816
+import PCSCTransport
+
+/// The real PC/SC stack for the integration tests: pcscd (found running, or started here as a
+/// child with `--foreground --auto-exit`) with vsmartcard's vpcd driver, whose first slot
+/// "Virtual PCD 00 00" listens on localhost:35963.
+///
+/// When something is missing the integration suite is skipped, and `reason` says why (it is
+/// printed and shown as the skip comment: never a silent skip).
+enum PCSCTestEnvironment {
+    static let readerName = "Virtual PCD 00 00"
+    static let vpcdPort: UInt16 = 35963
+    static let pcscdPath = "/usr/sbin/pcscd"
+    static let vpcdDriver = "/usr/lib/pcsc/drivers/serial/libifdvpcd.so"
+    static let socketPath = "/run/pcscd/pcscd.comm"
+
+    /// nil when the stack is usable; else why not.
+    static let unavailableReason: String? = {
+        let reason = prepare()
+        if let reason {
+            FileHandle.standardError.write(Data("PCSCTransportTests: SKIPPING the pcscd/vpcd integration tests: \(reason)\n".utf8))
+        }
+        return reason
+    }()
+
+    static var isAvailable: Bool { unavailableReason == nil }
+
+    private static func prepare() -> String? {
+        if ProcessInfo.processInfo.environment["EMRTD_SKIP_PCSCD_TESTS"] != nil {
+            return "EMRTD_SKIP_PCSCD_TESTS is set"
+        }
+        guard FileManager.default.fileExists(atPath: vpcdDriver) else {
+            return "the vpcd driver (\(vpcdDriver), Debian package vsmartcard-vpcd) is not installed"
+        }
+        if !pcscdAnswers() {
+            guard FileManager.default.isExecutableFile(atPath: pcscdPath) else {
+                return "pcscd is not running and \(pcscdPath) (Debian package pcscd) is not installed"
+            }
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: pcscdPath)
+            p.arguments = ["--foreground", "--auto-exit"]
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            do { try p.run() } catch { return "could not start \(pcscdPath): \(error)" }
+            FileHandle.standardError.write(Data("PCSCTransportTests: started pcscd (pid \(p.processIdentifier)) for the integration tests\n".utf8))
+            var waited = 0
+            while !pcscdAnswers() {
+                if waited >= 50 || !p.isRunning { return "pcscd did not come up (is another pcscd holding \(socketPath)? are you allowed to run it?)" }
+                usleep(100_000)
+                waited += 1
+            }
+            child = p
+            atexit { PCSCTestEnvironment.child?.terminate() }
+        }
+        return nil
+    }
+
+    nonisolated(unsafe) static var child: Process?
+
+    /// Whether something accepts connections on pcscd's socket.
+    static func pcscdAnswers() -> Bool {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        let path = Array(socketPath.utf8CString)
+        withUnsafeMutableBytes(of: &addr.sun_path) { dst in
+            for (i, c) in path.enumerated() where i < dst.count { dst[i] = UInt8(bitPattern: c) }
+        }
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        return rc == 0
+    }
+}
+
+struct TimedOut: Error, CustomStringConvertible {
+    let what: String
+    let seconds: Double
+    var description: String { "timed out after \(seconds) s: \(what)" }
+}
+
+/// Runs `operation`, failing with `TimedOut` after `seconds` (the operation is cancelled, which
+/// for PC/SC waits means SCardCancel). Every wait in the integration tests is bounded by this.
+func withTimeout<T: Sendable>(_ seconds: Double, _ what: String,
+                              _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await operation() }
+        group.addTask {
+            try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else {
+            throw TimedOut(what: what, seconds: seconds)
+        }
+        return value
+    }
+}
+
+/// Polls `condition` every 50 ms for at most `seconds`.
+func eventually(_ seconds: Double, _ condition: @Sendable () async -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    while ContinuousClock.now < deadline {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(50))
+    }
+    return await condition()
+}

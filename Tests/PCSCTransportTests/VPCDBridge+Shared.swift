@@ -1,0 +1,1 @@
+../../Sources/VirtualChip/VPCD/VPCDBridge.swift

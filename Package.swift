@@ -83,7 +83,7 @@ let package = Package(
                     dependencies: ["MRTDReader", "VirtualChip", "MRTDTrust", "MRTDAccessControl", "MRTDDocument",
                                    "ISO7816", "MRTDTestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "PCSCTransportTests", dependencies: ["PCSCTransport", "ISO7816", "MRTDTestSupport"],
+        .testTarget(name: "PCSCTransportTests", dependencies: ["PCSCTransport", "ISO7816", "VirtualChip", "MRTDTestSupport"],
                     swiftSettings: strict + [.unsafeFlags(["-Xcc", "-I/usr/include/PCSC"])]),
         .testTarget(name: "VirtualChipTests",
                     dependencies: ["VirtualChip", "MRTDSecureMessaging", "MRTDCrypto", "MRTDDocument", "ISO7816",

@@ -1,6 +1,7 @@
 import Foundation
 import ISO7816
 import PCSCTransport
+import VirtualChip
 import Synchronization
 import Testing
 

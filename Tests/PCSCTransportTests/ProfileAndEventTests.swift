@@ -2,6 +2,7 @@ import Foundation
 import ISO7816
 import MRTDTestSupport
 import PCSCTransport
+import VirtualChip
 import Testing
 
 struct ReaderProfileTests {

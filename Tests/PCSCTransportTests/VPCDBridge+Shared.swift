@@ -1,1 +1,0 @@
-../../Sources/VirtualChip/VPCD/VPCDBridge.swift

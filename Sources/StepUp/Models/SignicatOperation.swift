@@ -169,7 +169,10 @@ public struct SignicatOperation: Codable, Hashable, Sendable {
 
     /// The checked endpoint URL (call after `requireReadyForProofing()`).
     public func endpointURL() throws -> URL {
-        guard let url else { try requireReadyForProofing(); preconditionFailure("unreachable") }
+        guard let url else {
+            throw StepUpError(.notReadyForProofing, step: .validateOperation, field: "url",
+                              expected: "an https URL", reason: "the operation object has no `url`", missingFields: ["url"])
+        }
         return try URLPolicy.validate(url, field: "url", step: .validateOperation)
     }
 

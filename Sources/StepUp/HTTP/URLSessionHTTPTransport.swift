@@ -33,7 +33,9 @@ public final class URLSessionHTTPTransport: HTTPTransport, @unchecked Sendable {
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         var r = URLRequest(url: request.url)
         r.httpMethod = request.method
-        r.timeoutInterval = request.timeout
+        // FoundationNetworking truncates sub-second intervals to whole seconds (0 fires at once):
+        // give URLSession a whole number of seconds ≥ 1; the deadline below is exact.
+        r.timeoutInterval = max(1, request.timeout.rounded(.up))
         for (k, v) in request.headers { r.setValue(v, forHTTPHeaderField: k) }
         r.httpBody = request.body
         let urlRequest = r

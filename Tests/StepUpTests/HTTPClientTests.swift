@@ -185,6 +185,8 @@ import Testing
         Failure(name: "timeout", behaviors: [.hang(seconds: 10)], code: .timeout, status: nil, traceId: nil, attempts: 1, sleeps: []),
         Failure(name: "non-JSON 200 body", behaviors: [.text(200, "<html>maintenance</html>")], code: .nonJSONResponse,
                 status: 200, traceId: nil, attempts: 1, sleeps: []),
+        Failure(name: "redirect is not followed", behaviors: [.respond(status: 302, headers: ["Location": "/elsewhere"], body: Data())],
+                code: .httpUnexpectedStatus, status: 302, traceId: nil, attempts: 1, sleeps: []),
         Failure(name: "connection closed without answer", behaviors: [.drop], code: .transportFailure, status: nil,
                 traceId: nil, attempts: 1, sleeps: []),
     ]
@@ -204,6 +206,7 @@ import Testing
         #expect(e?.traceId == f.traceId)
         #expect(e?.isRemote == true)
         #expect(s.requests(to: "/reuseid/step-up").count == f.attempts)
+        #expect(s.requests(to: "/elsewhere").isEmpty)
         #expect(rec.sleeps == f.sleeps)
         if f.traceId != nil {
             #expect(e?.remoteError?.traceId == f.traceId)

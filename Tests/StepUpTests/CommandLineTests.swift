@@ -274,6 +274,14 @@ import Testing
                                chipReader: FakeChipReader(.failure(FakeAccessDenied())))
         #expect(denied.code == 4)
         #expect(denied.rec.stderr.contains("access control failed"))
+        struct Leaky: StepUpExitCoded {
+            var stepUpExitCode: Int32 { 3 }
+            var stepUpReason: String { "upload to ReadID with token \(Seeds.token) failed" }
+        }
+        let leaky = await run(["run", "-"], stdin: Seeds.postContext(Seeds.readIDOperation()),
+                              chipReader: FakeChipReader(.failure(Leaky())))
+        #expect(leaky.code == 3)
+        expectNoSecret(leaky.rec.everything, [Seeds.token])
         let none = await run(["run", "-"], stdin: Seeds.postContext(Seeds.readIDOperation()), chipReader: nil)
         #expect(none.code == 3)
         #expect(none.json?["error"]?["code"] == .string("chip-read-failed"))

@@ -98,6 +98,48 @@ import Testing
         expectNoSecret((e?.description ?? "") + rec.everything, [wrong, s.clientSecret])
     }
 
+    static let tokenFailures: [Failure] = [
+        Failure(name: "token 500", behaviors: [.text(500, "boom", contentType: "text/plain")], code: .httpServerError,
+                status: 500, traceId: nil, attempts: 1, sleeps: []),
+        Failure(name: "token 403 with Signicat error", behaviors: [.signicatError(403, code: "forbidden", title: "Forbidden", traceId: "tk-403")],
+                code: .httpForbidden, status: 403, traceId: "tk-403", attempts: 1, sleeps: []),
+        Failure(name: "token 429 then success", behaviors: [.signicatError(429, code: "rate", title: "Too Many", traceId: "tk-429",
+                                                                           headers: ["Retry-After": "1"])],
+                code: .httpRateLimited, status: nil, traceId: nil, attempts: 2, sleeps: [1]),
+        Failure(name: "token non-JSON", behaviors: [.text(200, "<html/>")], code: .nonJSONResponse, status: 200, traceId: nil,
+                attempts: 1, sleeps: []),
+        Failure(name: "token without access_token", behaviors: [.json(200, #"{"token_type": "Bearer", "expires_in": 600}"#)],
+                code: .invalidResponse, status: 200, traceId: nil, attempts: 1, sleeps: []),
+        Failure(name: "token of another type", behaviors: [.json(200, #"{"access_token": "at_mac-type-token", "token_type": "MAC"}"#)],
+                code: .invalidResponse, status: 200, traceId: nil, attempts: 1, sleeps: []),
+        Failure(name: "token timeout", behaviors: [.hang(seconds: 10)], code: .timeout, status: nil, traceId: nil,
+                attempts: 1, sleeps: []),
+    ]
+
+    @Test(.timeLimit(.minutes(1)), arguments: tokenFailures)
+    func tokenEndpointFailure(_ f: Failure) async throws {
+        let s = try StandInServer()
+        defer { s.stop() }
+        for b in f.behaviors { s.script("/auth/open/connect/token", b) }
+        let rec = Recorder()
+        let client = tokens(s, rec, timeout: 0.5)
+        do {
+            let t = try await client.accessToken()
+            // only the "then success" case may succeed, after its retry
+            #expect(f.status == nil && f.attempts == 2, "unexpected success")
+            #expect(t.reveal() == s.issuedTokens.last)
+        } catch let e as StepUpError {
+            #expect(e.code == f.code, "\(e)")
+            #expect(e.step == .accessToken)
+            #expect(e.httpStatus == f.status)
+            #expect(e.traceId == f.traceId)
+            expectNoSecret(e.description, s.allSecrets + ["at_mac-type-token"])
+        }
+        #expect(s.requests(to: "/auth/open/connect/token").count == f.attempts)
+        #expect(rec.sleeps == f.sleeps)
+        expectNoSecret(rec.everything, s.allSecrets)
+    }
+
     // MARK: start step-up
 
     @Test func startStepUpSendsDefaultProviderAndBearer() async throws {

@@ -202,10 +202,11 @@ struct Invocation {
         return StepUpExitCode.forError(e)
     }
 
-    func fail(_ e: any StepUpExitCoded) -> Int32 {
-        io.stderr("emrtd stepup: error [chip-read] \(e.stepUpReason)")
+    func fail(_ e: any StepUpExitCoded, redactor: Redactor) -> Int32 {
+        let reason = redactor.redact(e.stepUpReason)
+        io.stderr("emrtd stepup: error [chip-read] \(reason)")
         printJSON(.object(["error": .object(["code": .string("chip-read"), "step": .string("chip-read"),
-                                             "reason": .string(e.stepUpReason)])]))
+                                             "reason": .string(reason)])]))
         return e.stepUpExitCode
     }
 
@@ -432,9 +433,11 @@ struct Invocation {
         case .success(let d): data = d
         case .failure(let m): return usageError(m)
         }
+        var tokenRedactor = Redactor()
         do {
             let decoded = try StepUpInput.parse(data)
             let op = decoded.operation
+            if let token = op.token { tokenRedactor.add(token) }
             try op.requireReadyForProofing()
             var binding = ProcessBinding.none
             if bind {
@@ -446,7 +449,6 @@ struct Invocation {
                 binding = .processId(sha256: sha256)
             }
             let endpoint = try resultURL.map { try URLPolicy.validate($0, field: "resultURL", step: .configuration) }
-            let tokenRedactor = Redactor(secrets: op.token.map { [$0] } ?? [])
             let runner = StepUpRunner(http: httpClient(timeout: timeout, verbose: verbose, extraRedactor: tokenRedactor),
                                       chipReader: chipReader, binding: binding, resultEndpoint: endpoint)
             switch try await runner.run(op, readerArguments: forwarded) {
@@ -468,7 +470,7 @@ struct Invocation {
         } catch let e as StepUpError {
             return fail(e)
         } catch let e as any StepUpExitCoded {
-            return fail(e)
+            return fail(e, redactor: tokenRedactor)
         } catch {
             return fail(StepUpError(.chipReadFailed, step: .chipRead,
                                     reason: "failed (\(String(describing: type(of: error))))"))

@@ -1,0 +1,112 @@
+import Foundation
+
+/// VideoID's answer to `POST <url>/videoid.request` (STEPUP.md §1.4, [doc]):
+/// `{"id": "87a819bd-…", "authorization": "<authorisationToken>"}`. Unknown fields are ignored.
+public struct VideoIDAuthorizationResponse: Codable, Hashable, Sendable {
+    public var id: String?
+    public var authorization: SecretString?
+
+    public init(id: String?, authorization: SecretString?) {
+        self.id = id
+        self.authorization = authorization
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let r = try FieldReader(decoder, step: .videoIDRequest)
+        id = try r.optional(String.self, "id", expected: "a string")
+        authorization = try r.optional(SecretString.self, "authorization", expected: "a string")
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: AnyKey.self)
+        try c.encodeIfPresent(id, forKey: AnyKey("id"))
+        try c.encodeIfPresent(authorization, forKey: AnyKey("authorization"))
+    }
+}
+
+/// The body of `videoid.request` [doc]: `{"process": "Unattended"}` — the SDK's name for the
+/// *substantial* process.
+public struct VideoIDAuthorizationRequest: Codable, Hashable, Sendable {
+    public var process: String
+    public init(process: String = "Unattended") { self.process = process }
+}
+
+/// What the VideoID SDK is started with (STEPUP.md §1.4, [doc]): the operation's `url`, the
+/// `authorization` from `videoid.request` (not the step-up token), and the optional `docType`,
+/// `docTypes` and `idDefault` (= `defaultId`). On a kiosk the glue's job ends here.
+///
+/// `authorization` is the one credential the glue prints (on stdout, as the launch data) because
+/// whatever runs VideoID needs it; it never goes to a log or an error.
+public struct VideoIDLaunchData: Codable, Hashable, Sendable {
+    public var url: String
+    public var authorization: SecretString
+    public var docType: Int?
+    public var docTypes: [Int]?
+    public var idDefault: Int?
+
+    public init(url: String, authorization: SecretString, docType: Int? = nil, docTypes: [Int]? = nil,
+                idDefault: Int? = nil) {
+        self.url = url
+        self.authorization = authorization
+        self.docType = docType
+        self.docTypes = docTypes
+        self.idDefault = idDefault
+    }
+}
+
+/// Performs the VideoID authorisation of a step-up.
+public struct VideoIDClient: Sendable {
+    /// The path appended to the operation's `url` [doc].
+    public static let requestPath = "videoid.request"
+
+    public var http: StepUpHTTPClient
+
+    public init(http: StepUpHTTPClient) { self.http = http }
+
+    /// `POST <url>/videoid.request` with `Authorization: Bearer <token>` and `{"process": "Unattended"}`
+    /// → launch data. Requires a VideoID operation that is ready for proofing.
+    public func authorize(_ operation: SignicatOperation) async throws -> VideoIDLaunchData {
+        guard operation.provider.kind == .videoID else {
+            throw StepUpError(.unknownProvider, step: .videoIDRequest, field: "provider",
+                              expected: "signicatvideoid or videoid",
+                              reason: "provider \"\(operation.provider.rawValue)\" is not VideoID")
+        }
+        try operation.requireReadyForProofing()
+        let base = try operation.endpointURL()
+        guard let token = operation.token else {
+            throw StepUpError(.notReadyForProofing, step: .videoIDRequest, field: "token", reason: "no token",
+                              missingFields: ["token"])
+        }
+        let redactor = Redactor(secrets: [token])
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let request = HTTPRequest(method: "POST", url: URLPolicy.join(base, Self.requestPath),
+                                  headers: ["Authorization": "Bearer " + token.reveal(),
+                                            "Content-Type": "application/json", "Accept": "application/json"],
+                                  body: try encoder.encode(VideoIDAuthorizationRequest()))
+        let (json, response) = try await http.sendForJSON(request, step: .videoIDRequest, redactor: redactor)
+        guard case .object = json else {
+            throw StepUpError(.invalidResponse, step: .videoIDRequest, expected: "a JSON object {id, authorization}",
+                              reason: "videoid.request answered JSON \(json.typeName)",
+                              httpStatus: response.status, traceId: response.traceId)
+        }
+        let answer: VideoIDAuthorizationResponse
+        do {
+            answer = try JSONDecoder().decode(VideoIDAuthorizationResponse.self, from: response.body)
+        } catch let e as StepUpError {
+            var e = e
+            e.httpStatus = response.status
+            e.traceId = response.traceId
+            throw e
+        }
+        guard let authorization = answer.authorization, !authorization.isEmpty else {
+            throw StepUpError(.missingAuthorization, step: .videoIDRequest, field: "authorization",
+                              expected: "a non-empty authorisation token",
+                              reason: "videoid.request answered without `authorization`",
+                              httpStatus: response.status, traceId: response.traceId)
+        }
+        let o = operation.videoidProviderOptions
+        return VideoIDLaunchData(url: operation.url ?? base.absoluteString, authorization: authorization,
+                                 docType: o?.docType, docTypes: o?.docTypes, idDefault: o?.defaultId)
+    }
+}

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Where the command writes: the report to stdout, progress and errors to stderr.
 public enum Console {

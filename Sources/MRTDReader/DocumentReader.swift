@@ -255,7 +255,6 @@ struct ReadRun {
             var probe = FileReader(useSFI: true, chunk: ChunkPolicy(fixed: 65536, extended: true))
             do {
                 let outcome = try await probe.read(&p, channel: .plain(metered), selected: &selected)
-                p.apdus = 0
                 switch outcome {
                 case .complete:
                     chipExtended = true

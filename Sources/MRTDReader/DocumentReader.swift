@@ -270,7 +270,8 @@ struct ReadRun {
                 default:
                     chipExtended = false
                 }
-            } catch is TransportError {
+            } catch let e as TransportError where e.kind == .protocolError || e.kind == .other {
+                // The reader path choked on the extended APDU: use short APDUs from now on.
                 chipExtended = false
                 try await metered.reconnect(reset: true, timeout: options.representTimeout)
             }

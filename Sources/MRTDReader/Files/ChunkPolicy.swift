@@ -60,16 +60,14 @@ public struct ChunkPolicy: Sendable, Hashable {
         }
         if sw == .wrongLength {
             let next: Int
-            if current > 256 { next = 223 } else if current > 223 { next = 223 } else if current > 128 { next = 128 } else { next = max(1, current / 2) }
+            // never below 64: a chip that refuses 64-byte reads is broken, not picky
+            if current > 223 { next = 223 } else if current > 128 { next = 128 } else { next = max(64, current / 2) }
             guard next < current else { return false }
             current = next
             return true
         }
-        if sw.isSuccess && got > 0 && got < asked {
-            // the chip returns less than asked: that is its limit
-            current = got
-            return false
-        }
+        // A chip that returns fewer bytes than asked (9000) is simply followed at the new offset: asking
+        // for more costs nothing, so the chunk is not reduced.
         return false
     }
 }

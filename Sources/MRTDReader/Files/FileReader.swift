@@ -57,7 +57,9 @@ public struct FileReader: Sendable {
 
         while !partial.isComplete {
             let offset = partial.bytes.count
-            let remaining = partial.totalLength.map { $0 - offset }
+            let odd = offset > 0x7FFF
+            // odd INS: the answer is DO'53' around the data, and Ne counts its header (up to 4 bytes)
+            let remaining = partial.totalLength.map { $0 - offset + (odd ? 4 : 0) }
             let ne = chunk.ne(remaining: remaining)
             let command: CommandAPDU
             if !selected && !sfiRefused && offset <= 0xFF {
@@ -73,7 +75,7 @@ public struct FileReader: Sendable {
                     default: return .failed(r.statusWord)
                     }
                 }
-                command = offset <= 0x7FFF ? .readBinary(offset: offset, ne: ne) : .readBinaryOdd(offset: offset, ne: ne)
+                command = odd ? .readBinaryOdd(offset: offset, ne: ne) : .readBinary(offset: offset, ne: ne)
             }
             var cmd = command
             if chunk.needsExtended(ne) { cmd.forceExtended = true }
@@ -111,16 +113,10 @@ public struct FileReader: Sendable {
                 }
                 let room = partial.totalLength! - partial.bytes.count
                 partial.bytes += data.prefix(room)
-                if sw == .success { _ = chunk.stepDown(after: sw, asked: ne, got: data.count) }
                 if sw == .endOfFileReached && !partial.isComplete {
                     return .failed(sw)
                 }
             case .fileNotFound:
-                if !sfiRefused && !selected && command.p1 & 0x80 != 0 {
-                    // some chips answer 6A82 for an SFI they do not map: retry with SELECT
-                    sfiRefused = true
-                    continue
-                }
                 return .notFound
             case .securityStatusNotSatisfied:
                 return .accessDenied

@@ -91,7 +91,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "StepUpTests", dependencies: ["StepUp", "MRTDReader", "VirtualChip", "MRTDTestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "EMRTDCLITests", dependencies: ["EMRTDCLI", "MRTDTestSupport"], swiftSettings: strict),
+        .testTarget(name: "EMRTDCLITests", dependencies: ["EMRTDCLI", "emrtd", "MRTDTestSupport"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -19,6 +19,8 @@ public struct SignedDataBuilder: Sendable {
 
     public var eContentType: ObjectIdentifier
     public var eContent: [UInt8]
+    /// Digest of the SignerInfo (messageDigest and the signed-attributes hash). Equal to the signature
+    /// algorithm's hash by default, as RFC 5754 §3 and OpenSSL expect.
     public var digestAlgorithm: HashAlgorithm
     public var signatureAlgorithm: GeneratorSignatureAlgorithm
     public var signerCertificate: CertificateInfo
@@ -28,11 +30,12 @@ public struct SignedDataBuilder: Sendable {
     /// nil leaves signingTime out.
     public var signingTime: ASN1Time?
 
-    public init(eContentType: ObjectIdentifier, eContent: [UInt8], digestAlgorithm: HashAlgorithm = .sha256,
+    public init(eContentType: ObjectIdentifier, eContent: [UInt8], digestAlgorithm: HashAlgorithm? = nil,
                 signatureAlgorithm: GeneratorSignatureAlgorithm, signerCertificate: CertificateInfo,
                 embeddedCertificates: [[UInt8]]? = nil, signerIdentification: SignerIdentification = .issuerAndSerialNumber,
                 signingTime: ASN1Time?) {
-        self.eContentType = eContentType; self.eContent = eContent; self.digestAlgorithm = digestAlgorithm
+        self.eContentType = eContentType; self.eContent = eContent
+        self.digestAlgorithm = digestAlgorithm ?? signatureAlgorithm.hash
         self.signatureAlgorithm = signatureAlgorithm; self.signerCertificate = signerCertificate
         self.embeddedCertificates = embeddedCertificates ?? [signerCertificate.der]
         self.signerIdentification = signerIdentification; self.signingTime = signingTime

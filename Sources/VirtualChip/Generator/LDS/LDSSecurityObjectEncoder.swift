@@ -38,13 +38,14 @@ public enum LDSSecurityObjectEncoder {
         return out
     }
 
-    /// The complete EF.SOD: `77 L` around the signed ContentInfo.
-    public static func sod(securityObject: [UInt8], hashAlgorithm: HashAlgorithm, signer: SignerMaterial,
+    /// The complete EF.SOD: `77 L` around the signed ContentInfo. The CMS digest follows the signer's signature
+    /// algorithm (the data-group hash inside the security object may differ).
+    public static func sod(securityObject: [UInt8], signer: SignerMaterial,
                            signingTime: ASN1Time?,
                            signerIdentification: SignedDataBuilder.SignerIdentification = .issuerAndSerialNumber)
         throws(GeneratorError) -> [UInt8] {
         let cms = try SignedDataBuilder(
-            eContentType: CMSContentType.ldsSecurityObject, eContent: securityObject, digestAlgorithm: hashAlgorithm,
+            eContentType: CMSContentType.ldsSecurityObject, eContent: securityObject,
             signatureAlgorithm: signer.signatureAlgorithm, signerCertificate: signer.certificate,
             signerIdentification: signerIdentification, signingTime: signingTime).build(signerKey: signer.privateKey)
         return TLVWriter.encode(0x77, cms)

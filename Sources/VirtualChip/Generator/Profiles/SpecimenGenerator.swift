@@ -183,8 +183,7 @@ public enum SpecimenGenerator {
         if forgery == .dataGroupMissingFromSOD { hashes[11] = nil }
         let securityObject = LDSSecurityObjectEncoder.encode(hashes: hashes, hashAlgorithm: options.dataGroupHash,
                                                              versionInfo: options.ldsVersionInfo)
-        files[.sod] = try LDSSecurityObjectEncoder.sod(securityObject: securityObject, hashAlgorithm: options.dataGroupHash,
-                                                       signer: ds.signer, signingTime: signingTime,
+        files[.sod] = try LDSSecurityObjectEncoder.sod(securityObject: securityObject, signer: ds.signer, signingTime: signingTime,
                                                        signerIdentification: options.signerIdentification)
 
         // 5. EF.CardAccess and EF.CardSecurity (ICAO 9303-11 §9.2, BSI TR-03110-3 §A.1.2).
@@ -202,7 +201,7 @@ public enum SpecimenGenerator {
             }
             files[.cardSecurity] = try SignedDataBuilder(
                 eContentType: CMSContentType.securityObject, eContent: SecurityInfoEncoder.securityInfos(csInfos),
-                digestAlgorithm: options.dataGroupHash, signatureAlgorithm: ds.algorithm.signatureAlgorithm,
+                signatureAlgorithm: ds.algorithm.signatureAlgorithm,
                 signerCertificate: ds.info, signerIdentification: options.signerIdentification,
                 signingTime: signingTime).build(signerKey: ds.privateKey)
         }

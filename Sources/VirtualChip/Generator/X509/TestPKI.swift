@@ -36,10 +36,13 @@ public enum PKIAlgorithm: String, Sendable, Hashable, CaseIterable, Codable {
 
 /// Process-wide cache of generated keys so that repeated profiles (tests, `emrtd demo`) do not pay for key
 /// generation again. Keys are identified by a slot name; the same slot always yields the same key in a process.
+/// Issued certificates are cached the same way (by issuer, role and options), so two documents generated with the
+/// same PKI options carry byte-identical certificates. Use another `TestPKIOptions.keyTag` for a distinct PKI.
 public final class GeneratorKeyCache: @unchecked Sendable {
     public static let shared = GeneratorKeyCache()
     private let lock = NSLock()
     private var keys: [String: PrivateKey] = [:]
+    private var certificates: [String: IssuedCertificate] = [:]
 
     public init() {}
 
@@ -59,6 +62,18 @@ public final class GeneratorKeyCache: @unchecked Sendable {
         if let existing = keys[id] { return existing }
         keys[id] = k
         return k
+    }
+
+    /// The certificate `id`, made on first use (so that repeated profiles share byte-identical certificates).
+    func certificate(id: String, make: () throws(GeneratorError) -> IssuedCertificate) throws(GeneratorError) -> IssuedCertificate {
+        lock.lock()
+        if let c = certificates[id] { lock.unlock(); return c }
+        lock.unlock()
+        let c = try make()
+        lock.lock(); defer { lock.unlock() }
+        if let existing = certificates[id] { return existing }
+        certificates[id] = c
+        return c
     }
 
     /// A key type.
@@ -146,6 +161,13 @@ public struct TestPKI: Sendable {
     /// keyCertSign + cRLSign, SKI = AKI).
     public static func makeCSCA(options: TestPKIOptions, commonName: String? = nil,
                                 cache: GeneratorKeyCache = .shared) throws(GeneratorError) -> IssuedCertificate {
+        try cache.certificate(id: "csca|\(commonName ?? "")|\(options)") { () throws(GeneratorError) -> IssuedCertificate in
+            try makeCSCAUncached(options: options, commonName: commonName, cache: cache)
+        }
+    }
+
+    static func makeCSCAUncached(options: TestPKIOptions, commonName: String?,
+                                 cache: GeneratorKeyCache) throws(GeneratorError) -> IssuedCertificate {
         let key = try cache.key(slot: "\(options.keyTag)/csca/\(options.country)", algorithm: options.cscaAlgorithm.keySpec)
         let name = DistinguishedName(country: options.country, organization: options.organization,
                                      organizationalUnit: "Country Signing CA",
@@ -176,6 +198,16 @@ public struct TestPKI: Sendable {
     public static func issue(by issuer: IssuedCertificate, options: TestPKIOptions, role: Role, slot: String? = nil,
                              notBefore: ASN1Time? = nil, notAfter: ASN1Time? = nil,
                              cache: GeneratorKeyCache = .shared) throws(GeneratorError) -> IssuedCertificate {
+        let id = "\(role)|\(slot ?? "")|\(String(describing: notBefore))|\(String(describing: notAfter))|\(issuer.info.serialNumber)|\(options)"
+        return try cache.certificate(id: id) { () throws(GeneratorError) -> IssuedCertificate in
+            try issueUncached(by: issuer, options: options, role: role, slot: slot, notBefore: notBefore,
+                              notAfter: notAfter, cache: cache)
+        }
+    }
+
+    static func issueUncached(by issuer: IssuedCertificate, options: TestPKIOptions, role: Role, slot: String?,
+                              notBefore: ASN1Time?, notAfter: ASN1Time?,
+                              cache: GeneratorKeyCache) throws(GeneratorError) -> IssuedCertificate {
         let algorithm = role == .documentSigner ? options.documentSignerAlgorithm : options.cscaAlgorithm
         let key = try cache.key(slot: slot ?? "\(options.keyTag)/\(role.rawValue)/\(options.country)", algorithm: algorithm.keySpec)
         let nb = notBefore ?? options.documentSignerNotBefore

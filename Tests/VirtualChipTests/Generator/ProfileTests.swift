@@ -254,3 +254,35 @@ struct ProfileTests {
         }
     }
 }
+
+@Suite("Generator: options")
+struct GeneratorOptionTests {
+    @Test func securityObjectOptionsApply() throws {
+        var options = GeneratorOptions(dataGroupHash: .sha512, ldsVersionInfo: .init(), signerIdentification: .subjectKeyIdentifier)
+        options.pki = TestPKIOptions(cscaAlgorithm: .rsaPSS, documentSignerAlgorithm: .rsaPSS, keyTag: "options-test")
+        let doc = try SpecimenGenerator.generate(named: "bac", options: options)
+        let view = DocumentView(doc: doc)
+        let sod = try view.sod
+        let lso = try TLVParser.parse(sod.eContent, rules: .der)
+        #expect(try lso.child(at: 0).integerValue() == 1)
+        #expect(try lso.child(at: 1).child(at: 0).objectIdentifierValue() == "2.16.840.1.101.3.4.2.3")
+        #expect(try lso.child(at: 3).child(at: 1).stringValue() == "040000")
+        #expect(try view.sodHashes[1] == HashAlgorithm.sha512.hash(doc.profile.files[.dg1]!))
+        #expect(sod.signerInfo.children[1].tag == 0x80) // [0] subjectKeyIdentifier
+        #expect(try sod.signerInfo.child(at: 4).child(at: 0).objectIdentifierValue() == "1.2.840.113549.1.1.10")
+        if let (r, _) = try OpenSSL.cmsVerify(try TLVParser.parse(doc.profile.files[.sod]!, rules: .der).valueBytes,
+                                              ca: doc.cscaCertificate) {
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        #expect(!String(describing: doc).contains(doc.profile.can) || doc.profile.can.isEmpty)
+        #expect(!String(describing: Specimen.utopiaPassport).contains("L898902C3"))
+    }
+
+    @Test func bulkCSCAsAreDistinctAndFast() throws {
+        let start = ContinuousClock.now
+        let cscas = try TestPKI.makeCSCAs(count: 50)
+        #expect(ContinuousClock.now - start < .seconds(5))
+        #expect(Set(cscas.map(\.der)).count == 50)
+        #expect(Set(cscas.compactMap(\.info.subjectKeyIdentifier)).count == 50)
+    }
+}

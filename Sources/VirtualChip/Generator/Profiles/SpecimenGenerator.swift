@@ -271,21 +271,23 @@ public enum SpecimenGenerator {
 }
 
 /// Process-wide cache of DH key pairs for Chip Authentication.
-final class DHKeyCache: @unchecked Sendable {
+final class DHKeyCache: Sendable {
     static let shared = DHKeyCache()
-    private let lock = NSLockShim()
-    private var pairs: [String: (privateKey: SecretBytes, publicKey: [UInt8])] = [:]
+    private let pairs = LockedCache<(privateKey: SecretBytes, publicKey: [UInt8])>()
 
     func key(slot: String, group: DHGroup) throws(GeneratorError) -> (privateKey: SecretBytes, publicKey: [UInt8]) {
         let id = "\(slot)#\(group.primeSize)"
-        if let p = lock.withLock({ pairs[id] }) { return p }
+        if let p = pairs.value(id) { return p }
         let pair = try withCrypto("dh.generate") { () throws(CryptoError) -> (privateKey: SecretBytes, publicKey: [UInt8]) in
             try group.generateKeyPair(random: SystemRandom())
         }
-        return lock.withLock {
-            if let existing = pairs[id] { return existing }
-            pairs[id] = pair
-            return pair
-        }
+        return pairs.insert(id, pair)
+    }
+}
+
+extension GeneratedDocument: CustomStringConvertible {
+    /// Names the profile only: no MRZ, CAN or key material.
+    public var description: String {
+        "GeneratedDocument(\(profile.name), \(profile.files.count) files\(forgery.map { ", forgery \($0.rawValue)" } ?? ""))"
     }
 }

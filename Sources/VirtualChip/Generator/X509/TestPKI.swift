@@ -1,6 +1,5 @@
 public import ASN1TLV
 public import MRTDCrypto
-import Foundation
 
 /// Key type and signature scheme of a generated CA or signer.
 public enum PKIAlgorithm: String, Sendable, Hashable, CaseIterable, Codable {
@@ -38,42 +37,30 @@ public enum PKIAlgorithm: String, Sendable, Hashable, CaseIterable, Codable {
 /// generation again. Keys are identified by a slot name; the same slot always yields the same key in a process.
 /// Issued certificates are cached the same way (by issuer, role and options), so two documents generated with the
 /// same PKI options carry byte-identical certificates. Use another `TestPKIOptions.keyTag` for a distinct PKI.
-public final class GeneratorKeyCache: @unchecked Sendable {
+public final class GeneratorKeyCache: Sendable {
     public static let shared = GeneratorKeyCache()
-    private let lock = NSLock()
-    private var keys: [String: PrivateKey] = [:]
-    private var certificates: [String: IssuedCertificate] = [:]
+    private let keys = LockedCache<PrivateKey>()
+    private let certificates = LockedCache<IssuedCertificate>()
 
     public init() {}
 
-    /// The key of `slot`, generated on first use. `rsaBits` applies to RSA slots.
+    /// The key of `slot`, generated on first use.
     public func key(slot: String, algorithm: KeySpec) throws(GeneratorError) -> PrivateKey {
         let id = "\(slot)#\(algorithm.cacheName)"
-        lock.lock()
-        if let k = keys[id] { lock.unlock(); return k }
-        lock.unlock()
+        if let k = keys.value(id) { return k }
         let k: PrivateKey = try withCrypto("key.generate") { () throws(CryptoError) -> PrivateKey in
             switch algorithm {
             case .rsa(let bits): return try PrivateKey.generateRSA(bits: bits)
             case .ec(let curve): return try PrivateKey.generateEC(curve: ECCurve(named: curve))
             }
         }
-        lock.lock(); defer { lock.unlock() }
-        if let existing = keys[id] { return existing }
-        keys[id] = k
-        return k
+        return keys.insert(id, k)
     }
 
     /// The certificate `id`, made on first use (so that repeated profiles share byte-identical certificates).
     func certificate(id: String, make: () throws(GeneratorError) -> IssuedCertificate) throws(GeneratorError) -> IssuedCertificate {
-        lock.lock()
-        if let c = certificates[id] { lock.unlock(); return c }
-        lock.unlock()
-        let c = try make()
-        lock.lock(); defer { lock.unlock() }
-        if let existing = certificates[id] { return existing }
-        certificates[id] = c
-        return c
+        if let c = certificates.value(id) { return c }
+        return certificates.insert(id, try make())
     }
 
     /// A key type.
@@ -96,8 +83,9 @@ extension PKIAlgorithm {
     }
 }
 
-/// A generated certificate with its private key.
-public struct IssuedCertificate: Sendable {
+/// A generated certificate with its private key. `description` names the subject only.
+public struct IssuedCertificate: Sendable, CustomStringConvertible {
+    public var description: String { "IssuedCertificate(\(name.commonName), \(algorithm.rawValue))" }
     public var info: CertificateInfo
     public var privateKey: PrivateKey
     public var algorithm: PKIAlgorithm
@@ -255,6 +243,21 @@ public struct TestPKI: Sendable {
                                     signerKey: masterListSigner.privateKey,
                                     signatureAlgorithm: masterListSigner.algorithm.signatureAlgorithm,
                                     extraCertificates: [csca.der], signingTime: signingTime)
+    }
+
+    /// `count` distinct self-signed CSCAs (fresh keys, one per index) for master-list and trust-store tests.
+    /// Countries cycle through `countries`; each CSCA's common name carries its index.
+    public static func makeCSCAs(count: Int, countries: [String] = ["UTO", "DE", "NL", "FR", "AT", "BE"],
+                                 algorithm: PKIAlgorithm = .ecdsaP256, keyTag: String = "bulk",
+                                 cache: GeneratorKeyCache = .shared) throws(GeneratorError) -> [IssuedCertificate] {
+        var out: [IssuedCertificate] = []
+        out.reserveCapacity(count)
+        for i in 0..<count {
+            let options = TestPKIOptions(country: countries[i % countries.count], cscaAlgorithm: algorithm,
+                                         documentSignerAlgorithm: algorithm, keyTag: "\(keyTag)/\(i)")
+            out.append(try makeCSCA(options: options, commonName: "CSCA \(options.country) Test \(i)", cache: cache))
+        }
+        return out
     }
 
     /// A positive 8-octet serial number.

@@ -2,7 +2,7 @@ public import ASN1TLV
 public import MRTDCrypto
 
 /// Builds a CMS SignedData (RFC 5652 §5) with one signer, as used by EF.SOD (ICAO 9303-10 §4.6.2),
-/// EF.CardSecurity (BSI TR-03110-3 §A.1.2.2) and ICAO master lists (ICAO 9303-12 §8):
+/// EF.CardSecurity (BSI TR-03110-3 §A.1.2) and ICAO master lists (ICAO 9303-12 §8):
 /// ```
 /// ContentInfo ::= SEQUENCE { contentType id-signedData (1.2.840.113549.1.7.2), content [0] EXPLICIT SignedData }
 /// SignedData ::= SEQUENCE { version CMSVersion, digestAlgorithms SET OF DigestAlgorithmIdentifier,
@@ -104,6 +104,6 @@ public enum CMSContentType {
     public static let ldsSecurityObject: ObjectIdentifier = "2.23.136.1.1.1"
     /// ICAO 9303-12 §8.1: id-icao-cscaMasterList.
     public static let cscaMasterList: ObjectIdentifier = "2.23.136.1.1.2"
-    /// BSI TR-03110-3 §A.1.2.2 (ICAO 9303-11 §9.2.2): id-SecurityObject, bsi-de applications(3) eID(2) 1.
+    /// BSI TR-03110-3 §A.1.2 (EF.CardSecurity), ICAO 9303-11 §9.2: id-SecurityObject, bsi-de applications(3) eID(2) 1.
     public static let securityObject: ObjectIdentifier = "0.4.0.127.0.7.3.2.1"
 }

@@ -234,7 +234,7 @@ public enum SpecimenGenerator {
         }
     }
 
-    /// The chip's static CA key and its SubjectPublicKeyInfo for DG14 (ICAO 9303-11 §9.2.6).
+    /// The chip's static CA key and its SubjectPublicKeyInfo for DG14 (ICAO 9303-11 §9.2).
     static func chipAuthenticationKey(_ ca: ProfileSpec.ChipAuthentication, slot: String,
                                       cache: GeneratorKeyCache) throws(GeneratorError) -> (ChipAuthenticationKey, [UInt8]) {
         switch ca.group {

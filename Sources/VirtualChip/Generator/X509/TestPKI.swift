@@ -111,7 +111,7 @@ public struct TestPKIOptions: Sendable, Hashable {
     public var documentSignerNotAfter: ASN1Time
     /// Key cache slot prefix: PKIs with different tags get different keys.
     public var keyTag: String
-    /// Add privateKeyUsagePeriod and documentTypeList extensions (ICAO 9303-12 §7.1.1.3).
+    /// Add privateKeyUsagePeriod and documentTypeList extensions (ICAO 9303-12 §7).
     public var icaoExtensions: Bool
 
     public init(country: String = "UTO", organization: String = "Utopia Passport Office",
@@ -145,7 +145,7 @@ public struct TestPKI: Sendable {
         return TestPKI(options: options, csca: csca, documentSigner: ds, masterListSigner: mls)
     }
 
-    /// A self-signed CSCA certificate (ICAO 9303-12 §7.1.1: basicConstraints cA TRUE pathLen 0, keyUsage
+    /// A self-signed CSCA certificate (ICAO 9303-12 §7: basicConstraints cA TRUE pathLen 0, keyUsage
     /// keyCertSign + cRLSign, SKI = AKI).
     public static func makeCSCA(options: TestPKIOptions, commonName: String? = nil,
                                 cache: GeneratorKeyCache = .shared) throws(GeneratorError) -> IssuedCertificate {
@@ -181,7 +181,7 @@ public struct TestPKI: Sendable {
 
     public enum Role: String, Sendable { case documentSigner, masterListSigner }
 
-    /// A certificate issued by `issuer`: a document signer (ICAO 9303-12 §7.1.1: keyUsage digitalSignature,
+    /// A certificate issued by `issuer`: a document signer (ICAO 9303-12 §7: keyUsage digitalSignature,
     /// no basicConstraints, documentTypeList) or a master-list signer (extKeyUsage id-icao-cscaMasterListSigningKey).
     public static func issue(by issuer: IssuedCertificate, options: TestPKIOptions, role: Role, slot: String? = nil,
                              notBefore: ASN1Time? = nil, notAfter: ASN1Time? = nil,
@@ -225,7 +225,7 @@ public struct TestPKI: Sendable {
         return IssuedCertificate(info: try CertificateInfo(der: der), privateKey: key, algorithm: algorithm, name: name)
     }
 
-    /// A CRL issued by the CSCA listing `revoked` certificates (RFC 5280 §5, ICAO 9303-12 §7.1.4).
+    /// A CRL issued by the CSCA listing `revoked` certificates (RFC 5280 §5, ICAO 9303-12 §7).
     public func crl(revoking revoked: [CertificateInfo] = [],
                     thisUpdate: ASN1Time = ASN1Time(year: 2026, month: 1, day: 1),
                     nextUpdate: ASN1Time = ASN1Time(year: 2036, month: 1, day: 1)) throws(GeneratorError) -> [UInt8] {

@@ -102,7 +102,7 @@ func retagged(_ tlv: [UInt8], _ tag: UInt8) -> [UInt8] {
 public enum CMSContentType {
     /// ICAO 9303-10 §4.6.2.1: id-icao-mrtd-security-ldsSecurityObject.
     public static let ldsSecurityObject: ObjectIdentifier = "2.23.136.1.1.1"
-    /// ICAO 9303-12 §8.1: id-icao-cscaMasterList.
+    /// ICAO 9303-12 §8: id-icao-cscaMasterList.
     public static let cscaMasterList: ObjectIdentifier = "2.23.136.1.1.2"
     /// BSI TR-03110-3 §A.1.2 (EF.CardSecurity), ICAO 9303-11 §9.2: id-SecurityObject, bsi-de applications(3) eID(2) 1.
     public static let securityObject: ObjectIdentifier = "0.4.0.127.0.7.3.2.1"

@@ -38,14 +38,16 @@ public enum LDSSecurityObjectEncoder {
         return out
     }
 
-    /// The complete EF.SOD: `77 L` around the signed ContentInfo. The CMS digest follows the signer's signature
-    /// algorithm (the data-group hash inside the security object may differ).
-    public static func sod(securityObject: [UInt8], signer: SignerMaterial,
+    /// The complete EF.SOD: `77 L` around the signed ContentInfo.
+    /// - Parameter hashAlgorithm: the CMS digest (messageDigest and SignerInfo digestAlgorithm); nil = the hash of
+    ///   the signer's signature algorithm, which OpenSSL requires. The data-group hash inside the security object
+    ///   is independent of it.
+    public static func sod(securityObject: [UInt8], hashAlgorithm: HashAlgorithm? = nil, signer: SignerMaterial,
                            signingTime: ASN1Time?,
                            signerIdentification: SignedDataBuilder.SignerIdentification = .issuerAndSerialNumber)
         throws(GeneratorError) -> [UInt8] {
         let cms = try SignedDataBuilder(
-            eContentType: CMSContentType.ldsSecurityObject, eContent: securityObject,
+            eContentType: CMSContentType.ldsSecurityObject, eContent: securityObject, digestAlgorithm: hashAlgorithm,
             signatureAlgorithm: signer.signatureAlgorithm, signerCertificate: signer.certificate,
             signerIdentification: signerIdentification, signingTime: signingTime).build(signerKey: signer.privateKey)
         return TLVWriter.encode(0x77, cms)

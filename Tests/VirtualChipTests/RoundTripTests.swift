@@ -26,7 +26,11 @@ struct PACEConfiguration: Sendable, CustomTestStringConvertible {
         .init(mapping: 1, cipher: 1, parameterId: 0, password: .mrz),    // GM-DH 1024 3DES
         .init(mapping: 1, cipher: 2, parameterId: 2, password: .can),    // GM-DH 2048/256 AES-128
         .init(mapping: 4, cipher: 2, parameterId: 13, password: .mrz),   // IM-ECDH
+        .init(mapping: 4, cipher: 4, parameterId: 12, password: .can),   // IM-ECDH P-256 AES-256 (l = 256)
+        .init(mapping: 4, cipher: 1, parameterId: 13, password: .mrz),   // IM-ECDH 3DES (k = l = 128)
         .init(mapping: 3, cipher: 2, parameterId: 0, password: .can),    // IM-DH
+        .init(mapping: 3, cipher: 3, parameterId: 1, password: .mrz),    // IM-DH 2048/224 AES-192 (k_i truncated)
+        .init(mapping: 2, cipher: 1, parameterId: 8, password: .mrz),    // GM-ECDH P-192 3DES
         .init(mapping: 6, cipher: 2, parameterId: 12, password: .mrz),   // CAM P-256 AES-128
     ]
 }

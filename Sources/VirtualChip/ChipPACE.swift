@@ -71,7 +71,10 @@ extension ChipEngine {
             throw .wrongData
         }
         if info.mapping == .chipAuthenticationECDH {
-            guard case .ecdh? = profile.keys.chipAuthentication?.agreement, info.cipher != .tripleDES else {
+            // CAM needs the static CA key on the PACE curve and AES (§4.4.3.5.4).
+            guard case .ec(let curve) = domain, case .ecdh(let caCurve, _, _)? = profile.keys.chipAuthentication?.agreement,
+                  caCurve.p == curve.p, caCurve.order == curve.order, caCurve.generator == curve.generator,
+                  info.cipher != .tripleDES else {
                 throw .wrongData
             }
         }

@@ -121,6 +121,20 @@ struct PACEConfiguration: Sendable, CustomTestStringConvertible {
         #expect(mse(strict, base + TLVWriter.encode(0x84, [13])) == .success)
     }
 
+    /// PACE-CAM needs the chip's static CA key on the PACE curve: otherwise MSE:Set AT is refused (6A80).
+    @Test func camNeedsMatchingKey() throws {
+        let cam = TestProfiles.paceOID(mapping: 6, cipher: 2)
+        let data = TLVWriter.encode(0x80, ASN1TLV.ObjectIdentifier(cam)!.encodedValue) + TLVWriter.encode(0x83, [0x01])
+        let (p256Key, _) = try Self.camKey(parameterId: 12)
+        for (parameterId, expected) in [(12, StatusWord.success), (13, .wrongData)] {
+            let chip = VirtualChip(profile: TestProfiles.profile(cardAccess: TestProfiles.cardAccess([(cam, parameterId)]),
+                                                                 keys: ChipKeys(chipAuthentication: p256Key)))
+            #expect(chip.send(.manageSecurityEnvironment(p1: 0xC1, p2: 0xA4, data: data)).statusWord == expected)
+        }
+        let noKey = VirtualChip(profile: TestProfiles.profile(cardAccess: TestProfiles.cardAccess([(cam, 12)])))
+        #expect(noKey.send(.manageSecurityEnvironment(p1: 0xC1, p2: 0xA4, data: data)).statusWord == .wrongData)
+    }
+
     /// After PACE, a second PACE (plain MSE) ends the first session and works.
     @Test func paceTwice() throws {
         let oid = TestProfiles.paceOID(mapping: 2, cipher: 2)

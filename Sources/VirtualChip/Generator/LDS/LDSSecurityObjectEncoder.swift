@@ -1,0 +1,63 @@
+public import MRTDCrypto
+public import MRTDDocument
+public import ASN1TLV
+
+/// ICAO 9303-10 §4.6.2.2 / Appendix D.1 LDS security object and the EF.SOD container:
+/// ```
+/// LDSSecurityObject ::= SEQUENCE { version LDSSecurityObjectVersion (v0 | v1), hashAlgorithm DigestAlgorithmIdentifier,
+///   dataGroupHashValues SEQUENCE SIZE (2..ub-DataGroups) OF DataGroupHash, ldsVersionInfo LDSVersionInfo OPTIONAL }
+/// DataGroupHash ::= SEQUENCE { dataGroupNumber DataGroupNumber, dataGroupHashValue OCTET STRING }
+/// LDSVersionInfo ::= SEQUENCE { ldsVersion PrintableString, unicodeVersion PrintableString }   -- v1 only
+/// ```
+/// EF.SOD is `77 L ContentInfo` (ICAO 9303-10 §4.6.2).
+public enum LDSSecurityObjectEncoder {
+    /// LDS version and Unicode version for an LDSSecurityObject v1 ("0108", "040000").
+    public struct VersionInfo: Sendable, Hashable {
+        public var ldsVersion: String
+        public var unicodeVersion: String
+        public init(ldsVersion: String = "0108", unicodeVersion: String = "040000") {
+            self.ldsVersion = ldsVersion; self.unicodeVersion = unicodeVersion
+        }
+    }
+
+    /// DER LDSSecurityObject over the given data group hashes (in data group order).
+    public static func encode(hashes: [Int: [UInt8]], hashAlgorithm: HashAlgorithm,
+                              versionInfo: VersionInfo? = nil) -> [UInt8] {
+        let entries = hashes.keys.sorted().map { DER.sequence(DER.integer($0), DER.octetString(hashes[$0]!)) }
+        var parts = [DER.integer(versionInfo == nil ? 0 : 1), digestAlgorithmIdentifier(hashAlgorithm), DER.sequence(entries)]
+        if let v = versionInfo {
+            parts.append(DER.sequence(DER.printableString(v.ldsVersion), DER.printableString(v.unicodeVersion)))
+        }
+        return DER.sequence(parts)
+    }
+
+    /// Hashes each data group file (bytes as stored) with `hashAlgorithm`.
+    public static func hashes(of files: [LDSFile: [UInt8]], hashAlgorithm: HashAlgorithm) -> [Int: [UInt8]] {
+        var out: [Int: [UInt8]] = [:]
+        for (file, bytes) in files { if let n = file.dataGroupNumber { out[n] = hashAlgorithm.hash(bytes) } }
+        return out
+    }
+
+    /// The complete EF.SOD: `77 L` around the signed ContentInfo. The CMS digest follows the signer's signature
+    /// algorithm (the data-group hash inside the security object may differ).
+    public static func sod(securityObject: [UInt8], signer: SignerMaterial,
+                           signingTime: ASN1Time?,
+                           signerIdentification: SignedDataBuilder.SignerIdentification = .issuerAndSerialNumber)
+        throws(GeneratorError) -> [UInt8] {
+        let cms = try SignedDataBuilder(
+            eContentType: CMSContentType.ldsSecurityObject, eContent: securityObject,
+            signatureAlgorithm: signer.signatureAlgorithm, signerCertificate: signer.certificate,
+            signerIdentification: signerIdentification, signingTime: signingTime).build(signerKey: signer.privateKey)
+        return TLVWriter.encode(0x77, cms)
+    }
+}
+
+/// A signing key with its certificate and the algorithm it signs with.
+public struct SignerMaterial: Sendable {
+    public var certificate: CertificateInfo
+    public var privateKey: PrivateKey
+    public var signatureAlgorithm: GeneratorSignatureAlgorithm
+    public init(certificate: CertificateInfo, privateKey: PrivateKey, signatureAlgorithm: GeneratorSignatureAlgorithm) {
+        self.certificate = certificate; self.privateKey = privateKey; self.signatureAlgorithm = signatureAlgorithm
+    }
+}

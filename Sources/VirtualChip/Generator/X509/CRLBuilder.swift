@@ -1,0 +1,54 @@
+public import ASN1TLV
+public import MRTDCrypto
+
+/// Builds and signs an X.509 v2 CRL (RFC 5280 §5.1):
+/// ```
+/// CertificateList ::= SEQUENCE { tbsCertList TBSCertList, signatureAlgorithm AlgorithmIdentifier, signatureValue BIT STRING }
+/// TBSCertList ::= SEQUENCE { version INTEGER (v2 = 1), signature AlgorithmIdentifier, issuer Name, thisUpdate Time,
+///   nextUpdate Time, revokedCertificates SEQUENCE OF SEQUENCE { userCertificate INTEGER, revocationDate Time } OPTIONAL,
+///   crlExtensions [0] EXPLICIT Extensions }
+/// ```
+/// Extensions: authorityKeyIdentifier (§5.2.1) and cRLNumber (§5.2.3, 2.5.29.20), as ICAO 9303-12 §7.1.4 requires.
+public struct CRLBuilder: Sendable {
+    public struct Entry: Sendable, Hashable {
+        public var serialNumber: [UInt8]
+        public var revocationDate: ASN1Time
+        public init(serialNumber: [UInt8], revocationDate: ASN1Time) {
+            self.serialNumber = serialNumber; self.revocationDate = revocationDate
+        }
+    }
+
+    public var issuer: DistinguishedName
+    public var thisUpdate: ASN1Time
+    public var nextUpdate: ASN1Time
+    public var revoked: [Entry]
+    public var crlNumber: Int
+    public var authorityKeyIdentifier: [UInt8]?
+
+    public init(issuer: DistinguishedName, thisUpdate: ASN1Time, nextUpdate: ASN1Time, revoked: [Entry] = [],
+                crlNumber: Int = 1, authorityKeyIdentifier: [UInt8]? = nil) {
+        self.issuer = issuer; self.thisUpdate = thisUpdate; self.nextUpdate = nextUpdate
+        self.revoked = revoked; self.crlNumber = crlNumber; self.authorityKeyIdentifier = authorityKeyIdentifier
+    }
+
+    public func tbsCertList(algorithm: GeneratorSignatureAlgorithm) -> [UInt8] {
+        var parts: [[UInt8]] = [DER.integer(1), algorithm.algorithmIdentifier, issuer.der,
+                                DER.time(thisUpdate), DER.time(nextUpdate)]
+        if !revoked.isEmpty {
+            parts.append(DER.sequence(revoked.map {
+                DER.sequence(DER.integer(unsigned: $0.serialNumber), DER.time($0.revocationDate))
+            }))
+        }
+        var exts: [[UInt8]] = []
+        if let aki = authorityKeyIdentifier { exts.append(CertificateExtension.authorityKeyIdentifier(aki).der) }
+        exts.append(CertificateExtension(oid: "2.5.29.20", critical: false, value: DER.integer(crlNumber)).der)
+        parts.append(DER.explicit(0, DER.sequence(exts)))
+        return DER.sequence(parts)
+    }
+
+    public func sign(with issuerKey: PrivateKey, algorithm: GeneratorSignatureAlgorithm) throws(GeneratorError) -> [UInt8] {
+        let tbs = tbsCertList(algorithm: algorithm)
+        let signature = try signBytes(tbs, key: issuerKey, algorithm: algorithm, step: "crl.sign")
+        return DER.sequence(tbs, algorithm.algorithmIdentifier, DER.bitString(signature))
+    }
+}

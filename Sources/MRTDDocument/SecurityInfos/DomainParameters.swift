@@ -134,6 +134,10 @@ public struct DHParameters: Sendable, Hashable {
     /// The subgroup order (X9.42 only).
     public var q: [UInt8]?
 
+    public init(encoded: [UInt8], p: [UInt8], g: [UInt8], q: [UInt8]?) {
+        self.encoded = encoded; self.p = p; self.g = g; self.q = q
+    }
+
     init(node: TLVNode, x942: Bool) throws(TLVError) {
         try node.expect(0x30, "DH domain parameters")
         encoded = node.encodedBytes

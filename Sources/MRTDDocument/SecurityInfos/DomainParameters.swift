@@ -169,6 +169,15 @@ public struct SubjectPublicKeyInfoValue: Sendable, Hashable {
         algorithm.algorithm == SecurityInfoOID.dhPublicNumber || algorithm.algorithm == SecurityInfoOID.dhKeyAgreement
     }
 
+    /// For id-PK-DH keys whose algorithm is not dhpublicnumber (e.g. standardizedDomainParameters):
+    /// the BIT STRING still holds y as a DER INTEGER (BSI TR-03110-3 D.3.2); unwrap it.
+    mutating func unwrapDHInteger() {
+        guard !isDH, subjectPublicKey.first == 0x02,
+              let node = try? TLVParser.parse(subjectPublicKey, rules: .ber),
+              let y = try? node.unsignedIntegerBytes() else { return }
+        publicKey = y
+    }
+
     public init(node: TLVNode) throws(SecurityInfosError) {
         do {
             try node.expect(0x30, "SubjectPublicKeyInfo")

@@ -240,15 +240,17 @@ public enum SecurityInfo: Sendable, Hashable {
                     throw e
                 }
                 spki.encoded = wrapped
+                if oid.arcs.last == 1 { spki.unwrapDHInteger() }
                 var info = ChipAuthenticationPublicKeyInfo(protocol: oid, publicKey: spki,
                                                            keyId: try optionalInt(node, 3, "keyId"), encoded: enc)
                 info.isFlattened = true
                 return .chipAuthenticationPublicKey(info)
             }
             try requireCount(node, 2...3, "ChipAuthenticationPublicKeyInfo")
+            var spki = try SubjectPublicKeyInfoValue(node: node.children[1])
+            if oid.arcs.last == 1 { spki.unwrapDHInteger() }
             return .chipAuthenticationPublicKey(ChipAuthenticationPublicKeyInfo(
-                protocol: oid, publicKey: try SubjectPublicKeyInfoValue(node: node.children[1]),
-                keyId: try optionalInt(node, 2, "keyId"), encoded: enc))
+                protocol: oid, publicKey: spki, keyId: try optionalInt(node, 2, "keyId"), encoded: enc))
         }
         if oid == SecurityInfoOID.idTA {
             try requireCount(node, 2...3, "TerminalAuthenticationInfo")

@@ -1,0 +1,112 @@
+import Testing
+import ASN1TLV
+import ISO7816
+import MRTDCrypto
+import MRTDDocument
+import MRTDAccessControl
+import MRTDTestSupport
+
+/// The chooser (ICAO 9303-11 §4.2): PACE when EF.CardAccess offers it, CAM > GM-ECDH > IM-ECDH > GM-DH,
+/// BAC only when allowed.
+@Suite struct AccessControlChooserTests {
+    static func paceInfo(_ family: UInt64, _ cipher: UInt64, _ param: Int) -> [UInt8] {
+        DER.sequence(DER.objectIdentifier(SecurityInfoOID.pace(family: family, cipher: cipher)), DER.integer(2), DER.integer(param))
+    }
+
+    static let gmDH = paceInfo(1, 2, 0), gmECDH = paceInfo(2, 2, 13), imECDH = paceInfo(4, 2, 13)
+    static let camECDH = paceInfo(6, 2, 12), imDH = paceInfo(3, 2, 0), gmECDH3DES = paceInfo(2, 1, 13)
+
+    @Test(arguments: [
+        ([gmDH, gmECDH, imECDH, camECDH, imDH], "id-PACE-ECDH-CAM-AES-CBC-CMAC-128"),
+        ([gmDH, imECDH, gmECDH, imDH], "id-PACE-ECDH-GM-AES-CBC-CMAC-128"),
+        ([gmDH, imECDH, imDH], "id-PACE-ECDH-IM-AES-CBC-CMAC-128"),
+        ([imDH, gmDH], "id-PACE-DH-GM-AES-CBC-CMAC-128"),
+        ([gmECDH3DES, gmECDH], "id-PACE-ECDH-GM-AES-CBC-CMAC-128"),
+        ([gmECDH3DES], "id-PACE-ECDH-GM-3DES-CBC-CBC"),
+    ])
+    func preference(infos: [[UInt8]], expected: String) throws {
+        let set = try SecurityInfos.parse(DER.set(infos))
+        #expect(AccessControl.choosePACE(set)?.info.protocolName == expected)
+    }
+
+    @Test func nothingUsable() throws {
+        // Unknown parameter id 7 (reserved) and an unknown mapping: no PACE.
+        let set = try SecurityInfos.parse(DER.set([Self.paceInfo(2, 2, 7), Self.paceInfo(5, 2, 13)]))
+        #expect(AccessControl.choosePACE(set) == nil)
+    }
+
+    @Test func explicitDomainParameters() throws {
+        // PACEInfo with parameterId 32 pointing to a PACEDomainParameterInfo with standardized parameters 13.
+        let dp = DER.sequence(DER.objectIdentifier("0.4.0.127.0.7.2.2.4.2"),
+                              DER.sequence(DER.objectIdentifier("0.4.0.127.0.7.1.2"), DER.integer(13)), DER.integer(32))
+        let set = try SecurityInfos.parse(DER.set([Self.paceInfo(2, 2, 32), dp]))
+        let chosen = try #require(AccessControl.choosePACE(set))
+        #expect(chosen.domainParameters?.parameterId == 32)
+        #expect(try PACE.group(for: chosen.info, domainParameters: chosen.domainParameters) == KeyAgreementGroup.standardized(13))
+    }
+
+    @Test func pacePathThroughEstablish() async throws {
+        let v = try Vector("pace/icao-9303-11-appG1-pace-ecdh-gm.json")
+        let transport = ScriptedTransport(hexPairs: v.apdus())
+        let r = try await AccessControl.establish(
+            transport: transport, key: PACEGenericMappingTests.g1Key,
+            cardAccess: SecurityInfos.parseCardAccess(v.bytes("ef_cardaccess_as_used_in_tests")), allowBACFallback: false,
+            options: PACEOptions(sendParameterId: false), random: FixedRandom([v.bytes("map_ifd_private"), v.bytes("eph_ifd_private")]))
+        #expect(r.protocol == .pace && r.mapping == .genericMapping && r.keyAgreement == .ecdh)
+        #expect(r.cipher == .aes128 && r.parameterId == 13 && r.passwordType == .mrz && !r.fellBackToBAC)
+        #expect(r.protocolOID == "0.4.0.127.0.7.2.2.4.2.2")
+        #expect(r.session.cipher == .aes128)
+    }
+
+    @Test func bacFallbackWhenNoCardAccess() async throws {
+        let v = try Vector(BACTests.file)
+        let transport = ScriptedTransport(hexPairs: [(v.string("get_challenge_command"), v.string("get_challenge_response")),
+                                                     (v.string("external_authenticate_command"), v.string("external_authenticate_response"))])
+        let key = AccessKey.mrz(try MRZKey(documentNumber: "L898902C<", dateOfBirth: "690806", dateOfExpiry: "940623"))
+        let r = try await AccessControl.establish(transport: transport, key: key, cardAccess: nil, allowBACFallback: true,
+                                                  random: FixedRandom([v.bytes("rnd_ifd"), v.bytes("k_ifd")]))
+        #expect(r.protocol == .bac && r.fellBackToBAC && r.cipher == .tripleDES && r.mapping == nil)
+        #expect(transport.isFinished)
+    }
+
+    @Test func bacFallbackWhenChipRefusesPACE() async throws {
+        let v = try Vector(BACTests.file)
+        let g1 = try Vector("pace/icao-9303-11-appG1-pace-ecdh-gm.json")
+        let transport = ResponderTransport(["6A80", v.string("get_challenge_response"), v.string("external_authenticate_response")])
+        let key = AccessKey.mrz(try MRZKey(documentNumber: "L898902C<", dateOfBirth: "690806", dateOfExpiry: "940623"))
+        let r = try await AccessControl.establish(transport: transport, key: key,
+                                                  cardAccess: SecurityInfos.parseCardAccess(g1.bytes("ef_cardaccess_as_used_in_tests")),
+                                                  allowBACFallback: true, random: FixedRandom([v.bytes("rnd_ifd"), v.bytes("k_ifd")]))
+        #expect(r.protocol == .bac && r.fellBackToBAC)
+    }
+
+    @Test func noFallbackWithoutPermission() async throws {
+        let key = AccessKey.mrz(try MRZKey(documentNumber: "L898902C<", dateOfBirth: "690806", dateOfExpiry: "940623"))
+        let e = await #expect(throws: AccessControlError.self) {
+            _ = try await AccessControl.establish(transport: ResponderTransport([]), key: key, cardAccess: nil, allowBACFallback: false,
+                                                  random: FixedRandom([]))
+        }
+        #expect(e?.code == .noProtocolAvailable)
+        let e2 = await #expect(throws: AccessControlError.self) {
+            _ = try await AccessControl.establish(transport: ResponderTransport([]), key: .can("123456"), cardAccess: nil,
+                                                  allowBACFallback: true, random: FixedRandom([]))
+        }
+        #expect(e2?.code == .noProtocolAvailable)
+    }
+
+    /// A wrong password never falls back to BAC.
+    @Test func wrongPasswordDoesNotFallBack() async throws {
+        let g1 = try Vector("pace/icao-9303-11-appG1-pace-ecdh-gm.json")
+        let pairs = g1.apdus()
+        let transport = ResponderTransport([pairs[0].response, pairs[1].response, pairs[2].response, pairs[3].response, "6300"])
+        let wrong = AccessKey.mrz(try MRZKey(documentNumber: "T22000128", dateOfBirth: "640812", dateOfExpiry: "101031"))
+        let e = await #expect(throws: AccessControlError.self) {
+            _ = try await AccessControl.establish(transport: transport, key: wrong,
+                                                  cardAccess: SecurityInfos.parseCardAccess(g1.bytes("ef_cardaccess_as_used_in_tests")),
+                                                  allowBACFallback: true,
+                                                  random: FixedRandom([g1.bytes("map_ifd_private"), g1.bytes("eph_ifd_private")]))
+        }
+        #expect(e?.code == .wrongPassword)
+        #expect(transport.commands.count == 5)
+    }
+}

@@ -22,7 +22,7 @@ public struct ISO9796Recovery: Sendable, Hashable {
 }
 
 /// What a saved Active Authentication exchange needs to be re-checked offline.
-public struct ActiveAuthenticationTranscript: Sendable, Hashable {
+public struct ActiveAuthenticationTranscript: Sendable, Hashable, Codable {
     public var challenge: [UInt8]
     public var signature: [UInt8]
     /// The DG15 SubjectPublicKeyInfo (DER, as read).

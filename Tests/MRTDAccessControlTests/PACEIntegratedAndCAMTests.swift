@@ -193,3 +193,33 @@ import MRTDTestSupport
         #expect(e?.code == .malformedResponse)
     }
 }
+
+/// PACE-CAM end to end: I.1 APDUs, then EF.CardSecurity read under the new AES session (SSC from 0,
+/// gmrtd-generated APDUs), then the CAM check against the key found there.
+@Suite struct PACECAMWithCardSecurityTests {
+    @Test func camThenReadThenVerify() async throws {
+        let v = try Vector(PACECAMTests.i1)
+        let cs = try Vector("pace/gmrtd-icao-appI-cardsecurity-read.json")
+        let transport = ScriptedTransport(hexPairs: v.apdus() + cs.apdus())
+        let info = try #require(SecurityInfos.parse(DER.set([v.bytes("pace_info")])).paceInfos.first)
+        let r = try await PACE.perform(transport: transport, key: PACECAMTests.key, info: info, options: PACEOptions(sendParameterId: false),
+                                       random: FixedRandom([v.bytes("map_ifd_private"), v.bytes("eph_ifd_private")]))
+        #expect(r.sessionKeys.encryption.bytes == cs.bytes("ks_enc"))
+        let channel = SecureChannel(transport: transport, session: r.session)
+        #expect(try await channel.transmit(.selectFile(0x011D)).statusWord == .success)
+        let head = try await channel.transmit(.readBinary(offset: 0, ne: 4))
+        let rest = try await channel.transmit(.readBinary(offset: 4, ne: 0x62))
+        #expect(transport.isFinished)
+        let content = head.data + rest.data
+        #expect(content == cs.bytes("security_infos"))
+        let infos = try SecurityInfos.parse(content)
+        #expect(infos.chipAuthenticationPublicKeyInfos.first?.keyId == 13)
+        let cam = try #require(r.chipAuthenticationMapping)
+        #expect(try cam.verify(cardSecurity: infos))
+        // Negative twin: a CardSecurity whose key has one bit flipped (still parsed) does not satisfy the relation.
+        let flipped = flipBit(content, at: content.count - 10)
+        let bad = try SecurityInfos.parse(flipped)
+        let e = #expect(throws: AccessControlError.self) { try cam.verify(cardSecurity: bad) }   // off the curve: no usable key
+        #expect(e?.step == "CAM")
+    }
+}

@@ -110,3 +110,64 @@ import MRTDTestSupport
         #expect(transport.commands.count == 5)
     }
 }
+
+/// PACEDomainParameterInfo with explicit parameters (9303-11 §9.2.2): G.1 and G.2 replayed with the
+/// standardized groups written out explicitly under a proprietary parameter id.
+@Suite struct PACEExplicitDomainParameterTests {
+    static func ecParameters(_ c: ECCurve) -> [UInt8] {
+        DER.sequence(DER.integer(1),
+                     DER.sequence(DER.objectIdentifier("1.2.840.10045.1.1"), DER.integer(unsigned: c.p)),
+                     DER.sequence(DER.octetString(c.a), DER.octetString(c.b)),
+                     DER.octetString(c.generator), DER.integer(unsigned: c.order), DER.integer(unsigned: c.cofactor))
+    }
+
+    @Test func g1WithExplicitCurve() async throws {
+        let v = try Vector(PACEGenericMappingTests.g1)
+        guard case .ec(let curve)? = KeyAgreementGroup.standardized(13) else { Issue.record("no curve"); return }
+        let dp = DER.sequence(DER.objectIdentifier("0.4.0.127.0.7.2.2.4.2"),
+                              DER.sequence(DER.objectIdentifier("1.2.840.10045.2.1"), Self.ecParameters(curve)), DER.integer(32))
+        let pi = DER.sequence(DER.objectIdentifier("0.4.0.127.0.7.2.2.4.2.2"), DER.integer(2), DER.integer(32))
+        let infos = try SecurityInfos.parseCardAccess(DER.set([pi, dp]))
+        let (info, dpi) = try #require(AccessControl.choosePACE(infos))
+        guard case .ecExplicit(let e)? = dpi?.domainParameter.domainParameters else { Issue.record("not explicit"); return }
+        #expect(e.p == curve.p && e.order == curve.order)
+        #expect(dpi?.domainParameter.parameters == Self.ecParameters(curve))
+        let transport = ScriptedTransport(hexPairs: v.apdus())
+        let r = try await PACE.perform(transport: transport, key: PACEGenericMappingTests.g1Key, info: info, domainParameters: dpi,
+                                       options: PACEOptions(sendParameterId: false),
+                                       random: FixedRandom([v.bytes("map_ifd_private"), v.bytes("eph_ifd_private")]))
+        #expect(transport.isFinished)
+        #expect(r.sessionKeys.encryption.bytes == v.bytes("ks_enc"))
+        #expect(r.parameterId == 32)
+    }
+
+    @Test func g2WithExplicitGroup() async throws {
+        let v = try Vector(PACEGenericMappingTests.g2)
+        let params = DER.sequence(DER.integer(unsigned: v.bytes("dh_p")), DER.integer(unsigned: v.bytes("dh_g")), DER.integer(unsigned: v.bytes("dh_q")))
+        let dp = DER.sequence(DER.objectIdentifier("0.4.0.127.0.7.2.2.4.1"),
+                              DER.sequence(DER.objectIdentifier("1.2.840.10046.2.1"), params), DER.integer(40))
+        let pi = DER.sequence(DER.objectIdentifier("0.4.0.127.0.7.2.2.4.1.2"), DER.integer(2), DER.integer(40))
+        let infos = try SecurityInfos.parseCardAccess(DER.set([pi, dp]))
+        let (info, dpi) = try #require(AccessControl.choosePACE(infos))
+        let transport = ScriptedTransport(hexPairs: v.apdus())
+        let r = try await PACE.perform(transport: transport, key: PACEGenericMappingTests.g1Key, info: info, domainParameters: dpi,
+                                       options: PACEOptions(sendParameterId: false),
+                                       random: FixedRandom([v.bytes("map_ifd_private"), v.bytes("eph_ifd_private")]))
+        #expect(transport.isFinished)
+        #expect(r.sessionKeys.mac.bytes == v.bytes("ks_mac"))
+        // Negative twin: a flipped bit in g makes another group; the run diverges at GA2's answer check or later.
+        let badParams = DER.sequence(DER.integer(unsigned: v.bytes("dh_p")), DER.integer(unsigned: flipBit(v.bytes("dh_g"), at: 127)),
+                                     DER.integer(unsigned: v.bytes("dh_q")))
+        let badDP = DER.sequence(DER.objectIdentifier("0.4.0.127.0.7.2.2.4.1"),
+                                 DER.sequence(DER.objectIdentifier("1.2.840.10046.2.1"), badParams), DER.integer(40))
+        let bad = try SecurityInfos.parseCardAccess(DER.set([pi, badDP]))
+        let choice = AccessControl.choosePACE(bad)
+        if let (bi, bdp) = choice {
+            await #expect(throws: (any Error).self) {
+                _ = try await PACE.perform(transport: ScriptedTransport(hexPairs: v.apdus()), key: PACEGenericMappingTests.g1Key, info: bi,
+                                           domainParameters: bdp, options: PACEOptions(sendParameterId: false),
+                                           random: FixedRandom([v.bytes("map_ifd_private"), v.bytes("eph_ifd_private")]))
+            }
+        }
+    }
+}

@@ -22,7 +22,7 @@ public struct ISO9796Recovery: Sendable, Hashable {
 }
 
 /// What a saved Active Authentication exchange needs to be re-checked offline.
-public struct ActiveAuthenticationTranscript: Sendable, Hashable {
+public struct ActiveAuthenticationTranscript: Sendable, Hashable, Codable {
     public var challenge: [UInt8]
     public var signature: [UInt8]
     /// The DG15 SubjectPublicKeyInfo (DER, as read).
@@ -141,6 +141,12 @@ public enum ActiveAuthentication {
         do { f = try publicKey.rsaPublicOperation(signature) } catch {
             throw AccessControlError(.verificationFailed, step: step, "RSA public operation failed: \(error.description)")
         }
+        return verifyMessageRepresentative(f, challenge: challenge)
+    }
+
+    /// The check on a recovered F: format per ISO/IEC 9796-2 scheme 1 and H(M1 || challenge) = the hash in F.
+    /// A malformed F (wrong key, forged or garbled signature) is a failed verification, not an error.
+    public static func verifyMessageRepresentative(_ f: [UInt8], challenge: [UInt8]) -> ActiveAuthenticationVerification {
         let r: ISO9796Recovery
         do { r = try parseMessageRepresentative(f) } catch {
             return ActiveAuthenticationVerification(scheme: .rsaISO9796_2, hash: .sha1, verified: false, recoveredMessage: nil)

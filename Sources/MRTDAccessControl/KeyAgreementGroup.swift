@@ -74,13 +74,16 @@ public enum KeyAgreementGroup: Sendable, Hashable {
         }
     }
 
-    /// Draws a private key in [1, bound-1] from `random` (width of the bound, redrawn when out of range)
+    /// Draws a private key in [1, bound-1] from `random` (width of the bound, bits above the bound's length
+    /// cleared, redrawn when out of range)
     /// and computes the public key with the group's current generator. Deterministic for a fixed source.
     public func generateKeyPair(random: any RandomSource, step: String) throws(AccessControlError) -> (privateKey: SecretBytes, publicKey: [UInt8]) {
         let bound = BigNumber(privateKeyBound)
         let width = (bound.bitCount + 7) / 8
+        let excess = width * 8 - bound.bitCount
         for _ in 0..<64 {
-            let candidate = random.randomBytes(count: width)
+            var candidate = random.randomBytes(count: width)
+            if excess > 0, !candidate.isEmpty { candidate[0] &= UInt8(0xFF >> excess) }
             let k = BigNumber(candidate)
             guard !k.isZero, k < bound else { continue }
             let sk = SecretBytes(candidate)

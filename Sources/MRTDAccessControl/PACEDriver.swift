@@ -37,6 +37,25 @@ public struct PACEChipAuthenticationMappingData: Sendable, Hashable {
                                                  chipMappingPublicKey: chipMappingPublicKey,
                                                  chipStaticPublicKey: chipStaticPublicKey, curve: curve)
     }
+
+    /// Verifies against the ECDH ChipAuthenticationPublicKeyInfos of EF.CardSecurity (whose signature the
+    /// caller must have checked): true when one of them, on the PACE curve, satisfies the relation.
+    /// Throws when EF.CardSecurity holds no usable ECDH key.
+    public func verify(cardSecurity: SecurityInfos) throws(AccessControlError) -> Bool {
+        var candidates = 0
+        for info in cardSecurity.chipAuthenticationPublicKeyInfos where info.isECDH {
+            guard let dp = info.publicKey.algorithm.domainParameters,
+                  let group = try? KeyAgreementGroup(dp, step: AccessControlStep.cam),
+                  case .ec(let c) = group, c.p == curve.p, c.a == curve.a, c.b == curve.b,
+                  let pk = try? curve.decodePoint(info.publicKey.publicKey) else { continue }
+            candidates += 1
+            if try verify(chipStaticPublicKey: pk) { return true }
+        }
+        guard candidates > 0 else {
+            throw AccessControlError(.invalidInput, step: AccessControlStep.cam, "EF.CardSecurity holds no Chip Authentication key on the PACE curve")
+        }
+        return false
+    }
 }
 
 /// The outcome of PACE: which protocol ran, the session keys, and the public values of the run.

@@ -82,7 +82,8 @@ public enum PACE {
 
     /// The pseudo-random function R(s,t) of 9303-11 §4.4.3.3.2 (Figure 2), AES variants: k0 = E(t, s);
     /// k_{i+1} = E(k_i, c0) (truncated to the key length), x_i = E(k_i, c1), all CBC with IV 0;
-    /// R = x_0 || … || x_{n-1} with n·l ≥ log2 p + 64. 3DES is not supported here.
+    /// R = x_0 || … || x_{n-1} with n·l ≥ log2 p + 64 (l = 128 for AES-128, 256 for AES-192/256, so the
+    /// chip's nonce s must be at least the key length). 3DES is not supported here.
     public static func pseudoRandom(s: [UInt8], t: [UInt8], p: [UInt8], cipher: CipherAlgorithm) throws(AccessControlError) -> [UInt8] {
         let step = AccessControlStep.gaMapNonce
         guard cipher != .tripleDES else {

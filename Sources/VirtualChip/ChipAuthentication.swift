@@ -154,13 +154,19 @@ extension ChipEngine {
         let m1Length = modulusLength - hash.outputLength - trailer.count - 1
         guard m1Length > 0, modulusBits % 8 == 0 else { throw ChipFailure.noPreciseDiagnosis }
         let m1 = randomBytes(m1Length)
-        let f = [0x6A] + m1 + hash.hash(m1 + challenge) + trailer
-        return try key.rsaPrivateOperation(f)
+        return try key.rsaPrivateOperation(ISO9796Trailer.messageRepresentative(m1: m1, challenge: challenge, hash: hash))
     }
 }
 
-/// ISO/IEC 9796-2 trailer field: 'BC' (implicit SHA-1) or hash identifier (ISO/IEC 10118-3) || 'CC'.
+/// ISO/IEC 9796-2 digital signature scheme 1 (partial message recovery), as used by ICAO 9303-11
+/// Active Authentication (§6.1, Appendix F).
 enum ISO9796Trailer {
+    /// F = '6A' || M1 || H(M1 || M2) || trailer, with M2 the terminal's challenge.
+    static func messageRepresentative(m1: [UInt8], challenge: [UInt8], hash: HashAlgorithm) -> [UInt8] {
+        [0x6A] + m1 + hash.hash(m1 + challenge) + trailer(for: hash)
+    }
+
+    /// Trailer field: 'BC' (implicit SHA-1) or hash identifier (ISO/IEC 10118-3) || 'CC'.
     static func trailer(for hash: HashAlgorithm) -> [UInt8] {
         switch hash {
         case .sha1: return [0xBC]

@@ -42,12 +42,12 @@ extension ChipEngine {
     /// 04 (DF name = AID), 08 (path from the MF); P2 = 0C (no response data) or 00/04 (FCP).
     mutating func select(_ command: CommandAPDU) throws(ChipFailure) -> ResponseAPDU {
         let wantsFCP: Bool
-        switch command.p2 & 0xF3 {
+        // P2 bits 4-3: response data (00 FCI, 01 FCP, 11 none); bits 2-1: first occurrence only.
+        switch command.p2 {
         case 0x0C: wantsFCP = false
         case 0x00, 0x04: wantsFCP = true
         default: throw .incorrectP1P2
         }
-        guard command.p2 & 0x03 == 0 else { throw .incorrectP1P2 }
         let data = command.data
         switch command.p1 {
         case 0x00 where data.isEmpty || data == [0x3F, 0x00]:

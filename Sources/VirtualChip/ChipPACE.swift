@@ -70,11 +70,11 @@ extension ChipEngine {
         default:
             throw .wrongData
         }
-        if info.mapping == .integratedECDH || info.mapping == .integratedDH {
-            guard IntegratedMapping.supports(info.cipher) else { throw .wrongData }
-        }
         if info.mapping == .chipAuthenticationECDH {
-            guard case .ecdh? = profile.keys.chipAuthentication?.agreement, info.cipher != .tripleDES else {
+            // CAM needs the static CA key on the PACE curve and AES (§4.4.3.5.4).
+            guard case .ec(let curve) = domain, case .ecdh(let caCurve, _, _)? = profile.keys.chipAuthentication?.agreement,
+                  caCurve.p == curve.p, caCurve.order == curve.order, caCurve.generator == curve.generator,
+                  info.cipher != .tripleDES else {
                 throw .wrongData
             }
         }
@@ -112,9 +112,10 @@ extension ChipEngine {
         }
     }
 
-    /// Step 1: z = E(K_π, s), s random of one block, sent in DO'80'.
+    /// Step 1: z = E(K_π, s) (CBC, IV = 0), sent in DO'80'. s has the length l of the Integrated
+    /// Mapping's pseudo-random function (§4.4.3.3.2): 16 bytes for 3DES and AES-128, 32 for AES-192/256.
     private mutating func paceEncryptedNonce(_ context: PACEContext) throws(ChipFailure) -> ResponseAPDU {
-        let s = randomBytes(context.info.cipher.blockSize)
+        let s = randomBytes(IntegratedMapping.nonceLength(context.info.cipher))
         let z: [UInt8]
         do {
             z = try CipherBlock.encryptCBC(context.info.cipher, key: context.passwordKey, s)

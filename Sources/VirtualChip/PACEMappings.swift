@@ -3,29 +3,42 @@ import MRTDSecureMessaging
 
 /// PACE Integrated Mapping (ICAO 9303-11 §4.4.3.3.2 and Appendix B).
 enum IntegratedMapping {
-    /// Constants c0, c1 of the pseudo-random function for AES-128 (ICAO 9303-11 §4.4.3.3.2).
-    static let c0AES128: [UInt8] = [0xA6, 0x68, 0x89, 0x2A, 0x7C, 0x41, 0xE3, 0xCA, 0x73, 0x9F, 0x40, 0xB0, 0x57, 0xD8, 0x59, 0x04]
-    static let c1AES128: [UInt8] = [0xA4, 0xE1, 0x36, 0xAC, 0x72, 0x5F, 0x73, 0x8B, 0x01, 0xC1, 0xF6, 0x02, 0x17, 0xC1, 0x88, 0xAD]
+    /// Constants c0, c1 of the pseudo-random function (ICAO 9303-11 §4.4.3.3.2): l = 128 for 3DES and
+    /// AES-128, l = 256 for AES-192 and AES-256.
+    static let c0L128: [UInt8] = [0xA6, 0x68, 0x89, 0x2A, 0x7C, 0x41, 0xE3, 0xCA, 0x73, 0x9F, 0x40, 0xB0, 0x57, 0xD8, 0x59, 0x04]
+    static let c1L128: [UInt8] = [0xA4, 0xE1, 0x36, 0xAC, 0x72, 0x5F, 0x73, 0x8B, 0x01, 0xC1, 0xF6, 0x02, 0x17, 0xC1, 0x88, 0xAD]
+    static let c0L256: [UInt8] = [0xD4, 0x63, 0xD6, 0x52, 0x34, 0x12, 0x4E, 0xF7, 0x89, 0x70, 0x54, 0x98, 0x6D, 0xCA, 0x0A, 0x17,
+                                  0x4E, 0x28, 0xDF, 0x75, 0x8C, 0xBA, 0xA0, 0x3F, 0x24, 0x06, 0x16, 0x41, 0x4D, 0x5A, 0x16, 0x76]
+    static let c1L256: [UInt8] = [0x54, 0xBD, 0x72, 0x55, 0xF0, 0xAA, 0xF8, 0x31, 0xBE, 0xC3, 0x42, 0x3F, 0xCF, 0x39, 0xD6, 0x9B,
+                                  0x6C, 0xBF, 0x06, 0x66, 0x77, 0xD0, 0xFA, 0xAE, 0x5A, 0xAD, 0xD9, 0x9D, 0xF8, 0xE5, 0x35, 0x17]
 
-    /// The ciphers whose pseudo-random function this chip implements (AES-128 only).
-    static func supports(_ cipher: CipherAlgorithm) -> Bool { cipher == .aes128 }
-
-    /// R(s, t) (ICAO 9303-11 §4.4.3.3.2): k_0 = E(t, s); for i = 0…n-1: x_i = E(k_i, c1),
-    /// k_{i+1} = E(k_i, c0); output x_0 || … || x_{n-1} with n = ⌈(log2 p + 64) / ℓ⌉, ℓ the block size in bits.
-    static func pseudoRandom(s: [UInt8], t: [UInt8], cipher: CipherAlgorithm, primeBits: Int) throws(CryptoError) -> [UInt8] {
-        guard cipher == .aes128 else {
-            throw CryptoError(.unsupportedAlgorithm, function: "IntegratedMapping.pseudoRandom", "only AES-128 is implemented")
+    /// The length l of s and of each output block x_i, in bytes: 16 (3DES, AES-128) or 32 (AES-192/256).
+    static func nonceLength(_ cipher: CipherAlgorithm) -> Int {
+        switch cipher {
+        case .tripleDES, .aes128: return 16
+        case .aes192, .aes256: return 32
         }
-        guard t.count == cipher.keyLength, s.count == cipher.blockSize else {
+    }
+
+    /// R(s, t) (ICAO 9303-11 §4.4.3.3.2, Figure 2), E in CBC mode with IV = 0: k_0 = E(t, s);
+    /// for i = 1…n: x_i = E(k_{i-1}, c1), k_i = E(k_{i-1}, c0) truncated to the key size k;
+    /// output x_1 || … || x_n with n the smallest number such that n·l ≥ log2 p + 64.
+    /// s has l bits, t has k bits (3DES: k = 128).
+    static func pseudoRandom(s: [UInt8], t: [UInt8], cipher: CipherAlgorithm, primeBits: Int) throws(CryptoError) -> [UInt8] {
+        let l = nonceLength(cipher)
+        guard t.count == cipher.keyLength, s.count == l else {
             throw CryptoError(.invalidInput, function: "IntegratedMapping.pseudoRandom", "nonce length")
         }
-        let blockBits = cipher.blockSize * 8
-        let n = (primeBits + 64 + blockBits - 1) / blockBits
-        var k = try AES.encryptECB(key: SecretBytes(t), s)
+        let (c0, c1) = l == 16 ? (c0L128, c1L128) : (c0L256, c1L256)
+        func e(_ key: [UInt8], _ data: [UInt8]) throws(CryptoError) -> [UInt8] {
+            try CipherBlock.encryptCBC(cipher, key: SecretBytes(Array(key.prefix(cipher.keyLength))), data)
+        }
+        let n = (primeBits + 64 + l * 8 - 1) / (l * 8)
+        var k = try e(t, s)
         var out: [UInt8] = []
         for _ in 0..<n {
-            out += try AES.encryptECB(key: SecretBytes(k), c1AES128)
-            k = try AES.encryptECB(key: SecretBytes(k), c0AES128)
+            out += try e(k, c1)
+            k = try e(k, c0)
         }
         return out
     }

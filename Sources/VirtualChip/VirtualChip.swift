@@ -174,10 +174,9 @@ struct ChipEngine {
             return ResponseAPDU(statusWord: .wrongLength)
         }
         // ISO/IEC 7816-4 §5.4.1: only the interindustry class with no logical channel is supported.
-        guard command.cla & 0xE3 == 0 else {
-            if command.cla == 0xFF { return ResponseAPDU(statusWord: .claNotSupported) }
-            return ResponseAPDU(statusWord: command.cla & 0x80 != 0 ? .claNotSupported : StatusWord(rawValue: 0x6881))
-        }
+        // CLA bits 8-6 other than chaining, and logical channels (bits 2-1), are refused.
+        guard command.cla & 0xE0 == 0 else { return ResponseAPDU(statusWord: .claNotSupported) }
+        guard command.cla & 0x03 == 0 else { return ResponseAPDU(statusWord: StatusWord(rawValue: 0x6881)) }
         let extendedRefused = command.isExtended && !profile.link.extendedLength
 
         if command.isSecureMessaging {

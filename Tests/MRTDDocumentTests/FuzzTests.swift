@@ -92,6 +92,10 @@ struct FuzzTests {
         Target(name: "DG16", seeds: { [Build.dg16] }, parse: { b throws(LDSParseError) in _ = try DG16File(bytes: b) }),
         Target(name: "ISO19794FaceRecord", seeds: { [Build.iso19794Record(image: Build.jpeg(width: 8, height: 8))] },
                parse: { b throws(LDSParseError) in _ = try ISO19794FaceRecord(bytes: b) }),
+        Target(name: "ISO39794FaceImageDataBlock", seeds: {
+            let dg2 = try DG2File(bytes: try Fixtures.bytes("lds-samples/DG2-iso19794-5-all-fields.bin"))
+            return [try #require(dg2.iso39794Blocks.first).node.encodedBytes]
+        }, parse: { b throws(LDSParseError) in _ = try ISO39794FaceImageDataBlock(bytes: b).representations.map(\.imageFormat) }),
         Target(name: "ImageFormat.dimensions", seeds: {
             let dg2 = try DG2File(bytes: try Fixtures.bytes("specimens/nl-2006/ef0102.bin"))
             return [Build.jpeg(width: 30, height: 20), Array(dg2.faces[0].imageData.prefix(512))]

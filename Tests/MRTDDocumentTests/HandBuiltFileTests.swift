@@ -196,4 +196,14 @@ struct HandBuiltFileTests {
         let e2 = #expect(throws: LDSParseError.self) { try COMFile(bytes: [0x60, 0x84, 0x7F, 0xFF, 0xFF, 0xFF]) }
         #expect(e2?.file == .com && e2?.offset == 1)
     }
+
+    /// A character outside the MRZ set inside DG1 is reported at its offset in the file.
+    @Test func dg1BadCharacterOffset() throws {
+        var dg1 = hex("615B5F1F58503C55544F4552494B53534F4E3C3C414E4E413C4D415249413C3C3C3C3C3C3C3C3C3C3C3C3C3C3C3C3C3C3C4C38393839303243333655544F3734303831323246313230343135395A45313834323236423C3C3C3C3C3130")
+        dg1[5 + 10] = UInt8(ascii: "a")
+        let e = #expect(throws: LDSParseError.self) { try DG1File(bytes: dg1) }
+        #expect(e?.file == .dg1 && e?.code == .invalidMRZ && e?.offset == 15)
+        let mrz = try DG1File(bytes: hex("615B5F1F58503C55544F4552494B53534F4E3C3C414E4E413C4D415249413C3C3C3C3C3C3C3C3C3C3C3C3C3C3C3C3C3C3C4C38393839303243333655544F3734303831323246313230343135395A45313834323236423C3C3C3C3C3130")).mrz
+        #expect(mrz.personalNumber == "ZE184226B" && mrz.surname == "ERIKSSON" && mrz.givenNames == "ANNA MARIA")
+    }
 }

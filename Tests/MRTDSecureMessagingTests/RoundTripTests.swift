@@ -50,6 +50,18 @@ private func randomKeys(_ cipher: CipherAlgorithm) -> SessionKeys {
         #expect(reader.sendSequenceCounter.last == UInt8(2 * Self.commands.count))
     }
 
+    /// DO'97' carries Le as the plain command encodes it: one byte when short ('00' = 256), two when extended.
+    @Test func leDataObjectOfExtendedCommand() throws {
+        let k = randomKeys(.aes128)
+        var reader = SecureMessagingSession(keys: k)
+        let command = CommandAPDU(ins: 0xD6, p1: 0, p2: 0, data: [UInt8](repeating: 1, count: 300), ne: 256)
+        let protected = try reader.protect(command)
+        // DO'87' (1 + 3 + 1 + 304) then DO'97'
+        #expect(Array(protected.data[309..<313]) == hex("97020100"))
+        var chip = SecureMessagingSession(keys: k)
+        #expect(try chip.unprotectCommand(protected).ne == 256)
+    }
+
     /// DO'97' encodes Le in one byte up to 256 ('00') and in two bytes above ('0000' = 65536).
     @Test(arguments: [(4, "970104"), (256, "970100"), (1000, "970203E8"), (65536, "97020000")])
     func leDataObject(_ ne: Int, _ expected: String) throws {

@@ -140,6 +140,18 @@ import MRTDTestSupport
         return terminal
     }
 
+    /// ICAO 9303-11 Appendix F: F = '6A' || M1 || SHA-1(M1 || RND.IFD) || 'BC' for k = 1024 (|M1| = 106 bytes),
+    /// with a negative twin (one challenge bit flipped changes H).
+    @Test func appendixFMessageRepresentative() {
+        let m1 = hex("9D2784A67F8E7C659973EA1AEA25D95B6C8F91E5002F369F0FBDCE8A3CEC1991B543F1696546C5524CF23A5303CD6C98599F40B79F377B5F3A1406B3B4D8F96784D23AA88DB7E1032A405E69325FA91A6E86F5C71AEA978264C4A207446DAD4E7292E2DCDA3024B47DA8")
+        let rnd = hex("F173589974BF40C6")
+        let f = ISO9796Trailer.messageRepresentative(m1: m1, challenge: rnd, hash: .sha1)
+        #expect(hexString(f) == "6A9D2784A67F8E7C659973EA1AEA25D95B6C8F91E5002F369F0FBDCE8A3CEC1991B543F1696546C5524CF23A5303CD6C98599F40B79F377B5F3A1406B3B4D8F96784D23AA88DB7E1032A405E69325FA91A6E86F5C71AEA978264C4A207446DAD4E7292E2DCDA3024B47DA8C063AA1E6D22FBD976AB0FE73D94D2D9C6D88127BC")
+        #expect(f.count == 128)
+        #expect(ISO9796Trailer.messageRepresentative(m1: m1, challenge: flipBit(rnd, at: 7), hash: .sha1) != f)
+        #expect(ISO9796Trailer.trailer(for: .sha256) == [0x34, 0xCC])
+    }
+
     /// ISO/IEC 9796-2 scheme 1: s^e mod n = '6A' || M1 || H(M1 || RND.IFD) || trailer.
     @Test(arguments: [(HashAlgorithm.sha1, [UInt8]([0xBC])), (.sha256, [0x34, 0xCC])])
     func rsa(hash: HashAlgorithm, trailer: [UInt8]) throws {

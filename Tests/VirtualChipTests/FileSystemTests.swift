@@ -56,6 +56,7 @@ import MRTDTestSupport
         ("00A4020C0101", "6700"),               // FID of one byte
         ("00CA000000", "6D00"),                 // GET DATA not offered
         ("80A4000C023F00", "6E00"),             // proprietary class
+        ("01A4000C023F00", "6881"),             // logical channel 1
         ("00B0000004", "6986"),                 // READ BINARY with no current EF
     ])
     func statusWords(command: String, expected: String) {

@@ -26,7 +26,11 @@ struct PACEConfiguration: Sendable, CustomTestStringConvertible {
         .init(mapping: 1, cipher: 1, parameterId: 0, password: .mrz),    // GM-DH 1024 3DES
         .init(mapping: 1, cipher: 2, parameterId: 2, password: .can),    // GM-DH 2048/256 AES-128
         .init(mapping: 4, cipher: 2, parameterId: 13, password: .mrz),   // IM-ECDH
+        .init(mapping: 4, cipher: 4, parameterId: 12, password: .can),   // IM-ECDH P-256 AES-256 (l = 256)
+        .init(mapping: 4, cipher: 1, parameterId: 13, password: .mrz),   // IM-ECDH 3DES (k = l = 128)
         .init(mapping: 3, cipher: 2, parameterId: 0, password: .can),    // IM-DH
+        .init(mapping: 3, cipher: 3, parameterId: 1, password: .mrz),    // IM-DH 2048/224 AES-192 (k_i truncated)
+        .init(mapping: 2, cipher: 1, parameterId: 8, password: .mrz),    // GM-ECDH P-192 3DES
         .init(mapping: 6, cipher: 2, parameterId: 12, password: .mrz),   // CAM P-256 AES-128
     ]
 }
@@ -115,6 +119,20 @@ struct PACEConfiguration: Sendable, CustomTestStringConvertible {
                                                                link: LinkBehaviour(requiresParameterIdInMSE: true)))
         #expect(mse(strict, base) == .wrongData)
         #expect(mse(strict, base + TLVWriter.encode(0x84, [13])) == .success)
+    }
+
+    /// PACE-CAM needs the chip's static CA key on the PACE curve: otherwise MSE:Set AT is refused (6A80).
+    @Test func camNeedsMatchingKey() throws {
+        let cam = TestProfiles.paceOID(mapping: 6, cipher: 2)
+        let data = TLVWriter.encode(0x80, ASN1TLV.ObjectIdentifier(cam)!.encodedValue) + TLVWriter.encode(0x83, [0x01])
+        let (p256Key, _) = try Self.camKey(parameterId: 12)
+        for (parameterId, expected) in [(12, StatusWord.success), (13, .wrongData)] {
+            let chip = VirtualChip(profile: TestProfiles.profile(cardAccess: TestProfiles.cardAccess([(cam, parameterId)]),
+                                                                 keys: ChipKeys(chipAuthentication: p256Key)))
+            #expect(chip.send(.manageSecurityEnvironment(p1: 0xC1, p2: 0xA4, data: data)).statusWord == expected)
+        }
+        let noKey = VirtualChip(profile: TestProfiles.profile(cardAccess: TestProfiles.cardAccess([(cam, 12)])))
+        #expect(noKey.send(.manageSecurityEnvironment(p1: 0xC1, p2: 0xA4, data: data)).statusWord == .wrongData)
     }
 
     /// After PACE, a second PACE (plain MSE) ends the first session and works.

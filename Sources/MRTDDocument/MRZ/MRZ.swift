@@ -46,6 +46,14 @@ public struct MRZ: Sendable, Hashable, CustomStringConvertible {
     /// Every check digit of the format, in the order they appear.
     public let checks: [MRZCheck]
 
+    /// Primary identifier under its everyday name (the report's `surname`).
+    public var surname: String { primaryIdentifier }
+    /// Secondary identifier under its everyday name (the report's `givenNames`).
+    public var givenNames: String { secondaryIdentifier }
+    /// TD3 only: the personal number (the optional data of line 2, 9303-4 §4.2.2); nil for other formats or
+    /// when empty.
+    public var personalNumber: String? { format == .td3 && !optionalData.isEmpty ? optionalData : nil }
+
     /// Whether every check digit is correct.
     public var isValid: Bool { checks.allSatisfy(\.isValid) }
 

@@ -134,6 +134,10 @@ public struct DHParameters: Sendable, Hashable {
     /// The subgroup order (X9.42 only).
     public var q: [UInt8]?
 
+    public init(encoded: [UInt8], p: [UInt8], g: [UInt8], q: [UInt8]?) {
+        self.encoded = encoded; self.p = p; self.g = g; self.q = q
+    }
+
     init(node: TLVNode, x942: Bool) throws(TLVError) {
         try node.expect(0x30, "DH domain parameters")
         encoded = node.encodedBytes
@@ -163,6 +167,15 @@ public struct SubjectPublicKeyInfoValue: Sendable, Hashable {
     public var isEC: Bool { algorithm.algorithm == SecurityInfoOID.ecPublicKey }
     public var isDH: Bool {
         algorithm.algorithm == SecurityInfoOID.dhPublicNumber || algorithm.algorithm == SecurityInfoOID.dhKeyAgreement
+    }
+
+    /// For id-PK-DH keys whose algorithm is not dhpublicnumber (e.g. standardizedDomainParameters):
+    /// the BIT STRING still holds y as a DER INTEGER (BSI TR-03110-3 D.3.2); unwrap it.
+    mutating func unwrapDHInteger() {
+        guard !isDH, subjectPublicKey.first == 0x02,
+              let node = try? TLVParser.parse(subjectPublicKey, rules: .ber),
+              let y = try? node.unsignedIntegerBytes() else { return }
+        publicKey = y
     }
 
     public init(node: TLVNode) throws(SecurityInfosError) {

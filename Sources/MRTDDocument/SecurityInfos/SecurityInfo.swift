@@ -75,6 +75,10 @@ public struct ChipAuthenticationPublicKeyInfo: Sendable, Hashable {
     public var publicKey: SubjectPublicKeyInfoValue
     public var keyId: Int?
     public var encoded: [UInt8]
+    /// True when the file carried the AlgorithmIdentifier and the BIT STRING directly in the
+    /// SecurityInfo instead of inside a SubjectPublicKeyInfo SEQUENCE (seen in the wild; tolerated).
+    /// `publicKey.encoded` then holds a SEQUENCE built around the two elements as read.
+    public var isFlattened: Bool = false
 
     public var isECDH: Bool { `protocol`.arcs.last == 2 }
 }
@@ -126,6 +130,11 @@ public struct PrivilegedTerminalInfo: Sendable, Hashable {
 public struct UnknownSecurityInfo: Sendable, Hashable {
     public var `protocol`: ObjectIdentifier
     public var encoded: [UInt8]
+
+    public init(protocol: ObjectIdentifier, encoded: [UInt8]) {
+        self.protocol = `protocol`
+        self.encoded = encoded
+    }
 }
 
 /// One element of a SecurityInfos SET (ICAO 9303-11 §9.2).
@@ -215,10 +224,33 @@ public enum SecurityInfo: Sendable, Hashable {
             }
         }
         if SecurityInfoOID.isUnder(oid, SecurityInfoOID.idPK) && arcs.count == SecurityInfoOID.idPK.arcs.count + 1 {
+            try requireCount(node, 2...4, "ChipAuthenticationPublicKeyInfo")
+            if node.children.count >= 3, node.children[1].tag == 0x30, node.children[1].children.first?.tag == 0x06,
+               node.children[2].tag == 0x03 {
+                // Flattened form: { protocol, AlgorithmIdentifier, BIT STRING [, keyId] }.
+                let wrapped = TLVWriter.encode(0x30, node.children[1].encodedBytes + node.children[2].encodedBytes)
+                let spkiNode: TLVNode
+                do { spkiNode = try TLVParser.parse(wrapped, rules: .ber) } catch {
+                    throw SecurityInfosError(error, base: node.children[1].offset)
+                }
+                var spki: SubjectPublicKeyInfoValue
+                do { spki = try SubjectPublicKeyInfoValue(node: spkiNode) } catch {
+                    var e = error
+                    e.offset = node.children[1].offset
+                    throw e
+                }
+                spki.encoded = wrapped
+                if oid.arcs.last == 1 { spki.unwrapDHInteger() }
+                var info = ChipAuthenticationPublicKeyInfo(protocol: oid, publicKey: spki,
+                                                           keyId: try optionalInt(node, 3, "keyId"), encoded: enc)
+                info.isFlattened = true
+                return .chipAuthenticationPublicKey(info)
+            }
             try requireCount(node, 2...3, "ChipAuthenticationPublicKeyInfo")
+            var spki = try SubjectPublicKeyInfoValue(node: node.children[1])
+            if oid.arcs.last == 1 { spki.unwrapDHInteger() }
             return .chipAuthenticationPublicKey(ChipAuthenticationPublicKeyInfo(
-                protocol: oid, publicKey: try SubjectPublicKeyInfoValue(node: node.children[1]),
-                keyId: try optionalInt(node, 2, "keyId"), encoded: enc))
+                protocol: oid, publicKey: spki, keyId: try optionalInt(node, 2, "keyId"), encoded: enc))
         }
         if oid == SecurityInfoOID.idTA {
             try requireCount(node, 2...3, "TerminalAuthenticationInfo")

@@ -214,3 +214,27 @@ final class SMChipTransport: CardTransport {
         #expect(plain.statusWord == .success)
     }
 }
+
+/// DESIGN §6: the engine's CPU per APDU must stay far below a millisecond.
+@Suite struct SecureMessagingCostTests {
+    @Test(arguments: [CipherAlgorithm.tripleDES, .aes128, .aes256])
+    func protectedExchangeCost(_ cipher: CipherAlgorithm) throws {
+        let k = SessionKeys.derive(sharedSecret: [UInt8](repeating: 1, count: 32), cipher: cipher)
+        var reader = SecureMessagingSession(keys: k), chip = SecureMessagingSession(keys: k)
+        let data = [UInt8](repeating: 0x42, count: SecureMessagingSession.maxShortResponsePlaintext(cipher: cipher))
+        let rounds = 500
+        let clock = ContinuousClock()
+        let elapsed = try clock.measure {
+            for i in 0..<rounds {
+                let command = try reader.protect(CommandAPDU(ins: 0xB0, p1: UInt8(i >> 8 & 0x7F), p2: UInt8(i & 0xFF), ne: data.count))
+                _ = try chip.unprotectCommand(command)
+                let response = try chip.protectResponse(ResponseAPDU(data: data, sw: 0x9000))
+                #expect(try reader.unprotect(response).data.count == data.count)
+            }
+        }
+        // Both sides' work for one exchange (reader and chip): generous bound for loaded CI machines.
+        let perExchange = elapsed / rounds
+        print("SM \(cipher.rawValue): \(perExchange) per exchange (reader + chip side)")
+        #expect(perExchange < .milliseconds(2))
+    }
+}

@@ -39,7 +39,6 @@ public enum AccessControl {
         var best: (PACEInfo, PACEDomainParameterInfo?, Int)? = nil
         for info in cardAccess.paceInfos {
             guard let proto = PACEProtocol(oid: info.protocol) else { continue }
-            if proto.mapping == .integratedMapping && proto.cipher == .tripleDES { continue }
             let dp = cardAccess.domainParameters(for: info)
             guard let group = try? PACE.group(for: info, domainParameters: dp) else { continue }
             guard group.isEC == (proto.keyAgreement == .ecdh) else { continue }

@@ -134,10 +134,10 @@ extension PACE {
         switch proto.mapping {
         case .genericMapping, .chipAuthenticationMapping:
             let (mapSK, mapPK) = try group.generateKeyPair(random: random, step: step)
-            let r2 = try await Exchange.expectSuccess(send, generalAuthenticate([(0x81, mapPK)], last: false), step: step)
+            let r2 = try await Exchange.expectSuccess(send, generalAuthenticate([(0x81, group.encodePublicKey(mapPK))], last: false), step: step)
             let pkMapIC = try DynamicAuthenticationData.require(0x82, in: DynamicAuthenticationData.decode(r2.data, step: step),
                                                                 step: step, what: "chip mapping public key")
-            if ConstantTime.equals(pkMapIC, mapPK) {
+            if let canonical = try? group.validatePublicKey(pkMapIC), ConstantTime.equals(canonical, mapPK) {
                 throw AccessControlError(.authenticationFailed, step: step, "the chip returned the terminal's own mapping key")
             }
             mapped = try genericMapping(group: group, nonce: s, terminalMappingKey: mapSK, chipMappingPublicKey: pkMapIC).mapped
@@ -152,7 +152,7 @@ extension PACE {
         // GA 3: key agreement
         step = AccessControlStep.gaKeyAgreement
         let (ephSK, ephPK) = try mapped.generateKeyPair(random: random, step: step)
-        let r3 = try await Exchange.expectSuccess(send, generalAuthenticate([(0x83, ephPK)], last: false), step: step)
+        let r3 = try await Exchange.expectSuccess(send, generalAuthenticate([(0x83, mapped.encodePublicKey(ephPK))], last: false), step: step)
         let chipEph = try DynamicAuthenticationData.require(0x84, in: DynamicAuthenticationData.decode(r3.data, step: step),
                                                             step: step, what: "chip ephemeral public key")
         let pkIC: [UInt8]

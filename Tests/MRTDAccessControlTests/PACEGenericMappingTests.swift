@@ -261,3 +261,19 @@ import MRTDSecureMessaging
 enum SessionKeysCheck {
     static func derive(_ k: [UInt8], _ cipher: CipherAlgorithm) -> SessionKeys { SessionKeys.derive(sharedSecret: k, cipher: cipher) }
 }
+
+/// DH public values travel as unsigned integers of minimal length (9303-11 §9.4.1, §4.4.5.2.1); EC points
+/// keep their fixed width.
+@Suite struct PublicKeyEncodingTests {
+    @Test func dhMinimalECFixed() {
+        let dh = KeyAgreementGroup.standardized(0)!
+        let value = [UInt8](repeating: 0, count: 1) + [UInt8](repeating: 0x5A, count: 127)
+        #expect(dh.encodePublicKey(value) == [UInt8](repeating: 0x5A, count: 127))
+        let oid: ASN1TLV.ObjectIdentifier = "0.4.0.127.0.7.2.2.4.1.2"
+        let pkdo = PACE.publicKeyDataObject(protocol: oid, publicKey: value, group: dh)
+        #expect(pkdo == hex("7F49818D 060A04007F00070202040102 84 7F".filter { $0 != " " }) + [UInt8](repeating: 0x5A, count: 127))
+        let ec = KeyAgreementGroup.standardized(13)!
+        let point = [0x04] + [UInt8](repeating: 0, count: 64)
+        #expect(ec.encodePublicKey(point) == point)
+    }
+}

@@ -90,11 +90,11 @@ import MRTDTestSupport
                                              publicKey: v.bytes("eph_ifd_public"), group: mapped) == v.bytes("t_ic"))
     }
 
-    @Test func tripleDESIntegratedMappingUnsupported() {
+    @Test func nonceTooShort() {
         let e = #expect(throws: AccessControlError.self) {
-            _ = try PACE.pseudoRandom(s: [UInt8](repeating: 0, count: 8), t: [UInt8](repeating: 0, count: 16), p: [0xFF], cipher: .tripleDES)
+            _ = try PACE.pseudoRandom(s: [UInt8](repeating: 0, count: 16), t: [UInt8](repeating: 0, count: 32), p: [0xFF], cipher: .aes256)
         }
-        #expect(e?.code == .unsupported)
+        #expect(e?.code == .invalidInput)
     }
 }
 

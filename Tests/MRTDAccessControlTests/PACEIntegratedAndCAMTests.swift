@@ -1,4 +1,5 @@
 import Testing
+import Foundation
 import ASN1TLV
 import ISO7816
 import MRTDCrypto
@@ -216,6 +217,13 @@ import MRTDTestSupport
         #expect(infos.chipAuthenticationPublicKeyInfos.first?.keyId == 13)
         let cam = try #require(r.chipAuthenticationMapping)
         #expect(try cam.verify(cardSecurity: infos))
+        // The Codable transcript re-verifies offline after a JSON round trip.
+        let transcript = try #require(r.chipAuthenticationMappingTranscript)
+        let decoded = try JSONDecoder().decode(PACECAMTranscript.self, from: JSONEncoder().encode(transcript))
+        #expect(try decoded.verify(cardSecurity: infos))
+        var forged = decoded
+        forged.chipAuthenticationData = flipBit(forged.chipAuthenticationData, at: 31)
+        #expect(try !forged.verify(cardSecurity: infos))
         // Negative twin: a CardSecurity whose key has one bit flipped (still parsed) does not satisfy the relation.
         let flipped = flipBit(content, at: content.count - 10)
         let bad = try SecurityInfos.parse(flipped)

@@ -91,6 +91,14 @@ import MRTDTestSupport
                                              publicKey: v.bytes("eph_ifd_public"), group: mapped) == v.bytes("t_ic"))
     }
 
+    /// H.2 negative twin: one bit of s flipped → another generator.
+    @Test func h2FlippedNonce() throws {
+        let v = try Vector(Self.h2)
+        let mapped = try PACE.integratedMapping(group: KeyAgreementGroup.standardized(0)!, nonce: SecretBytes(flipBit(v.bytes("nonce_s"), at: 0)),
+                                                terminalNonce: v.bytes("nonce_t"), cipher: .aes128)
+        #expect(mapped.generator != v.bytes("mapped_generator"))
+    }
+
     @Test func nonceTooShort() {
         let e = #expect(throws: AccessControlError.self) {
             _ = try PACE.pseudoRandom(s: [UInt8](repeating: 0, count: 16), t: [UInt8](repeating: 0, count: 32), p: [0xFF], cipher: .aes256)

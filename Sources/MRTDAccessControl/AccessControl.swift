@@ -39,7 +39,6 @@ public enum AccessControl {
         var best: (PACEInfo, PACEDomainParameterInfo?, Int)? = nil
         for info in cardAccess.paceInfos {
             guard let proto = PACEProtocol(oid: info.protocol) else { continue }
-            if proto.mapping == .integratedMapping && proto.cipher == .tripleDES { continue }
             let dp = cardAccess.domainParameters(for: info)
             guard let group = try? PACE.group(for: info, domainParameters: dp) else { continue }
             guard group.isEC == (proto.keyAgreement == .ecdh) else { continue }
@@ -52,8 +51,11 @@ public enum AccessControl {
     /// Establishes secure messaging: PACE when `cardAccess` (parsed EF.CardAccess, nil when the chip has
     /// none) offers a usable PACEInfo, otherwise BAC when `allowBACFallback` (MRZ key only).
     /// A wrong password never triggers the fallback (it would fail the same way and count a try).
+    /// Before BAC the eMRTD application is selected (9303-11 §4.2 step 4) unless `selectApplicationBeforeBAC`
+    /// is false (the caller selected it already); after PACE the current DF stays the Master File.
     public static func establish(transport: any CardTransport, key: AccessKey, cardAccess: SecurityInfos?,
                                  allowBACFallback: Bool, options: PACEOptions = PACEOptions(),
+                                 selectApplicationBeforeBAC: Bool = true,
                                  random: any RandomSource = SystemRandom()) async throws -> AccessControlResult {
         if let ca = cardAccess, let (info, dp) = choosePACE(ca) {
             do {
@@ -75,6 +77,14 @@ public enum AccessControl {
         guard case .mrz(let mrz) = key else {
             throw AccessControlError(.noProtocolAvailable, step: AccessControlStep.choose,
                                      "BAC needs the MRZ; a \(key.passwordType) works only with PACE")
+        }
+        if selectApplicationBeforeBAC {
+            let sel = try await transport.transmit(.selectApplication(MRTDApplication.lds1AID))
+            // 6982 is an allowed answer to a plain SELECT before the secure channel exists (§4.3.2).
+            guard sel.statusWord.isSuccess || sel.statusWord == .securityStatusNotSatisfied else {
+                throw AccessControlError(.chipRejected, step: AccessControlStep.selectApplication,
+                                         "the chip answered \(sel.statusWord.meaning)", statusWord: sel.statusWord)
+            }
         }
         let r = try await BAC.perform(transport: transport, key: mrz, random: random)
         return AccessControlResult(protocol: .bac, passwordType: .mrz, mapping: nil, keyAgreement: nil, cipher: .tripleDES,

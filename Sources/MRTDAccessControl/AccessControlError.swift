@@ -64,4 +64,5 @@ public enum AccessControlStep {
     public static let activeAuthentication = "AA"
     public static let password = "password"
     public static let choose = "choose protocol"
+    public static let selectApplication = "SELECT eMRTD application"
 }

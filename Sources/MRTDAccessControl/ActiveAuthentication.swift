@@ -5,7 +5,7 @@ public import MRTDSecureMessaging
 public import MRTDDocument
 
 /// The message recovered from an ISO/IEC 9796-2 digital signature scheme 1 signature
-/// (ISO/IEC 9796-2:2010 §8–§9 as used by ICAO 9303-11 §6.1 and Appendix F).
+/// (ISO/IEC 9796-2:2010 digital signature scheme 1, as ICAO 9303-11 §6.1.2.2 requires; Appendix F).
 public struct ISO9796Recovery: Sendable, Hashable {
     /// The recovered message representative F = s^e mod n.
     public var f: [UInt8]
@@ -52,7 +52,7 @@ public struct ActiveAuthenticationVerification: Sendable, Hashable {
 public enum ActiveAuthentication {
     static let step = AccessControlStep.activeAuthentication
 
-    /// The DG15 public key: `6F L SubjectPublicKeyInfo` (ICAO 9303-10 §4.7.15).
+    /// The DG15 public key: `6F L SubjectPublicKeyInfo` (ICAO 9303-11 §6.1.5; 9303-10 DG15).
     public static func publicKeyInfo(dg15 file: [UInt8]) throws(AccessControlError) -> [UInt8] {
         do {
             let node = try TLVParser.parse(file, rules: .ber)
@@ -75,7 +75,7 @@ public enum ActiveAuthentication {
         }
     }
 
-    /// INTERNAL AUTHENTICATE with the challenge, Le sized from the key: the modulus length (RSA) or
+    /// INTERNAL AUTHENTICATE (§6.1.3) with the challenge, Le sized from the key: the modulus length (RSA) or
     /// 2 × field size (ECDSA plain r||s) — extended length when above 256.
     public static func internalAuthenticate(challenge: [UInt8], publicKey: PublicKey) -> CommandAPDU {
         .internalAuthenticate(challenge, ne: expectedSignatureLength(publicKey))
@@ -88,8 +88,8 @@ public enum ActiveAuthentication {
         }
     }
 
-    /// The trailer → hash table of ISO/IEC 9796-2 (hash identifiers of ISO/IEC 10118-3):
-    /// BC = implicit (SHA-1 here), 33CC SHA-1, 38CC SHA-224, 34CC SHA-256, 36CC SHA-384, 35CC SHA-512.
+    /// The trailer → hash table (ICAO 9303-11 §6.1.2.2; hash identifiers of ISO/IEC 10118-3): BC = option 1,
+    /// SHA-1; option 2: 38CC SHA-224, 34CC SHA-256, 36CC SHA-384, 35CC SHA-512 (33CC SHA-1 also accepted).
     public static func hash(forTrailer id: UInt8) -> HashAlgorithm? {
         switch id {
         case 0x33: return .sha1
@@ -135,7 +135,7 @@ public enum ActiveAuthentication {
     }
 
     /// RSA: recovers F = s^e mod n, checks its format and that H(M1 || challenge) equals the hash in F
-    /// (ICAO 9303-11 §6.1.2, M = M1 || M2 with M2 the challenge).
+    /// (ICAO 9303-11 §6.1.2.2, M = M1 || M2 with M2 the challenge).
     public static func verifyRSA(signature: [UInt8], challenge: [UInt8], publicKey: PublicKey) throws(AccessControlError) -> ActiveAuthenticationVerification {
         let f: [UInt8]
         do { f = try publicKey.rsaPublicOperation(signature) } catch {
@@ -169,8 +169,8 @@ public enum ActiveAuthentication {
         }
     }
 
-    /// ECDSA over the challenge with the hash of DG14's ActiveAuthenticationInfo; the signature is plain
-    /// r||s (BSI TR-03111), a DER ECDSA-Sig-Value is tolerated.
+    /// ECDSA over the challenge with the hash of DG14's ActiveAuthenticationInfo (§6.1.2.3, §9.2.4); the
+    /// signature is plain r||s (BSI TR-03111), a DER ECDSA-Sig-Value is tolerated.
     public static func verifyECDSA(signature: [UInt8], challenge: [UInt8], publicKey: PublicKey,
                                    hash: HashAlgorithm) throws(AccessControlError) -> ActiveAuthenticationVerification {
         let der = signature.first == 0x30 && (try? TLVParser.parse(signature, rules: .ber))?.children.count == 2

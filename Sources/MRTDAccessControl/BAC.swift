@@ -2,7 +2,8 @@ public import ISO7816
 public import MRTDCrypto
 public import MRTDSecureMessaging
 
-/// Basic Access Control (ICAO 9303-11 §4.3; key derivation §9.7.1–§9.7.2; worked example Appendix D.1–D.3).
+/// Basic Access Control (ICAO 9303-11 §4.3: protocol §4.3.1, cryptography §4.3.3, APDUs §4.3.4; keys
+/// §9.7.1–§9.7.2 and §9.7.4; SSC §9.8.6.3; worked example Appendix D.1–D.3).
 ///
 /// Pure steps named after the specification plus `perform`, the thin driver over a `CardTransport`.
 public enum BAC {
@@ -13,7 +14,7 @@ public enum BAC {
         public var mac: SecretBytes
     }
 
-    /// The terminal's EXTERNAL AUTHENTICATE cryptogram (9303-11 §4.3.4.1, Appendix D.3 steps 1–4).
+    /// The terminal's EXTERNAL AUTHENTICATE cryptogram (9303-11 §4.3.1 steps 2–3, §4.3.3; Appendix D.3).
     public struct TerminalCryptogram: Sendable {
         /// S = RND.IFD || RND.IC || K.IFD
         public var s: SecretBytes
@@ -25,7 +26,7 @@ public enum BAC {
         public var commandData: [UInt8] { eIFD + mIFD }
     }
 
-    /// The chip's answer after its MAC verified and it was decrypted (Appendix D.3 steps 5–6).
+    /// The chip's answer after its MAC verified and it was decrypted (§4.3.1 step 4–5; Appendix D.3).
     public struct ChipResponse: Sendable {
         /// R = RND.IC || RND.IFD || K.IC
         public var r: SecretBytes
@@ -42,7 +43,7 @@ public enum BAC {
         public var session: SecureMessagingSession { SecureMessagingSession(keys: sessionKeys, ssc: ssc.bytes) }
     }
 
-    /// Kseed → Kenc = KDF(Kseed, 1), Kmac = KDF(Kseed, 2), 3DES keys with DES parity adjusted (§9.7.1).
+    /// Kseed → Kenc = KDF(Kseed, 1), Kmac = KDF(Kseed, 2), 3DES keys with DES parity adjusted (§9.7.1.1, §9.7.2).
     public static func deriveKeys(_ key: MRZKey) -> BasicAccessKeys {
         let seed = key.bacKeySeed
         return BasicAccessKeys(keySeed: seed,
@@ -50,7 +51,7 @@ public enum BAC {
                                mac: KDF.derive(seed.bytes, counter: KDF.macCounter, cipher: .tripleDES))
     }
 
-    /// Builds E_IFD || M_IFD from the chip's challenge and the terminal's random RND.IFD and K.IFD (§4.3.4.1).
+    /// Builds E_IFD || M_IFD from the chip's challenge and the terminal's random RND.IFD and K.IFD (§4.3.1, §4.3.3).
     public static func terminalCryptogram(rndIC: [UInt8], rndIFD: [UInt8], kIFD: [UInt8],
                                           keys: BasicAccessKeys) throws(AccessControlError) -> TerminalCryptogram {
         guard rndIC.count == 8, rndIFD.count == 8, kIFD.count == 16 else {
@@ -67,7 +68,7 @@ public enum BAC {
         }
     }
 
-    /// Checks the chip's MAC (constant time), decrypts E_IC and checks that RND.IFD came back (§4.3.4.2).
+    /// Checks the chip's MAC (constant time), decrypts E_IC and checks that RND.IFD came back (§4.3.1, §4.3.4.2).
     /// A MAC mismatch means the chip holds different keys: a wrong MRZ.
     public static func processChipResponse(_ data: [UInt8], rndIC: [UInt8], rndIFD: [UInt8],
                                            keys: BasicAccessKeys) throws(AccessControlError) -> ChipResponse {
@@ -94,7 +95,7 @@ public enum BAC {
         }
     }
 
-    /// KSseed = K.IFD xor K.IC; KSenc/KSmac = KDF(KSseed, 1/2); SSC = RND.IC[4..7] || RND.IFD[4..7] (§4.3.4.3, §9.8.2).
+    /// KSseed = K.IFD xor K.IC; KSenc/KSmac = KDF(KSseed, 1/2); SSC = RND.IC[4..7] || RND.IFD[4..7] (§4.3.1, §9.7.4, §9.8.6.3).
     public static func sessionKeys(kIFD: [UInt8], kIC: [UInt8], rndIC: [UInt8], rndIFD: [UInt8]) -> Result {
         let seed = zip(kIFD, kIC).map { $0 ^ $1 }
         let keys = SessionKeys(cipher: .tripleDES,

@@ -4,8 +4,8 @@ public import MRTDCrypto
 public import MRTDSecureMessaging
 public import MRTDDocument
 
-/// Chip Authentication version 1 from DG14 (ICAO 9303-11 §6.2 protocol, §9.2.3/§9.2.5 SecurityInfos,
-/// §9.7.4 key derivation; BSI TR-03110-1 §3.4): an ephemeral-static key agreement with the chip's key from
+/// Chip Authentication version 1 from DG14 (ICAO 9303-11 §6.2 protocol, §9.2.5–§9.2.7 SecurityInfos,
+/// §9.7.4 key derivation, §9.8.2 SSC restart; BSI TR-03110-1 §3.4): an ephemeral-static key agreement with the chip's key from
 /// DG14 that restarts secure messaging with new keys and SSC 0. Success is proven by the next protected
 /// read, which is the reader's job: call `perform`, install `Result.session` with
 /// `SecureChannel.replaceSession`, then read.
@@ -76,7 +76,7 @@ public enum ChipAuthentication {
             candidates.append(p)
         }
         if candidates.isEmpty {
-            // No ChipAuthenticationInfo: 3DES is implied (9303-11 §9.2.3 note).
+            // No ChipAuthenticationInfo (older DG14s carry only the key): 3DES (MSE:Set KAT) is assumed.
             for k in keys {
                 let family: UInt64 = k.isECDH ? 2 : 1
                 if let p = try make(nil, k, SecurityInfoOID.chipAuthentication(family: family, cipher: 1)) { candidates.append(p) }
@@ -89,7 +89,7 @@ public enum ChipAuthentication {
         return best
     }
 
-    /// MSE:Set KAT (3DES variant, 9303-11 §6.2.4.1 / TR-03110-3 B.11.1): `00 22 41 A6` with DO'91' the
+    /// MSE:Set KAT (3DES variant only, 9303-11 §6.2.4.1): `00 22 41 A6` with DO'91' the
     /// ephemeral public key and DO'84' the key id when several keys exist.
     public static func mseSetKAT(ephemeralPublicKey: [UInt8], keyId: Int?) -> CommandAPDU {
         var data = TLVWriter.encode(0x91, ephemeralPublicKey)
@@ -104,7 +104,7 @@ public enum ChipAuthentication {
         return .manageSecurityEnvironment(p1: 0x41, p2: 0xA4, data: data)
     }
 
-    /// GENERAL AUTHENTICATE with 7C{80 ephemeral public key} (AES variant).
+    /// GENERAL AUTHENTICATE with 7C{80 ephemeral public key} (AES variant, §6.2.4.2).
     public static func generalAuthenticate(ephemeralPublicKey: [UInt8]) -> CommandAPDU {
         .generalAuthenticate(DynamicAuthenticationData.encode([(0x80, ephemeralPublicKey)]), chained: false, ne: 256)
     }
@@ -127,10 +127,10 @@ public enum ChipAuthentication {
             throw AccessControlError(.cryptoFailure, step: step, "key agreement: \(error.description)")
         }
         if p.cipher == .tripleDES {
-            _ = try await Exchange.expectSuccess(send, mseSetKAT(ephemeralPublicKey: pk, keyId: p.keyId), step: AccessControlStep.mseSetKAT)
+            _ = try await Exchange.expectSuccess(send, mseSetKAT(ephemeralPublicKey: p.group.encodePublicKey(pk), keyId: p.keyId), step: AccessControlStep.mseSetKAT)
         } else {
             _ = try await Exchange.expectSuccess(send, mseSetAT(protocol: p.protocol, keyId: p.keyId), step: AccessControlStep.mseSetAT)
-            _ = try await Exchange.expectSuccess(send, generalAuthenticate(ephemeralPublicKey: pk), step: step)
+            _ = try await Exchange.expectSuccess(send, generalAuthenticate(ephemeralPublicKey: p.group.encodePublicKey(pk)), step: step)
         }
         return Result(parameters: p, terminalEphemeralPublicKey: pk, sessionKeys: sessionKeys(sharedSecret: shared.bytes, cipher: p.cipher))
     }

@@ -2,7 +2,7 @@ import ISO7816
 import ASN1TLV
 
 /// The dynamic authentication data template DO'7C' of GENERAL AUTHENTICATE (ISO/IEC 7816-4 §7.5.2;
-/// ICAO 9303-11 §4.4.4 and Table "GENERAL AUTHENTICATE"; BSI TR-03110-3 B.1–B.3):
+/// ICAO 9303-11 §4.4.4.2 and §4.4.5 Table 4; §6.2.4.2 for Chip Authentication; BSI TR-03110-3 B.1–B.3):
 /// 80 encrypted nonce / CA ephemeral key, 81 mapping data (IFD), 82 mapping data (IC), 83 ephemeral key (IFD),
 /// 84 ephemeral key (IC), 85 T_IFD, 86 T_IC, 87/88 CARs, 8A encrypted chip authentication data (PACE-CAM).
 public enum DynamicAuthenticationData {

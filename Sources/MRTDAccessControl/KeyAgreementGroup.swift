@@ -10,7 +10,7 @@ public enum KeyAgreementGroup: Sendable, Hashable {
 
     public var isEC: Bool { if case .ec = self { return true } else { return false } }
 
-    /// The tag of the public key in the public key data object 7F49 (BSI TR-03110-3 D.3: '86' EC point, '84' DH value).
+    /// The tag of the public key in the public key data object 7F49 (ICAO 9303-11 §9.4.3–§9.4.4: '86' EC point, '84' DH value).
     public var publicKeyTag: UInt8 { isEC ? 0x86 : 0x84 }
 
     /// Width of a public value / shared secret in bytes.
@@ -125,6 +125,15 @@ public enum KeyAgreementGroup: Sendable, Hashable {
             }
             return y.bytes(width: g.primeSize)
         }
+    }
+
+    /// The plain public key value as carried in data objects and public key data objects (ICAO 9303-11
+    /// §9.4.1, §9.4.5, §4.4.5.2.1, §6.2.4.3): EC points uncompressed (fixed width); DH values as unsigned
+    /// integers with the minimum number of octets (no leading 00).
+    public func encodePublicKey(_ key: [UInt8]) -> [UInt8] {
+        guard !isEC else { return key }
+        let stripped = Array(key.drop { $0 == 0 })
+        return stripped.isEmpty ? [0] : stripped
     }
 
     /// The same group with another generator (the PACE mapping result).

@@ -58,6 +58,40 @@ public struct PACEChipAuthenticationMappingData: Sendable, Hashable {
     }
 }
 
+/// What a PACE-CAM run leaves for offline re-verification (the evidence bundle, DESIGN.md §4.3): the
+/// decrypted CA_IC, PK_map,IC and the curve; re-checked against EF.CardSecurity's key with `verify`.
+public struct PACECAMTranscript: Sendable, Hashable, Codable {
+    public var chipAuthenticationData: [UInt8]
+    public var encryptedChipAuthenticationData: [UInt8]
+    public var chipMappingPublicKey: [UInt8]
+    public var p: [UInt8], a: [UInt8], b: [UInt8], generator: [UInt8], order: [UInt8], cofactor: [UInt8]
+
+    public init(_ data: PACEChipAuthenticationMappingData) {
+        chipAuthenticationData = data.chipAuthenticationData
+        encryptedChipAuthenticationData = data.encryptedChipAuthenticationData
+        chipMappingPublicKey = data.chipMappingPublicKey
+        p = data.curve.p; a = data.curve.a; b = data.curve.b
+        generator = data.curve.generator; order = data.curve.order; cofactor = data.curve.cofactor
+    }
+
+    /// Rebuilds the check data (the curve from its parameters).
+    public func mappingData() throws(AccessControlError) -> PACEChipAuthenticationMappingData {
+        do {
+            let curve = try ECCurve(p: p, a: a, b: b, generator: generator, order: order, cofactor: cofactor)
+            return PACEChipAuthenticationMappingData(encryptedChipAuthenticationData: encryptedChipAuthenticationData,
+                                                     chipAuthenticationData: chipAuthenticationData,
+                                                     chipMappingPublicKey: chipMappingPublicKey, curve: curve)
+        } catch {
+            throw AccessControlError(.invalidInput, step: AccessControlStep.cam, "transcript curve: \(error.description)")
+        }
+    }
+
+    /// Offline CAM check against the keys of EF.CardSecurity (signature checked by the caller).
+    public func verify(cardSecurity: SecurityInfos) throws(AccessControlError) -> Bool {
+        try mappingData().verify(cardSecurity: cardSecurity)
+    }
+}
+
 /// The outcome of PACE: which protocol ran, the session keys, and the public values of the run.
 public struct PACEResult: Sendable {
     public var `protocol`: PACEProtocol
@@ -72,6 +106,8 @@ public struct PACEResult: Sendable {
     public var chipMappingPublicKey: [UInt8]?
     /// Present after PACE-CAM.
     public var chipAuthenticationMapping: PACEChipAuthenticationMappingData?
+    /// The CAM data as a Codable transcript for the evidence bundle.
+    public var chipAuthenticationMappingTranscript: PACECAMTranscript? { chipAuthenticationMapping.map(PACECAMTranscript.init) }
     /// Certification authority references the chip sent in GA mutual authentication (DO'87'/'88'), if any.
     public var certificationAuthorityReferences: [[UInt8]]
 
@@ -141,10 +177,10 @@ extension PACE {
         switch proto.mapping {
         case .genericMapping, .chipAuthenticationMapping:
             let (mapSK, mapPK) = try group.generateKeyPair(random: random, step: step)
-            let r2 = try await Exchange.expectSuccess(send, generalAuthenticate([(0x81, mapPK)], last: false), step: step)
+            let r2 = try await Exchange.expectSuccess(send, generalAuthenticate([(0x81, group.encodePublicKey(mapPK))], last: false), step: step)
             let pkMapIC = try DynamicAuthenticationData.require(0x82, in: DynamicAuthenticationData.decode(r2.data, step: step),
                                                                 step: step, what: "chip mapping public key")
-            if ConstantTime.equals(pkMapIC, mapPK) {
+            if let canonical = try? group.validatePublicKey(pkMapIC), ConstantTime.equals(canonical, mapPK) {
                 throw AccessControlError(.authenticationFailed, step: step, "the chip returned the terminal's own mapping key")
             }
             mapped = try genericMapping(group: group, nonce: s, terminalMappingKey: mapSK, chipMappingPublicKey: pkMapIC).mapped
@@ -159,7 +195,7 @@ extension PACE {
         // GA 3: key agreement
         step = AccessControlStep.gaKeyAgreement
         let (ephSK, ephPK) = try mapped.generateKeyPair(random: random, step: step)
-        let r3 = try await Exchange.expectSuccess(send, generalAuthenticate([(0x83, ephPK)], last: false), step: step)
+        let r3 = try await Exchange.expectSuccess(send, generalAuthenticate([(0x83, mapped.encodePublicKey(ephPK))], last: false), step: step)
         let chipEph = try DynamicAuthenticationData.require(0x84, in: DynamicAuthenticationData.decode(r3.data, step: step),
                                                             step: step, what: "chip ephemeral public key")
         let pkIC: [UInt8]

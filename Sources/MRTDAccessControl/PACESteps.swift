@@ -8,7 +8,7 @@ public import MRTDSecureMessaging
 public enum PACE {
     // MARK: Commands
 
-    /// MSE:Set AT for PACE (9303-11 §4.4.4.1): `00 22 C1 A4` with DO'80' protocol OID, DO'83' password
+    /// MSE:Set AT for PACE (9303-11 §4.4.4.1; DO'84' is required when the domain parameters are ambiguous): `00 22 C1 A4` with DO'80' protocol OID, DO'83' password
     /// reference and, when given, DO'84' the parameter id.
     public static func mseSetAT(protocol oid: ObjectIdentifier, password: PACEPasswordType, parameterId: Int?) -> CommandAPDU {
         var data = TLVWriter.encode(0x80, oid.encodedValue) + TLVWriter.encode(0x83, [password.rawValue])
@@ -23,14 +23,14 @@ public enum PACE {
         return out
     }
 
-    /// GENERAL AUTHENTICATE step with DO'7C' (9303-11 §4.4.4.2): chained (CLA '10') except the last.
+    /// GENERAL AUTHENTICATE step with DO'7C' (9303-11 §4.4.4.2, §4.4.4.3): chained (CLA '10') except the last.
     public static func generalAuthenticate(_ objects: [(tag: UInt8, value: [UInt8])], last: Bool) -> CommandAPDU {
         .generalAuthenticate(DynamicAuthenticationData.encode(objects), chained: !last, ne: 256)
     }
 
     // MARK: Nonce
 
-    /// s = D(K_π, z) (9303-11 §4.4.3.2): CBC with a zero IV, 3DES or AES by the protocol's cipher.
+    /// s = D(K_π, z) (9303-11 §4.4.3.3): CBC with a zero IV, 3DES or AES by the protocol's cipher.
     public static func decryptNonce(_ z: [UInt8], key: SecretBytes, cipher: CipherAlgorithm) throws(AccessControlError) -> SecretBytes {
         let step = AccessControlStep.gaEncryptedNonce
         guard !z.isEmpty, z.count % cipher.blockSize == 0 else {
@@ -80,39 +80,37 @@ public enum PACE {
     static let c1_256: [UInt8] = [0x54, 0xBD, 0x72, 0x55, 0xF0, 0xAA, 0xF8, 0x31, 0xBE, 0xC3, 0x42, 0x3F, 0xCF, 0x39, 0xD6, 0x9B,
                                   0x6C, 0xBF, 0x06, 0x66, 0x77, 0xD0, 0xFA, 0xAE, 0x5A, 0xAD, 0xD9, 0x9D, 0xF8, 0xE5, 0x35, 0x17]
 
-    /// The pseudo-random function R(s,t) of 9303-11 §4.4.3.3.2 (Figure 2), AES variants: k0 = E(t, s);
-    /// k_{i+1} = E(k_i, c0) (truncated to the key length), x_i = E(k_i, c1), all CBC with IV 0;
-    /// R = x_0 || … || x_{n-1} with n·l ≥ log2 p + 64 (l = 128 for AES-128, 256 for AES-192/256, so the
-    /// chip's nonce s must be at least the key length). 3DES is not supported here.
+    /// The pseudo-random function R(s,t) of 9303-11 §4.4.3.3.2 (Figure 2): k0 = E(t, s);
+    /// x_i = E(k_i, c1), k_{i+1} = E(k_i, c0) truncated to the key length; all CBC with IV 0;
+    /// R = x_0 || … || x_{n-1} with n·l ≥ log2 p + 64. l = 128 for 3DES (k taken as 128 bits) and AES-128,
+    /// 256 for AES-192/256; s must be l bits (the smallest block multiple ≥ k, §4.4.3.3) and t k bits.
     public static func pseudoRandom(s: [UInt8], t: [UInt8], p: [UInt8], cipher: CipherAlgorithm) throws(AccessControlError) -> [UInt8] {
         let step = AccessControlStep.gaMapNonce
-        guard cipher != .tripleDES else {
-            throw AccessControlError(.unsupported, step: step, "Integrated Mapping with 3DES is not supported")
-        }
         guard t.count == cipher.keyLength else {
             throw AccessControlError(.invalidInput, step: step, "nonce t must be \(cipher.keyLength) bytes")
         }
-        let (c0, c1) = cipher == .aes128 ? (c0_128, c1_128) : (c0_256, c1_256)
+        let (c0, c1) = cipher.keyLength == 16 ? (c0_128, c1_128) : (c0_256, c1_256)
         let l = c1.count * 8
+        guard s.count * 8 >= cipher.keyLength * 8, s.count % cipher.blockSize == 0 else {
+            throw AccessControlError(.invalidInput, step: step, "nonce s of \(s.count) bytes is too short for Integrated Mapping")
+        }
         let bits = BigNumber(p).bitCount
         let n = (bits + 64 + l - 1) / l
-        let iv = [UInt8](repeating: 0, count: 16)
+        func e(_ key: [UInt8], _ data: [UInt8]) throws(CryptoError) -> [UInt8] {
+            let k = SecretBytes(key)
+            if cipher == .tripleDES { return try TripleDES.encryptCBC(key: k, data) }
+            return try AES.encryptCBC(key: k, iv: [UInt8](repeating: 0, count: 16), data)
+        }
         do {
-            var k = try AES.encryptCBC(key: SecretBytes(t), iv: iv, s)
+            var k = Array(try e(t, s).prefix(cipher.keyLength))
             var out: [UInt8] = []
             for _ in 0..<n {
-                let key = SecretBytes(Array(k.prefix(cipher.keyLength)))
-                guard k.count >= cipher.keyLength else {
-                    throw AccessControlError(.invalidInput, step: step, "nonce s is shorter than the key length")
-                }
-                out += try AES.encryptCBC(key: key, iv: iv, c1)
-                k = try AES.encryptCBC(key: key, iv: iv, c0)
+                out += try e(k, c1)
+                k = Array(try e(k, c0).prefix(cipher.keyLength))
             }
             return out
-        } catch let e as AccessControlError {
-            throw e
         } catch {
-            throw AccessControlError(.cryptoFailure, step: step, "pseudo-random function: \(error)")
+            throw AccessControlError(.cryptoFailure, step: step, "pseudo-random function: \(error.description)")
         }
     }
 
@@ -176,6 +174,9 @@ public enum PACE {
             let rp = BigNumber(r).mod(p)
             let e = BigNumber.divide(p - BigNumber(1), BigNumber(q)).0
             let g = BigNumber.modExp(rp, e, p)
+            guard !(g == BigNumber(1)) else {
+                throw AccessControlError(.cryptoFailure, step: step, "the mapped generator is 1")   // §4.4.3.3.2: ĝ ≠ 1
+            }
             do { return .dh(try dh.withGenerator(g.bytes(width: dh.primeSize))) } catch {
                 throw AccessControlError(.cryptoFailure, step: step, error.description)
             }
@@ -184,9 +185,11 @@ public enum PACE {
 
     // MARK: Authentication token (§4.4.3.4, §9.4)
 
-    /// The public key data object 7F49 { 06 OID, 86 point | 84 DH value } over which tokens are computed.
+    /// The public key data object 7F49 { 06 OID, 86 point | 84 DH value } over which tokens are computed
+    /// (§9.4; the DH value as an unsigned integer of minimal length, §9.4.1).
     public static func publicKeyDataObject(protocol oid: ObjectIdentifier, publicKey: [UInt8], group: KeyAgreementGroup) -> [UInt8] {
-        TLVWriter.encode(0x7F49, TLVWriter.encode(0x06, oid.encodedValue) + TLVWriter.encode(UInt32(group.publicKeyTag), publicKey))
+        TLVWriter.encode(0x7F49, TLVWriter.encode(0x06, oid.encodedValue)
+                         + TLVWriter.encode(UInt32(group.publicKeyTag), group.encodePublicKey(publicKey)))
     }
 
     /// T = MAC(KSmac, 7F49{…}) — AES-CMAC truncated to 8 bytes, or the 3DES retail MAC (padding inside).
@@ -199,7 +202,7 @@ public enum PACE {
 
     // MARK: Chip Authentication Mapping (§4.4.3.3.3, §4.4.3.5)
 
-    /// CA_IC = D(KSenc, A_IC) with AES-CBC and IV = E(KSenc, FF…FF), padding removed.
+    /// CA_IC = D(KSenc, A_IC) with AES-CBC and IV = E(KSenc, FF…FF), padding method 2 removed (§4.4.3.5.3–4).
     public static func decryptChipAuthenticationData(_ aIC: [UInt8], keys: SessionKeys) throws(AccessControlError) -> [UInt8] {
         let step = AccessControlStep.cam
         guard keys.cipher != .tripleDES, !aIC.isEmpty, aIC.count % 16 == 0 else {
@@ -214,7 +217,7 @@ public enum PACE {
         }
     }
 
-    /// The PACE-CAM check of 9303-11 §4.4.3.5.2: PK_map,IC = CA_IC · PK_IC on the (unmapped) domain
+    /// The PACE-CAM check of 9303-11 §4.4.3.5.2: PK_map,IC = KA(CA_IC, PK_IC) = CA_IC · PK_IC (points compared) on the (unmapped) domain
     /// parameters, with PK_IC the chip's static CA key from EF.CardSecurity.
     public static func verifyChipAuthenticationMapping(chipAuthenticationData caIC: [UInt8], chipMappingPublicKey: [UInt8],
                                                        chipStaticPublicKey: [UInt8], curve: ECCurve) throws(AccessControlError) -> Bool {

@@ -60,7 +60,8 @@ import MRTDTestSupport
 
     @Test func bacFallbackWhenNoCardAccess() async throws {
         let v = try Vector(BACTests.file)
-        let transport = ScriptedTransport(hexPairs: [(v.string("get_challenge_command"), v.string("get_challenge_response")),
+        let transport = ScriptedTransport(hexPairs: [("00A4040C07A0000002471001", "9000"),
+                                                     (v.string("get_challenge_command"), v.string("get_challenge_response")),
                                                      (v.string("external_authenticate_command"), v.string("external_authenticate_response"))])
         let key = AccessKey.mrz(try MRZKey(documentNumber: "L898902C<", dateOfBirth: "690806", dateOfExpiry: "940623"))
         let r = try await AccessControl.establish(transport: transport, key: key, cardAccess: nil, allowBACFallback: true,
@@ -72,12 +73,23 @@ import MRTDTestSupport
     @Test func bacFallbackWhenChipRefusesPACE() async throws {
         let v = try Vector(BACTests.file)
         let g1 = try Vector("pace/icao-9303-11-appG1-pace-ecdh-gm.json")
-        let transport = ResponderTransport(["6A80", v.string("get_challenge_response"), v.string("external_authenticate_response")])
+        let transport = ResponderTransport(["6A80", "6982", v.string("get_challenge_response"), v.string("external_authenticate_response")])
         let key = AccessKey.mrz(try MRZKey(documentNumber: "L898902C<", dateOfBirth: "690806", dateOfExpiry: "940623"))
         let r = try await AccessControl.establish(transport: transport, key: key,
                                                   cardAccess: SecurityInfos.parseCardAccess(g1.bytes("ef_cardaccess_as_used_in_tests")),
                                                   allowBACFallback: true, random: FixedRandom([v.bytes("rnd_ifd"), v.bytes("k_ifd")]))
         #expect(r.protocol == .bac && r.fellBackToBAC)
+        #expect(transport.commands[1] == hex("00A4040C07A0000002471001"))
+    }
+
+    @Test func bacWithoutTheApplication() async throws {
+        let key = AccessKey.mrz(try MRZKey(documentNumber: "L898902C<", dateOfBirth: "690806", dateOfExpiry: "940623"))
+        let e = await #expect(throws: AccessControlError.self) {
+            _ = try await AccessControl.establish(transport: ResponderTransport(["6A82"]), key: key, cardAccess: nil,
+                                                  allowBACFallback: true, random: FixedRandom([]))
+        }
+        #expect(e?.step == "SELECT eMRTD application")
+        #expect(e?.statusWord == .fileNotFound)
     }
 
     @Test func noFallbackWithoutPermission() async throws {

@@ -240,6 +240,51 @@ import MRTDTestSupport
         #expect(try mapped.sharedSecret(privateKey: SecretBytes(ephIFD), peerPublicKey: v.bytes("eph_ic_public")).bytes == v.bytes("shared_secret_k"))
     }
 
+    /// BSI EAC worked example v1.01, PACE DH-GM with PIN: the source's 1024-bit private keys reduced mod q
+    /// (the same public values, vectors README pitfall 4); the PCD key stored with a leading 00 is sent as
+    /// the 128-byte unsigned integer.
+    @Test func bsiWorkedExampleDHPIN() async throws {
+        let v = try Vector("pace/bsi-eac-worked-example-v101-pace-dh.json")
+        let infos = try SecurityInfos.parseCardAccess(v.bytes("ef_cardaccess"))
+        let (info, _) = try #require(AccessControl.choosePACE(infos))
+        #expect(info.protocolName == "id-PACE-DH-GM-AES-CBC-CMAC-128" && info.parameterId == 0)
+        let pin = AccessKey.pin(v.string("password_ascii"))
+        #expect(pin.paceKey(cipher: .aes128).bytes == v.bytes("k_pi"))
+        guard case .dh(let dh)? = KeyAgreementGroup.standardized(0), let qBytes = dh.q else { Issue.record("no group"); return }
+        let q = BigNumber(qBytes)
+        func reduced(_ k: String) -> [UInt8] { BigNumber(v.bytes(k)).mod(q).bytes(width: qBytes.count) }
+        let ephIFDPublic = Array(v.bytes("eph_ifd_public_as_stored").drop { $0 == 0 })
+        func ga(_ objects: [(UInt8, [UInt8])], last: Bool) -> String {
+            hexString(PACE.generalAuthenticate(objects.map { (tag: $0.0, value: $0.1) }, last: last).bytes)
+        }
+        func r(_ objects: [(UInt8, [UInt8])]) -> String {
+            hexString(DynamicAuthenticationData.encode(objects.map { (tag: $0.0, value: $0.1) })) + "9000"
+        }
+        let script: [(String, String)] = [
+            ("0022C1A40F800A04007F00070202040102830103", "9000"),
+            (ga([], last: false), r([(0x80, v.bytes("encrypted_nonce"))])),
+            (ga([(0x81, v.bytes("map_ifd_public"))], last: false), r([(0x82, v.bytes("map_ic_public"))])),
+            (ga([(0x83, ephIFDPublic)], last: false), r([(0x84, v.bytes("eph_ic_public"))])),
+            (ga([(0x85, v.bytes("t_ifd"))], last: true), r([(0x86, v.bytes("t_ic"))])),
+        ]
+        let transport = ScriptedTransport(hexPairs: script)
+        let res = try await PACE.perform(transport: transport, key: pin, info: info, options: PACEOptions(sendParameterId: false),
+                                         random: FixedRandom([reduced("map_ifd_private"), reduced("eph_ifd_private")]))
+        #expect(transport.isFinished)
+        #expect(res.sessionKeys.encryption.bytes == v.bytes("ks_enc") && res.sessionKeys.mac.bytes == v.bytes("ks_mac"))
+        // The full-width private keys of the source give the same values.
+        let s = try PACE.decryptNonce(v.bytes("encrypted_nonce"), key: pin.paceKey(cipher: .aes128), cipher: .aes128)
+        #expect(s.bytes == v.bytes("nonce_s"))
+        let (h, mapped) = try PACE.genericMapping(group: .dh(dh), nonce: s, terminalMappingKey: SecretBytes(v.bytes("map_ifd_private")),
+                                                  chipMappingPublicKey: v.bytes("map_ic_public"))
+        #expect(h == v.bytes("shared_secret_h") && mapped.generator == v.bytes("mapped_generator"))
+        #expect(try mapped.sharedSecret(privateKey: SecretBytes(v.bytes("eph_ic_private")), peerPublicKey: ephIFDPublic).bytes
+                == v.bytes("shared_secret_k"))
+        // Negative twin: the MRZ-derived K_pi of G.2 does not decrypt this nonce to s.
+        #expect(try PACE.decryptNonce(v.bytes("encrypted_nonce"), key: Self.g1Key.paceKey(cipher: .aes128), cipher: .aes128).bytes
+                != v.bytes("nonce_s"))
+    }
+
     /// The same with a wrong PIN: the chip answers GA4 with 63C2 (two tries left).
     @Test func bsiWrongPIN() async throws {
         let v = try Vector(Self.bsi)
@@ -260,4 +305,20 @@ import MRTDTestSupport
 import MRTDSecureMessaging
 enum SessionKeysCheck {
     static func derive(_ k: [UInt8], _ cipher: CipherAlgorithm) -> SessionKeys { SessionKeys.derive(sharedSecret: k, cipher: cipher) }
+}
+
+/// DH public values travel as unsigned integers of minimal length (9303-11 §9.4.1, §4.4.5.2.1); EC points
+/// keep their fixed width.
+@Suite struct PublicKeyEncodingTests {
+    @Test func dhMinimalECFixed() {
+        let dh = KeyAgreementGroup.standardized(0)!
+        let value = [UInt8](repeating: 0, count: 1) + [UInt8](repeating: 0x5A, count: 127)
+        #expect(dh.encodePublicKey(value) == [UInt8](repeating: 0x5A, count: 127))
+        let oid: ASN1TLV.ObjectIdentifier = "0.4.0.127.0.7.2.2.4.1.2"
+        let pkdo = PACE.publicKeyDataObject(protocol: oid, publicKey: value, group: dh)
+        #expect(pkdo == hex("7F49818D 060A04007F00070202040102 84 7F".filter { $0 != " " }) + [UInt8](repeating: 0x5A, count: 127))
+        let ec = KeyAgreementGroup.standardized(13)!
+        let point = [0x04] + [UInt8](repeating: 0, count: 64)
+        #expect(ec.encodePublicKey(point) == point)
+    }
 }

@@ -1,4 +1,5 @@
 import Testing
+import Foundation
 import ASN1TLV
 import ISO7816
 import MRTDCrypto
@@ -90,11 +91,19 @@ import MRTDTestSupport
                                              publicKey: v.bytes("eph_ifd_public"), group: mapped) == v.bytes("t_ic"))
     }
 
-    @Test func tripleDESIntegratedMappingUnsupported() {
+    /// H.2 negative twin: one bit of s flipped → another generator.
+    @Test func h2FlippedNonce() throws {
+        let v = try Vector(Self.h2)
+        let mapped = try PACE.integratedMapping(group: KeyAgreementGroup.standardized(0)!, nonce: SecretBytes(flipBit(v.bytes("nonce_s"), at: 0)),
+                                                terminalNonce: v.bytes("nonce_t"), cipher: .aes128)
+        #expect(mapped.generator != v.bytes("mapped_generator"))
+    }
+
+    @Test func nonceTooShort() {
         let e = #expect(throws: AccessControlError.self) {
-            _ = try PACE.pseudoRandom(s: [UInt8](repeating: 0, count: 8), t: [UInt8](repeating: 0, count: 16), p: [0xFF], cipher: .tripleDES)
+            _ = try PACE.pseudoRandom(s: [UInt8](repeating: 0, count: 16), t: [UInt8](repeating: 0, count: 32), p: [0xFF], cipher: .aes256)
         }
-        #expect(e?.code == .unsupported)
+        #expect(e?.code == .invalidInput)
     }
 }
 
@@ -216,6 +225,13 @@ import MRTDTestSupport
         #expect(infos.chipAuthenticationPublicKeyInfos.first?.keyId == 13)
         let cam = try #require(r.chipAuthenticationMapping)
         #expect(try cam.verify(cardSecurity: infos))
+        // The Codable transcript re-verifies offline after a JSON round trip.
+        let transcript = try #require(r.chipAuthenticationMappingTranscript)
+        let decoded = try JSONDecoder().decode(PACECAMTranscript.self, from: JSONEncoder().encode(transcript))
+        #expect(try decoded.verify(cardSecurity: infos))
+        var forged = decoded
+        forged.chipAuthenticationData = flipBit(forged.chipAuthenticationData, at: 31)
+        #expect(try !forged.verify(cardSecurity: infos))
         // Negative twin: a CardSecurity whose key has one bit flipped (still parsed) does not satisfy the relation.
         let flipped = flipBit(content, at: content.count - 10)
         let bad = try SecurityInfos.parse(flipped)

@@ -112,6 +112,8 @@ final class PACEChip: CardTransport, @unchecked Sendable {
         (.integratedMapping, .aes128, 13),
         (.integratedMapping, .aes256, 16),                          // brainpoolP384r1
         (.integratedMapping, .aes192, 0),
+        (.integratedMapping, .tripleDES, 13),
+        (.integratedMapping, .tripleDES, 1),                        // RFC 5114 2048/224
         (.chipAuthenticationMapping, .aes128, 12),
     ])
     func roundTrip(mapping: PACEMapping, cipher: CipherAlgorithm, parameterId: Int) async throws {

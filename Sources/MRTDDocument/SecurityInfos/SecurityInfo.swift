@@ -36,7 +36,7 @@ public struct PACEDomainParameterInfo: Sendable, Hashable {
     public var encoded: [UInt8]
 }
 
-/// ChipAuthenticationInfo (ICAO 9303-11 §9.2.3; BSI TR-03110-3 A.1.1.2):
+/// ChipAuthenticationInfo (ICAO 9303-11 §9.2.5; BSI TR-03110-3 A.1.1.2):
 ///
 /// ```
 /// ChipAuthenticationInfo ::= SEQUENCE { protocol OBJECT IDENTIFIER (id-CA-…), version INTEGER (1 | 2),
@@ -64,7 +64,7 @@ public struct ChipAuthenticationDomainParameterInfo: Sendable, Hashable {
     public var encoded: [UInt8]
 }
 
-/// ChipAuthenticationPublicKeyInfo (ICAO 9303-11 §9.2.5; BSI TR-03110-3 A.1.1.2):
+/// ChipAuthenticationPublicKeyInfo (ICAO 9303-11 §9.2.6; BSI TR-03110-3 A.1.1.2):
 ///
 /// ```
 /// ChipAuthenticationPublicKeyInfo ::= SEQUENCE { protocol OBJECT IDENTIFIER (id-PK-DH | id-PK-ECDH),
@@ -83,7 +83,7 @@ public struct ChipAuthenticationPublicKeyInfo: Sendable, Hashable {
     public var isECDH: Bool { `protocol`.arcs.last == 2 }
 }
 
-/// TerminalAuthenticationInfo (ICAO 9303-11 §9.2.4; BSI TR-03110-3 A.1.1.3):
+/// TerminalAuthenticationInfo (ICAO 9303-11 §9.2.8; BSI TR-03110-3 A.1.1.3):
 ///
 /// ```
 /// TerminalAuthenticationInfo ::= SEQUENCE { protocol OBJECT IDENTIFIER (id-TA), version INTEGER (1 | 2),
@@ -97,7 +97,7 @@ public struct TerminalAuthenticationInfo: Sendable, Hashable {
     public var encoded: [UInt8]
 }
 
-/// ActiveAuthenticationInfo (ICAO 9303-11 §9.2.6):
+/// ActiveAuthenticationInfo (ICAO 9303-11 §9.2.4):
 ///
 /// ```
 /// ActiveAuthenticationInfo ::= SEQUENCE { protocol OBJECT IDENTIFIER (id-AA), version INTEGER (1),

@@ -1,6 +1,7 @@
 public import ASN1TLV
 
-/// Object identifiers of the SecurityInfos of ICAO Doc 9303-11 §9.2 and BSI TR-03110-3 Appendix A.1,
+/// Object identifiers of the SecurityInfos of ICAO Doc 9303-11 §9.2 (§9.2.3 PACE, §9.2.7 CA, §9.2.9 TA)
+/// and BSI TR-03110-3 Appendix A.1,
 /// with their ASN.1 names.
 ///
 /// ```
@@ -21,7 +22,7 @@ public enum SecurityInfoOID {
     public static let idCI = ObjectIdentifier(arcs: bsiDE + [2, 2, 6])
     /// id-PT (PrivilegedTerminalInfo, BSI TR-03110-3).
     public static let idPT = ObjectIdentifier(arcs: bsiDE + [2, 2, 8])
-    /// id-AA (ICAO 9303-11 §9.2.6, ActiveAuthenticationInfo).
+    /// id-AA (ICAO 9303-11 §9.2.4, ActiveAuthenticationInfo).
     public static let idAA = ObjectIdentifier(arcs: [2, 23, 136, 1, 1, 5])
     /// id-icao-mrtd-security-efDir / id-EFDIR (ICAO 9303-11 §9.2.10).
     public static let idEFDIR = ObjectIdentifier(arcs: [2, 23, 136, 1, 1, 13])

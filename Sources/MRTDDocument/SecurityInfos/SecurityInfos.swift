@@ -49,7 +49,7 @@ public struct SecurityInfos: Sendable, Hashable {
         }
     }
 
-    /// EF.CardAccess (ICAO 9303-11 §9.2.11, §3.11.3): the file is the bare SecurityInfos SET.
+    /// EF.CardAccess (ICAO 9303-11 §9.2.11; 9303-10): the file is the bare SecurityInfos SET.
     public static func parseCardAccess(_ file: [UInt8]) throws(SecurityInfosError) -> SecurityInfos {
         try parse(file)
     }

@@ -71,16 +71,21 @@ public final class VirtualChip: CardEmulator {
     public var snapshot: Snapshot { engine.withLock { $0.snapshot } }
 }
 
-/// PACE mapping (ICAO 9303-11 §4.4.3.3).
-public enum PACEMapping: String, Sendable, Hashable {
-    case genericECDH = "GM-ECDH", genericDH = "GM-DH", integratedECDH = "IM-ECDH", integratedDH = "IM-DH"
-    case chipAuthenticationECDH = "CAM-ECDH"
+extension VirtualChip {
+    /// PACE mapping and key agreement (ICAO 9303-11 §4.4.3.3), as the chip reports it.
+    public enum PACEMapping: String, Sendable, Hashable {
+        case genericECDH = "GM-ECDH", genericDH = "GM-DH", integratedECDH = "IM-ECDH", integratedDH = "IM-DH"
+        case chipAuthenticationECDH = "CAM-ECDH"
+    }
+
+    /// PACE password reference (ICAO 9303-11 §4.4.4.1, DO'83' of MSE:Set AT).
+    public enum PACEPassword: UInt8, Sendable, Hashable {
+        case mrz = 1, can = 2
+    }
 }
 
-/// PACE password reference (ICAO 9303-11 §4.4.4.1, DO'83' of MSE:Set AT).
-public enum PACEPassword: UInt8, Sendable, Hashable {
-    case mrz = 1, can = 2
-}
+typealias PACEMapping = VirtualChip.PACEMapping
+typealias PACEPassword = VirtualChip.PACEPassword
 
 /// A status word to answer with, raised anywhere inside command processing.
 struct ChipFailure: Error {

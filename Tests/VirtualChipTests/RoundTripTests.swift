@@ -13,7 +13,7 @@ struct PACEConfiguration: Sendable, CustomTestStringConvertible {
     var mapping: Int      // 1 DH-GM, 2 ECDH-GM, 3 DH-IM, 4 ECDH-IM, 6 ECDH-CAM
     var cipher: Int       // 1 3DES, 2 AES-128, 3 AES-192, 4 AES-256
     var parameterId: Int
-    var password: PACEPassword
+    var password: VirtualChip.PACEPassword
     var testDescription: String { "mapping \(mapping) cipher \(cipher) params \(parameterId) \(password)" }
 
     var oid: String { TestProfiles.paceOID(mapping: mapping, cipher: cipher) }
@@ -81,8 +81,8 @@ struct PACEConfiguration: Sendable, CustomTestStringConvertible {
     }
 
     /// Wrong MRZ / CAN: mutual authentication fails (the terminal sees 6300 at GA4).
-    @Test(arguments: [PACEPassword.mrz, .can])
-    func wrongPassword(_ reference: PACEPassword) throws {
+    @Test(arguments: [VirtualChip.PACEPassword.mrz, .can])
+    func wrongPassword(_ reference: VirtualChip.PACEPassword) throws {
         let oid = TestProfiles.paceOID(mapping: 2, cipher: 2)
         let chip = VirtualChip(profile: TestProfiles.profile(cardAccess: TestProfiles.cardAccess([(oid, 13)])))
         var terminal = TestTerminal(chip: chip)

@@ -173,6 +173,9 @@ struct ChipEngine {
 
     mutating func process(_ bytes: [UInt8]) -> ResponseAPDU {
         let command: CommandAPDU
+        // A body of exactly two bytes starting with 00 is neither short nor extended (ISO/IEC 7816-3
+        // §12.1.3); rejected here because CommandAPDU(bytes:) indexes past it.
+        if bytes.count == 6 && bytes[4] == 0 { return ResponseAPDU(statusWord: .wrongLength) }
         do {
             command = try CommandAPDU(bytes: bytes)
         } catch {

@@ -252,13 +252,17 @@ struct ChipEngine {
 
     func randomBytes(_ count: Int) -> [UInt8] { random.randomBytes(count: count) }
 
-    /// A scalar in [1, bound-1] drawn from the random source (rejection sampling, so a fixed source
-    /// that supplies a published private key reproduces it exactly).
+    /// A scalar in [1, bound-1] drawn from the random source: bytes of the bound's width, the excess
+    /// high bits cleared (P-521), rejection sampling — so a fixed source that supplies a published
+    /// private key reproduces it exactly.
     func randomScalar(below bound: [UInt8]) throws(ChipFailure) -> SecretBytes {
         let n = BigNumber(bound)
         let width = n.bytes.count
+        let topBits = n.bitCount % 8
         for _ in 0..<128 {
-            let candidate = BigNumber(randomBytes(width))
+            var bytes = randomBytes(width)
+            if topBits != 0 { bytes[0] &= UInt8((1 << topBits) - 1) }
+            let candidate = BigNumber(bytes)
             if !candidate.isZero && candidate < n { return SecretBytes(candidate.bytes(width: width)) }
         }
         throw .noPreciseDiagnosis

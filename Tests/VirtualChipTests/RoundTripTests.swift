@@ -23,6 +23,9 @@ struct PACEConfiguration: Sendable, CustomTestStringConvertible {
         .init(mapping: 2, cipher: 2, parameterId: 13, password: .can),   // … with CAN
         .init(mapping: 2, cipher: 4, parameterId: 12, password: .mrz),   // GM-ECDH NIST P-256 AES-256
         .init(mapping: 2, cipher: 3, parameterId: 15, password: .can),   // GM-ECDH P-384 AES-192
+        .init(mapping: 2, cipher: 4, parameterId: 18, password: .mrz),   // GM-ECDH P-521 AES-256 (order of 521 bits)
+        .init(mapping: 2, cipher: 4, parameterId: 17, password: .can),   // GM-ECDH brainpoolP512r1 AES-256
+        .init(mapping: 6, cipher: 4, parameterId: 18, password: .can),   // CAM P-521 AES-256
         .init(mapping: 1, cipher: 1, parameterId: 0, password: .mrz),    // GM-DH 1024 3DES
         .init(mapping: 1, cipher: 2, parameterId: 2, password: .can),    // GM-DH 2048/256 AES-128
         .init(mapping: 4, cipher: 2, parameterId: 13, password: .mrz),   // IM-ECDH

@@ -141,6 +141,20 @@ struct PACEExample: Sendable, CustomTestStringConvertible {
         #expect(com.data == TestProfiles.com)
     }
 
+    /// AES secure messaging after G.1: a command whose DO'8E' has one bit flipped is answered 6988
+    /// (unprotected) and the session is gone; so is a correctly protected one after it.
+    @Test func badAESMACDropsSession() throws {
+        let chip = PACEExample.g1.chip()
+        for (command, _) in PACEExample.g1.apdus { _ = chip.send(hex: command) }
+        let keys = SessionKeys(cipher: .aes128, encryption: SecretBytes(hex(PACEExample.g1.ksEnc)), mac: SecretBytes(hex(PACEExample.g1.ksMac)))
+        var session = SecureMessagingSession(keys: keys)
+        let protected = try session.protect(.selectApplication(MRTDApplication.lds1AID)).bytes
+        #expect(hexString(chip.process(flipBit(protected, at: protected.count - 2))) == "6988")
+        #expect(!chip.snapshot.secureMessagingActive)
+        var fresh = SecureMessagingSession(keys: keys)
+        #expect(hexString(chip.process(try fresh.protect(.selectApplication(MRTDApplication.lds1AID)).bytes)) == "6988")
+    }
+
     /// Negative twin: T_IFD with one bit flipped → 6300 and no session.
     @Test(arguments: PACEExample.all)
     func flippedTerminalTokenFails(_ example: PACEExample) {

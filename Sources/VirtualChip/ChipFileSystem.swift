@@ -28,10 +28,13 @@ extension ChipEngine {
     }
 
     /// Access conditions (ICAO 9303-11 §4.2 and §4.4): EF.CardAccess and EF.ATR/INFO are free;
-    /// every other file needs access control (and so secure messaging).
+    /// every other file needs access control (and so secure messaging). DG3 and DG4 (fingerprints,
+    /// iris) are protected by Extended Access Control (Terminal Authentication, BSI TR-03110), which
+    /// this chip does not offer: they always answer 6982, as on a real chip to an unauthorised terminal.
     func checkReadAccess(_ file: LDSFile) throws(ChipFailure) {
         switch file {
         case .cardAccess, .atrInfo: return
+        case .dg3, .dg4: throw .securityStatus
         default: if !accessGranted { throw .securityStatus }
         }
     }

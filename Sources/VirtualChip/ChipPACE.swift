@@ -4,7 +4,7 @@ import MRTDCrypto
 import MRTDSecureMessaging
 
 /// PACE domain parameters: an elliptic curve or a finite-field group (ICAO 9303-11 §9.5.1).
-enum PACEDomain {
+enum PACEDomain: Sendable, Hashable {
     case ec(ECCurve)
     case dh(DHGroup)
 }
@@ -36,8 +36,9 @@ extension ChipEngine {
     // MARK: MSE:Set AT
 
     /// MSE:Set AT for PACE (ICAO 9303-11 §4.4.4.1): DO'80' protocol OID, DO'83' password reference
-    /// (01 MRZ, 02 CAN), DO'84' standardized domain parameter id (required when the link says so
-    /// and EF.CardAccess lists one). Unknown protocol or parameters: 6A80; PIN/PUK: 6A88.
+    /// (01 MRZ, 02 CAN), DO'84' domain parameter id (required when the link says so and EF.CardAccess
+    /// lists one). The parameters are standardized (§9.5.1) or given by a PACEDomainParameterInfo.
+    /// Unknown protocol or parameters: 6A80; PIN/PUK: 6A88.
     mutating func msePACE(_ command: CommandAPDU) throws(ChipFailure) -> ResponseAPDU {
         pace = .idle
         let objects = try DataObjects.parse(command.data)
@@ -58,9 +59,7 @@ extension ChipEngine {
             throw .wrongData
         }
         let info = candidates[0]
-        guard let id = info.parameterId, let parameters = StandardDomainParameters.parameters(id: id) else {
-            throw .wrongData
-        }
+        guard let parameters = info.domain else { throw .wrongData }
         let domain: PACEDomain
         switch (parameters, info.mapping) {
         case (.ec(let curve), .genericECDH), (.ec(let curve), .integratedECDH), (.ec(let curve), .chipAuthenticationECDH):

@@ -19,6 +19,19 @@ struct ChipSecurityInfos: Sendable {
         var mapping: PACEMapping
         var cipher: CipherAlgorithm
         var parameterId: Int?
+        /// Domain parameters given explicitly by a PACEDomainParameterInfo (ICAO 9303-11 §9.2.2), when present.
+        var explicitDomain: PACEDomain?
+
+        /// The domain parameters: explicit ones, else the standardized set named by the parameter id (§9.5.1).
+        var domain: PACEDomain? {
+            if let explicitDomain { return explicitDomain }
+            guard let id = parameterId else { return nil }
+            switch StandardDomainParameters.parameters(id: id) {
+            case .ec(let curve)?: return .ec(curve)
+            case .dh(let group)?: return .dh(group)
+            case nil: return nil
+            }
+        }
     }
 
     var paceInfos: [PACEInfo] = []
@@ -34,6 +47,15 @@ struct ChipSecurityInfos: Sendable {
             for info in Self.securityInfos(cardAccess) {
                 if let p = Self.paceInfo(info) { paceInfos.append(p) }
             }
+            // Explicit domain parameters (PACEDomainParameterInfo), parsed with MRTDDocument's SecurityInfos.
+            if let parsed = try? SecurityInfos.parseCardAccess(cardAccess) {
+                for i in paceInfos.indices {
+                    let reference = MRTDDocument.PACEInfo(protocol: paceInfos[i].oid, version: 2, parameterId: paceInfos[i].parameterId)
+                    if let dp = parsed.domainParameters(for: reference)?.domainParameter.domainParameters {
+                        paceInfos[i].explicitDomain = Self.domain(dp)
+                    }
+                }
+            }
         }
         if let dg14 = profile.files[.dg14], let outer = try? TLVParser.parse(dg14, rules: .ber), outer.tag == 0x6E {
             for info in Self.securityInfos(outer.valueBytes) {
@@ -41,6 +63,25 @@ struct ChipSecurityInfos: Sendable {
                       let alg = try? info[2].objectIdentifierValue() else { continue }
                 activeAuthenticationHash = Self.ecdsaHash(alg)
             }
+        }
+    }
+
+    /// A PACE domain from explicit ECParameters or DH domain parameters (nil when unusable).
+    static func domain(_ parameters: DomainParameters) -> PACEDomain? {
+        switch parameters {
+        case .standardized(let id):
+            switch StandardDomainParameters.parameters(id: id) {
+            case .ec(let curve)?: return .ec(curve)
+            case .dh(let group)?: return .dh(group)
+            case nil: return nil
+            }
+        case .ecExplicit(let ec):
+            return (try? ECCurve(p: ec.p, a: ec.a, b: ec.b, generator: ec.base, order: ec.order,
+                                 cofactor: ec.cofactor ?? [1])).map { .ec($0) }
+        case .dh(let dh):
+            return (try? DHGroup(p: dh.p, g: dh.g, q: dh.q)).map { .dh($0) }
+        case .namedCurve:
+            return nil
         }
     }
 

@@ -71,16 +71,21 @@ public final class VirtualChip: CardEmulator {
     public var snapshot: Snapshot { engine.withLock { $0.snapshot } }
 }
 
-/// PACE mapping (ICAO 9303-11 §4.4.3.3).
-public enum PACEMapping: String, Sendable, Hashable {
-    case genericECDH = "GM-ECDH", genericDH = "GM-DH", integratedECDH = "IM-ECDH", integratedDH = "IM-DH"
-    case chipAuthenticationECDH = "CAM-ECDH"
+extension VirtualChip {
+    /// PACE mapping and key agreement (ICAO 9303-11 §4.4.3.3), as the chip reports it.
+    public enum PACEMapping: String, Sendable, Hashable {
+        case genericECDH = "GM-ECDH", genericDH = "GM-DH", integratedECDH = "IM-ECDH", integratedDH = "IM-DH"
+        case chipAuthenticationECDH = "CAM-ECDH"
+    }
+
+    /// PACE password reference (ICAO 9303-11 §4.4.4.1, DO'83' of MSE:Set AT).
+    public enum PACEPassword: UInt8, Sendable, Hashable {
+        case mrz = 1, can = 2
+    }
 }
 
-/// PACE password reference (ICAO 9303-11 §4.4.4.1, DO'83' of MSE:Set AT).
-public enum PACEPassword: UInt8, Sendable, Hashable {
-    case mrz = 1, can = 2
-}
+typealias PACEMapping = VirtualChip.PACEMapping
+typealias PACEPassword = VirtualChip.PACEPassword
 
 /// A status word to answer with, raised anywhere inside command processing.
 struct ChipFailure: Error {
@@ -168,6 +173,9 @@ struct ChipEngine {
 
     mutating func process(_ bytes: [UInt8]) -> ResponseAPDU {
         let command: CommandAPDU
+        // A body of exactly two bytes starting with 00 is neither short nor extended (ISO/IEC 7816-3
+        // §12.1.3); rejected here because CommandAPDU(bytes:) indexes past it.
+        if bytes.count == 6 && bytes[4] == 0 { return ResponseAPDU(statusWord: .wrongLength) }
         do {
             command = try CommandAPDU(bytes: bytes)
         } catch {
@@ -244,13 +252,17 @@ struct ChipEngine {
 
     func randomBytes(_ count: Int) -> [UInt8] { random.randomBytes(count: count) }
 
-    /// A scalar in [1, bound-1] drawn from the random source (rejection sampling, so a fixed source
-    /// that supplies a published private key reproduces it exactly).
+    /// A scalar in [1, bound-1] drawn from the random source: bytes of the bound's width, the excess
+    /// high bits cleared (P-521), rejection sampling — so a fixed source that supplies a published
+    /// private key reproduces it exactly.
     func randomScalar(below bound: [UInt8]) throws(ChipFailure) -> SecretBytes {
         let n = BigNumber(bound)
         let width = n.bytes.count
+        let topBits = n.bitCount % 8
         for _ in 0..<128 {
-            let candidate = BigNumber(randomBytes(width))
+            var bytes = randomBytes(width)
+            if topBits != 0 { bytes[0] &= UInt8((1 << topBits) - 1) }
+            let candidate = BigNumber(bytes)
             if !candidate.isZero && candidate < n { return SecretBytes(candidate.bytes(width: width)) }
         }
         throw .noPreciseDiagnosis

@@ -154,6 +154,18 @@ import MRTDTestSupport
         #expect(bySFI.data == [0x53, UInt8(TestProfiles.com.count)] + TestProfiles.com)
     }
 
+    /// DG3/DG4 need Extended Access Control, which the chip does not offer: 6982 even after BAC,
+    /// and the session survives the refusal.
+    @Test func eacProtectedDataGroups() throws {
+        var t = TestTerminal(chip: VirtualChip(profile: TestProfiles.profile(extraFiles: [.dg3: [0x63, 0x00], .dg4: [0x76, 0x00]])))
+        _ = t.plain(.selectApplication(MRTDApplication.lds1AID))
+        try t.bac(mrzInformation: "L898902C<369080619406236")
+        #expect(try t.secure(.readBinary(sfi: 0x03, offset: 0, ne: 2)).statusWord == .securityStatusNotSatisfied)
+        #expect(try t.secure(.selectFile(0x0104)).statusWord == .success)
+        #expect(try t.secure(.readBinary(offset: 0, ne: 2)).statusWord == .securityStatusNotSatisfied)
+        #expect(try t.secure(.readBinary(sfi: 0x1E, offset: 0, ne: 2)).isSuccess)
+    }
+
     @Test func cardSecurityAfterAccess() throws {
         var t = try Self.authenticated()
         _ = try t.secure(.selectMasterFile())

@@ -22,6 +22,8 @@ struct PACEExample: Sendable, CustomTestStringConvertible {
     var ksEnc: String
     var ksMac: String
     var chipAuthenticationKey: String? = nil
+    /// Further SecurityInfos for EF.CardAccess (PACEDomainParameterInfo).
+    var extraInfos: [[UInt8]] = []
     var testDescription: String { name }
 
     static let g1 = PACEExample(
@@ -91,12 +93,31 @@ struct PACEExample: Sendable, CustomTestStringConvertible {
         ],
         ksEnc: "01AFC10CF87BE36D8179E87370171F07", ksMac: "23F0FBD05FD6C7B8B88F4C8309669061")
 
-    static let all = [g1, g2, h1, h2]
+    /// G.1 and G.2 with the domain parameters given explicitly in a PACEDomainParameterInfo
+    /// (parameter id 32) instead of by standardized id: the exchange is byte for byte the same.
+    static let g1Explicit: PACEExample = {
+        var e = g1
+        e.name = "G.1 with explicit ECParameters"
+        e.paceInfo = hex("3012060A04007F00070202040202020102020120")
+        guard case .ec(let curve)? = StandardDomainParameters.parameters(id: 13) else { return e }
+        e.extraInfos = [TestProfiles.paceDomainParameterInfo(family: "0.4.0.127.0.7.2.2.4.2", curve: curve, parameterId: 32)]
+        return e
+    }()
+    static let g2Explicit: PACEExample = {
+        var e = g2
+        e.name = "G.2 with explicit DH parameters"
+        e.paceInfo = hex("3012060A04007F00070202040102020102020120")
+        guard case .dh(let group)? = StandardDomainParameters.parameters(id: 0) else { return e }
+        e.extraInfos = [TestProfiles.paceDomainParameterInfo(family: "0.4.0.127.0.7.2.2.4.1", group: group, parameterId: 32)]
+        return e
+    }()
+
+    static let all = [g1, g2, h1, h2, g1Explicit, g2Explicit]
 
     func chip(link: LinkBehaviour = LinkBehaviour()) -> VirtualChip {
         let profile = TestProfiles.profile(documentNumber: documentNumber, dateOfBirth: dateOfBirth,
                                            dateOfExpiry: dateOfExpiry, can: can,
-                                           cardAccess: DER.set([paceInfo]), link: link)
+                                           cardAccess: DER.set([paceInfo] + extraInfos), link: link)
         return VirtualChip(profile: profile, random: FixedRandom(chipRandom))
     }
 }
@@ -118,6 +139,20 @@ struct PACEExample: Sendable, CustomTestStringConvertible {
         #expect(try terminal.secure(.selectApplication(MRTDApplication.lds1AID)).statusWord == .success)
         let com = try terminal.secure(.readBinary(sfi: 0x1E, offset: 0, ne: TestProfiles.com.count))
         #expect(com.data == TestProfiles.com)
+    }
+
+    /// AES secure messaging after G.1: a command whose DO'8E' has one bit flipped is answered 6988
+    /// (unprotected) and the session is gone; so is a correctly protected one after it.
+    @Test func badAESMACDropsSession() throws {
+        let chip = PACEExample.g1.chip()
+        for (command, _) in PACEExample.g1.apdus { _ = chip.send(hex: command) }
+        let keys = SessionKeys(cipher: .aes128, encryption: SecretBytes(hex(PACEExample.g1.ksEnc)), mac: SecretBytes(hex(PACEExample.g1.ksMac)))
+        var session = SecureMessagingSession(keys: keys)
+        let protected = try session.protect(.selectApplication(MRTDApplication.lds1AID)).bytes
+        #expect(hexString(chip.process(flipBit(protected, at: protected.count - 2))) == "6988")
+        #expect(!chip.snapshot.secureMessagingActive)
+        var fresh = SecureMessagingSession(keys: keys)
+        #expect(hexString(chip.process(try fresh.protect(.selectApplication(MRTDApplication.lds1AID)).bytes)) == "6988")
     }
 
     /// Negative twin: T_IFD with one bit flipped → 6300 and no session.

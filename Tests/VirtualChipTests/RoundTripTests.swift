@@ -13,7 +13,7 @@ struct PACEConfiguration: Sendable, CustomTestStringConvertible {
     var mapping: Int      // 1 DH-GM, 2 ECDH-GM, 3 DH-IM, 4 ECDH-IM, 6 ECDH-CAM
     var cipher: Int       // 1 3DES, 2 AES-128, 3 AES-192, 4 AES-256
     var parameterId: Int
-    var password: PACEPassword
+    var password: VirtualChip.PACEPassword
     var testDescription: String { "mapping \(mapping) cipher \(cipher) params \(parameterId) \(password)" }
 
     var oid: String { TestProfiles.paceOID(mapping: mapping, cipher: cipher) }
@@ -23,6 +23,9 @@ struct PACEConfiguration: Sendable, CustomTestStringConvertible {
         .init(mapping: 2, cipher: 2, parameterId: 13, password: .can),   // … with CAN
         .init(mapping: 2, cipher: 4, parameterId: 12, password: .mrz),   // GM-ECDH NIST P-256 AES-256
         .init(mapping: 2, cipher: 3, parameterId: 15, password: .can),   // GM-ECDH P-384 AES-192
+        .init(mapping: 2, cipher: 4, parameterId: 18, password: .mrz),   // GM-ECDH P-521 AES-256 (order of 521 bits)
+        .init(mapping: 2, cipher: 4, parameterId: 17, password: .can),   // GM-ECDH brainpoolP512r1 AES-256
+        .init(mapping: 6, cipher: 4, parameterId: 18, password: .can),   // CAM P-521 AES-256
         .init(mapping: 1, cipher: 1, parameterId: 0, password: .mrz),    // GM-DH 1024 3DES
         .init(mapping: 1, cipher: 2, parameterId: 2, password: .can),    // GM-DH 2048/256 AES-128
         .init(mapping: 4, cipher: 2, parameterId: 13, password: .mrz),   // IM-ECDH
@@ -81,8 +84,8 @@ struct PACEConfiguration: Sendable, CustomTestStringConvertible {
     }
 
     /// Wrong MRZ / CAN: mutual authentication fails (the terminal sees 6300 at GA4).
-    @Test(arguments: [PACEPassword.mrz, .can])
-    func wrongPassword(_ reference: PACEPassword) throws {
+    @Test(arguments: [VirtualChip.PACEPassword.mrz, .can])
+    func wrongPassword(_ reference: VirtualChip.PACEPassword) throws {
         let oid = TestProfiles.paceOID(mapping: 2, cipher: 2)
         let chip = VirtualChip(profile: TestProfiles.profile(cardAccess: TestProfiles.cardAccess([(oid, 13)])))
         var terminal = TestTerminal(chip: chip)

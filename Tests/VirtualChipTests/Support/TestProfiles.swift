@@ -21,6 +21,28 @@ enum TestProfiles {
         })
     }
 
+    /// PACEDomainParameterInfo (ICAO 9303-11 §9.2.2) with explicit ECParameters (X9.62, prime field).
+    static func paceDomainParameterInfo(family: String, curve: ECCurve, parameterId: Int) -> [UInt8] {
+        let ecParameters = DER.sequence([
+            DER.integer(1),
+            DER.sequence([DER.objectIdentifier("1.2.840.10045.1.1"), DER.integer(unsigned: curve.p)]),
+            DER.sequence([DER.octetString(curve.a), DER.octetString(curve.b)]),
+            DER.octetString(curve.generator),
+            DER.integer(unsigned: curve.order),
+            DER.integer(unsigned: curve.cofactor),
+        ])
+        let algorithm = DER.sequence([DER.objectIdentifier("1.2.840.10045.2.1"), ecParameters])
+        return DER.sequence([DER.objectIdentifier(family), algorithm, DER.integer(parameterId)])
+    }
+
+    /// PACEDomainParameterInfo with X9.42 DH domain parameters (dhpublicnumber: p, g, q).
+    static func paceDomainParameterInfo(family: String, group: DHGroup, parameterId: Int) -> [UInt8] {
+        let parameters = DER.sequence([DER.integer(unsigned: group.p), DER.integer(unsigned: group.g),
+                                       DER.integer(unsigned: group.q!)])
+        let algorithm = DER.sequence([DER.objectIdentifier("1.2.840.10046.2.1"), parameters])
+        return DER.sequence([DER.objectIdentifier(family), algorithm, DER.integer(parameterId)])
+    }
+
     /// The EF.COM of ICAO 9303-11 D.4 (LDS 1.7, Unicode 4.0.0, DG1 DG2).
     static let com = hex("60145F0104303130365F36063034303030305C026175")
     /// DG1 of the Utopia TD3 specimen (ICAO 9303-4 App. B, as transcribed in the shared vectors).

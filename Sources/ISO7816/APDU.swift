@@ -87,6 +87,7 @@ public struct CommandAPDU: Hashable, Sendable {
             }
         } else {
             ext = true
+            guard body.count >= 3 else { throw APDUError.malformedCommand("extended length field of \(body.count) bytes") }
             if body.count == 3 {
                 let le = Int(body[1]) << 8 | Int(body[2])
                 ne = le == 0 ? 65536 : le

@@ -196,7 +196,9 @@ extension ChipEngine {
             }
             let keys = SessionKeys.derive(sharedSecret: shared.bytes, cipher: context.info.cipher)
             pace = .agreed(context, keys: keys, chipPublic: chipPublic, terminalPublic: terminalPublic, mapPrivate: mapPrivate)
-            return ResponseAPDU(data: DataObjects.dynamicAuthenticationResponse([(0x84, chipPublic)]), statusWord: .success)
+            let sent: [UInt8]
+            if case .dh = domain { sent = DHValue.minimal(chipPublic) } else { sent = chipPublic }
+            return ResponseAPDU(data: DataObjects.dynamicAuthenticationResponse([(0x84, sent)]), statusWord: .success)
         } catch let failure as ChipFailure {
             throw failure
         } catch {
@@ -244,6 +246,12 @@ extension ChipEngine {
 }
 
 enum DHValue {
+    /// A DH public value as an unsigned integer without leading zero octets.
+    static func minimal(_ v: [UInt8]) -> [UInt8] {
+        let b = Array(v.drop { $0 == 0 })
+        return b.isEmpty ? [0] : b
+    }
+
     /// A DH public value left-padded (or stripped of leading zeros) to the prime's width.
     static func fixedWidth(_ v: [UInt8], _ width: Int) -> [UInt8] {
         var b = Array(v.drop { $0 == 0 })
@@ -257,11 +265,16 @@ enum DHValue {
 enum PACEToken {
     static func inputData(oid: ASN1TLV.ObjectIdentifier, publicKey: [UInt8], domain: PACEDomain) -> [UInt8] {
         let keyTag: UInt32
+        var key = publicKey
         switch domain {
         case .ec: keyTag = 0x86
-        case .dh: keyTag = 0x84
+        case .dh:
+            keyTag = 0x84
+            // ICAO 9303-11 §9.4.1 / TR-03110-3 D.3.4: the DH public value y is an unsigned integer, encoded
+            // without leading zero octets (as terminals send and MAC it); fixed width would differ in 1 of 256 keys.
+            key = DHValue.minimal(publicKey)
         }
-        return TLVWriter.encode(0x7F49, oid.derEncoded + TLVWriter.encode(keyTag, publicKey))
+        return TLVWriter.encode(0x7F49, oid.derEncoded + TLVWriter.encode(keyTag, key))
     }
 
     static func token(keys: SessionKeys, oid: ASN1TLV.ObjectIdentifier, publicKey: [UInt8], domain: PACEDomain) throws(CryptoError) -> [UInt8] {

@@ -41,7 +41,7 @@ import MRTDTestSupport
         #expect(CommandAPDU.readBinary(offset: 0x1234, ne: 0xDF).bytes == hex("00B01234DF"))
     }
 
-    @Test(arguments: ["00", "00A400000201", "00A40000020102FFFF", "00A4000000000201", "00A4000000000301"])
+    @Test(arguments: ["00", "00A400000201", "00A40000020102FFFF", "00A4000000000201", "00A4000000000301", "00B000000012", "00B0000000"+"01"])
     func malformedCommandsAreRejected(bytes: String) {
         #expect(throws: APDUError.self) { try CommandAPDU(bytes: hex(bytes)) }
     }

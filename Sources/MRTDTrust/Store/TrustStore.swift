@@ -18,8 +18,10 @@ public struct TrustStore: Sendable {
         public let certificate: Certificate
         /// File names or "master list X" for every time this certificate was added.
         public internal(set) var sources: [String]
-        /// True for CA certificates (CSCAs, link certificates): trust anchors for `cscaChain`.
-        public let isCSCA: Bool
+        /// True for CSCAs (and link certificates): trust anchors for `cscaChain`. A certificate is a
+        /// CSCA when a master list says so, or when it is a CA (basicConstraints cA) or a self-issued
+        /// certificate without basicConstraints (some early CSCAs).
+        public internal(set) var isCSCA: Bool
     }
 
     /// A CRL with the result of checking its signature.
@@ -85,22 +87,25 @@ public struct TrustStore: Sendable {
         if !masterListSignerRoots.contains(root) { masterListSignerRoots.append(root) }
     }
 
-    /// Adds a certificate; CA certificates become trust anchors for document signer chains.
+    /// Adds a certificate; CSCAs become trust anchors for document signer chains (`asCSCA` forces
+    /// it, as for master-list entries; otherwise CA or self-issued without basicConstraints).
     /// Returns false when it was a duplicate (its source is then added to the existing entry).
     @discardableResult
-    public mutating func add(_ certificate: Certificate, source: String) -> Bool {
+    public mutating func add(_ certificate: Certificate, source: String, asCSCA: Bool? = nil) -> Bool {
+        let csca = asCSCA ?? (certificate.isCA || (certificate.decoded.basicConstraints == nil && certificate.isSelfIssued))
         if let i = indexByEncoded[certificate.encoded] {
             if !entries[i].sources.contains(source) { entries[i].sources.append(source) }
+            if csca && !entries[i].isCSCA { entries[i].isCSCA = true }
             duplicateCount += 1
             return false
         }
         let i = entries.count
-        entries.append(Entry(certificate: certificate, sources: [source], isCSCA: certificate.isCA))
+        entries.append(Entry(certificate: certificate, sources: [source], isCSCA: csca))
         indexByEncoded[certificate.encoded] = i
         if let ski = certificate.subjectKeyIdentifier { indexBySKI[ski, default: []].append(i) }
         indexBySubject[certificate.subject.canonical, default: []].append(i)
         indexByIssuerSerial[Self.issuerSerialKey(certificate.issuer, certificate.serialNumber), default: []].append(i)
-        if certificate.isCA { recheckCRLs(issuer: certificate.subject.canonical) }
+        if csca { recheckCRLs(issuer: certificate.subject.canonical) }
         return true
     }
 
@@ -131,7 +136,7 @@ public struct TrustStore: Sendable {
         }
         var added = 0, dup = 0
         for c in list.certificates {
-            if add(c, source: "master list \(source)") { added += 1 } else { dup += 1 }
+            if add(c, source: "master list \(source)", asCSCA: true) { added += 1 } else { dup += 1 }
         }
         let record = MasterListRecord(source: source, signer: verification.signer, root: verification.root,
                                       signingTime: verification.signingTime, certificateCount: list.certificates.count,
@@ -165,7 +170,7 @@ public struct TrustStore: Sendable {
     }
 
     private func crlIssuerCandidates(_ crl: CertificateRevocationList) -> [Certificate] {
-        var c = certificates(subject: crl.issuer).filter { $0.isCA }
+        var c = cscas(subject: crl.issuer)
         if let aki = crl.authorityKeyIdentifier {
             let byKey = c.filter { $0.subjectKeyIdentifier == aki || $0.subjectKeyIdentifier == nil }
             if !byKey.isEmpty { c = byKey }
@@ -308,6 +313,11 @@ public struct TrustStore: Sendable {
         (indexBySKI[ski] ?? []).map { entries[$0].certificate }
     }
 
+    /// CSCAs whose subject is `subject`.
+    public func cscas(subject: DistinguishedName) -> [Certificate] {
+        (indexBySubject[subject.canonical] ?? []).filter { entries[$0].isCSCA }.map { entries[$0].certificate }
+    }
+
     public func certificates(subject: DistinguishedName) -> [Certificate] {
         (indexBySubject[subject.canonical] ?? []).map { entries[$0].certificate }
     }
@@ -332,9 +342,9 @@ public struct TrustStore: Sendable {
     public func issuerCandidates(for certificate: Certificate) -> [Certificate] {
         var out: [Certificate] = []
         if let aki = certificate.authorityKeyIdentifier {
-            out = certificates(subjectKeyIdentifier: aki).filter { $0.isCA }
+            out = (indexBySKI[aki] ?? []).filter { entries[$0].isCSCA }.map { entries[$0].certificate }
         }
-        for c in certificates(subject: certificate.issuer) where c.isCA && !out.contains(c) {
+        for c in cscas(subject: certificate.issuer) where !out.contains(c) {
             if let aki = certificate.authorityKeyIdentifier, let ski = c.subjectKeyIdentifier, aki != ski { continue }
             out.append(c)
         }

@@ -60,7 +60,8 @@ extension PassiveAuthenticationCheck {
             guard e.input.sod.eContentType == TrustOID.ldsSecurityObject else {
                 return .failed(.sodSignature, "eContentType \(e.input.sod.eContentType.dotted) is not id-icao-mrtd-security-ldsSecurityObject")
             }
-            let time = s.signingTime.map { ", signingTime \($0)" } ?? ", no signingTime"
+            let time = s.hasSignedAttributes ? (s.signingTime.map { ", signingTime \($0)" } ?? ", no signingTime")
+                : ", no signed attributes (signature over eContent)"
             return .passed(.sodSignature, "\(s.signatureAlgorithm.reportName) signature verified with the \(s.certificateSource == .embedded ? "embedded" : "trust store's") document signer \(s.certificate.subject) (serial \(s.certificate.serialHex))\(time)")
         case .failure(let err):
             if err.code == .signerNotFound { return .notChecked(.sodSignature, err.reason) }
@@ -178,7 +179,8 @@ extension PassiveAuthenticationCheck {
                 return .failed(.cardSecuritySignature, "EF.CardSecurity signer: \(problem)")
             }
             let chain = chainCheck(.cardSecuritySignature, s.certificate, e.cardSecurityChain ?? .emptyStore)
-            let sig = "\(s.signatureAlgorithm.reportName) signature verified with \(s.certificate.subject) (serial \(s.certificate.serialHex))"
+            let attrs = s.hasSignedAttributes ? "" : " (no signed attributes: signature over eContent)"
+            let sig = "\(s.signatureAlgorithm.reportName) signature verified with \(s.certificate.subject) (serial \(s.certificate.serialHex))\(attrs)"
             return VerificationCheck(.cardSecuritySignature, chain.status, "\(sig); \(chain.detail)")
         }
     }

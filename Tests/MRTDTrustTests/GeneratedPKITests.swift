@@ -87,6 +87,30 @@ struct GeneratedPKITests {
         #expect(Self.verify(try SODFile(bytes: raw), try Self.store([pki.csca.der]))[.sodSignature]?.status == .failed)
     }
 
+    /// The SOD does not embed its document signer: it is looked up in the trust store (by
+    /// issuerAndSerialNumber and by subjectKeyIdentifier); absent there, sodSignature is notChecked.
+    @Test(arguments: [SignedDataBuilder.SignerIdentification.issuerAndSerialNumber, .subjectKeyIdentifier])
+    func signerLookedUpInTheStore(_ sid: SignedDataBuilder.SignerIdentification) throws {
+        let pki = try TestPKI.generate(TestPKIOptions(keyTag: "lookup"))
+        let lso = LDSSecurityObjectEncoder.encode(hashes: Self.dataGroups.mapValues { HashAlgorithm.sha256.hash($0) }, hashAlgorithm: .sha256)
+        let cms = try SignedDataBuilder(eContentType: CMSContentType.ldsSecurityObject, eContent: lso,
+                                        signatureAlgorithm: pki.documentSigner.algorithm.signatureAlgorithm,
+                                        signerCertificate: pki.documentSigner.info, embeddedCertificates: [],
+                                        signerIdentification: sid, signingTime: Self.signingTime)
+            .build(signerKey: pki.documentSigner.privateKey)
+        let sod = try SODFile(bytes: TLVWriter.encode(0x77, cms))
+        #expect(try CMSSignedData(signedData: sod.signedData).certificates.isEmpty)
+
+        let without = Self.verify(sod, try Self.store([pki.csca.der]))
+        #expect(without[.sodSignature]?.status == .notChecked)
+        #expect(without[.documentSignerCertificate]?.status == .notPresent)
+
+        let with = Self.verify(sod, try Self.store([pki.csca.der, pki.documentSigner.der]))
+        #expect(with[.sodSignature]?.status == .passed, "\(with[.sodSignature]!)")
+        #expect(with[.sodSignature]?.detail.contains("trust store") == true)
+        #expect(with[.cscaChain]?.status == .passed)
+    }
+
     // MARK: Chains
 
     @Test func signerOfAnotherCSCAHasNoTrustAnchor() throws {

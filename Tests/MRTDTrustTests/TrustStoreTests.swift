@@ -59,6 +59,24 @@ struct TrustStoreTests {
         }
     }
 
+    /// `emrtd --trust masterlists/`: the roots given as files anchor the master lists beside them,
+    /// whatever the order; with that disabled and nothing pinned, both lists are refused.
+    @Test func directlyGivenCSCAsAnchorMasterListsUnlessDisabled() throws {
+        var store = TrustStore()
+        let refused = try store.load(paths: [Fixtures.path(Fixtures.nlMasterList), Fixtures.path("masterlists")])
+        #expect(refused.isEmpty, "\(refused)")
+        #expect(store.masterLists.count == 2)
+        #expect(store.masterListSignerRoots.count == 2)
+
+        var strict = TrustStore()
+        let refusedStrict = try strict.load(paths: [Fixtures.path("masterlists")], directCSCAsSignMasterLists: false)
+        #expect(refusedStrict.count == 2)
+        #expect(refusedStrict.allSatisfy { $0.kind == .masterList && $0.error.code == .untrusted })
+        #expect(strict.cscas.count == 2) // only the two roots
+        let text = strict.summary(at: ASN1Time(year: 2026, month: 11, day: 29)).text
+        #expect(text.contains("REFUSED"))
+    }
+
     @Test func detectsFileKinds() throws {
         #expect(TrustStore.detectKind(try Fixtures.bytes(Fixtures.colCRL)) == .crl)
         #expect(TrustStore.detectKind(try Fixtures.bytes(Fixtures.deRoot)) == .certificate)

@@ -210,6 +210,39 @@ struct GeneratedPKITests {
         #expect(late[.documentSignerCertificate]?.detail.contains("private key usage period") == true)
     }
 
+    @Test func cscaMustHaveBeenValidWhenItIssuedTheSigner() throws {
+        let options = TestPKIOptions(keyTag: "issued-early") // CSCA valid from 2020-01-01
+        let csca = try TestPKI.makeCSCA(options: options)
+        let ds = try TestPKI.issue(by: csca, options: options, role: .documentSigner,
+                                   notBefore: ASN1Time(year: 2019, month: 6, day: 1), notAfter: ASN1Time(year: 2030, month: 1, day: 1))
+        let r = Self.verify(try Self.sod(ds, signingTime: ASN1Time(year: 2019, month: 7, day: 1)), try Self.store([csca.der]))
+        #expect(r[.cscaChain]?.status == .failed)
+        #expect(r[.cscaChain]?.detail.contains("was not valid when it issued") == true, "\(r[.cscaChain]!)")
+    }
+
+    @Test func signerWithUnknownCriticalExtensionIsRefused() throws {
+        let options = TestPKIOptions(keyTag: "critical")
+        let csca = try TestPKI.makeCSCA(options: options)
+        let good = try TestPKI.issue(by: csca, options: options, role: .documentSigner)
+        let goodCert = try Certificate(der: good.der)
+        #expect(Set(goodCert.decoded.documentTypes ?? []) == ["P", "ID"]) // ICAO 9303-12 documentTypeList
+        #expect(goodCert.unhandledCriticalExtensions.isEmpty)
+        let der = try CertificateBuilder(
+            serialNumber: [0x01, 0x23], issuer: csca.name, subject: good.name, notBefore: goodCert.notBefore, notAfter: goodCert.notAfter,
+            subjectPublicKeyInfo: goodCert.subjectPublicKeyInfo,
+            extensions: [.authorityKeyIdentifier(csca.info.subjectKeyIdentifier!), .keyUsage([.digitalSignature]),
+                         VirtualChip.CertificateExtension(oid: "1.3.6.1.4.1.99999.1", critical: true, value: DER.null())])
+            .sign(with: csca.privateKey, algorithm: csca.algorithm.signatureAlgorithm)
+        let cert = try Certificate(der: der)
+        #expect(cert.unhandledCriticalExtensions == ["1.3.6.1.4.1.99999.1"])
+        var signer = good
+        signer.info = try CertificateInfo(der: der)
+        let r = Self.verify(try Self.sod(signer, signingTime: Self.signingTime), try Self.store([csca.der]))
+        #expect(r[.sodSignature]?.status == .passed)
+        #expect(r[.documentSignerCertificate]?.status == .failed)
+        #expect(r[.documentSignerCertificate]?.detail.contains("1.3.6.1.4.1.99999.1") == true)
+    }
+
     // MARK: Revocation
 
     @Test func revokedSignerFailsRevocation() throws {

@@ -138,6 +138,25 @@ struct PassiveAuthenticationTests {
         #expect(bad[.cardSecuritySignature]?.status == .failed)
     }
 
+    @Test func missingOrUnreadableSODFailsTheSODChecksButStillReports() throws {
+        let s = Specimen.all[1]
+        let cs = try Fixtures.bytes(Fixtures.cardSecurity)
+        let time = ASN1Time(year: 2016, month: 3, day: 20)
+        for sodBytes in [nil, Array(try Fixtures.bytes(s.sodFile).prefix(100))] {
+            let r = PassiveAuthentication.verify(sodBytes: sodBytes, dataGroups: try s.dataGroups(), issuingState: "D",
+                                                 cardSecurity: cs, trustStore: TrustStore(), validationTime: time)
+            #expect(r[.sodSignature]?.status == .failed)
+            #expect(r[.sodSignature]?.detail.contains(sodBytes == nil ? "not read" : "unreadable") == true, "\(r[.sodSignature]!)")
+            #expect(r[.dataGroupHashes]?.status == .failed)
+            #expect(r[.unlistedDataGroups]?.status == .failed)
+            #expect(r[.documentSignerCertificate]?.status == .notPresent)
+            #expect(r[.cardSecuritySignature]?.detail.contains("signature verified") == true) // independent of the SOD
+        }
+        let ok = PassiveAuthentication.verify(sodBytes: try Fixtures.bytes(s.sodFile), dataGroups: try s.dataGroups(), issuingState: "D",
+                                              trustStore: TrustStore(), validationTime: s.validationTime)
+        #expect(ok[.sodSignature]?.status == .passed)
+    }
+
     @Test func policiesCompose() throws {
         let s = Specimen.all[0]
         let custom = PassiveAuthenticationPolicy.icao9303

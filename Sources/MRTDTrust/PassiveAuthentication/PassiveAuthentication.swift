@@ -5,7 +5,9 @@ public import MRTDDocument
 /// What passive authentication looks at (ICAO 9303-11 §5.1): the SOD, the data groups as read,
 /// the MRZ issuing state and, when read, EF.CardSecurity.
 public struct PassiveAuthenticationInput: Sendable {
-    public var sod: SODFile
+    /// The SOD; nil when it was not read or could not be parsed (`sodUnavailableReason` says which).
+    public var sod: SODFile?
+    public var sodUnavailableReason: String?
     /// Data group number → the file's bytes exactly as read from the chip.
     public var dataGroups: [Int: [UInt8]]
     /// The MRZ issuing state (ICAO 9303-3 code, e.g. "D", "NLD", "UTO"); nil when unknown.
@@ -15,6 +17,23 @@ public struct PassiveAuthenticationInput: Sendable {
 
     public init(sod: SODFile, dataGroups: [Int: [UInt8]], issuingState: String?, cardSecurity: [UInt8]? = nil) {
         self.sod = sod
+        self.dataGroups = dataGroups
+        self.issuingState = issuingState
+        self.cardSecurity = cardSecurity
+    }
+
+    /// From EF.SOD's bytes as read (nil when it was not read): an unreadable or missing SOD makes
+    /// the SOD-based checks fail with the reason instead of preventing a report.
+    public init(sodBytes: [UInt8]?, dataGroups: [Int: [UInt8]], issuingState: String?, cardSecurity: [UInt8]? = nil) {
+        if let sodBytes {
+            do {
+                sod = try SODFile(bytes: sodBytes)
+            } catch {
+                sodUnavailableReason = "EF.SOD is unreadable: \(error.description)"
+            }
+        } else {
+            sodUnavailableReason = "EF.SOD was not read"
+        }
         self.dataGroups = dataGroups
         self.issuingState = issuingState
         self.cardSecurity = cardSecurity
@@ -44,7 +63,12 @@ public struct PassiveAuthenticationEvidence: Sendable {
         self.input = input
         self.trustStore = trustStore
         self.validationTime = validationTime
-        let sd = Result { () throws(TrustError) in try CMSSignedData(signedData: input.sod.signedData) }
+        let sd = Result { () throws(TrustError) in
+            guard let sod = input.sod else {
+                throw TrustError(.malformed, .passiveAuthentication, input.sodUnavailableReason ?? "no EF.SOD")
+            }
+            return try CMSSignedData(signedData: sod.signedData)
+        }
         sodSignedData = sd
         let lookup: (SignerIdentifier) -> [Certificate] = { trustStore.certificates(matching: $0) }
         switch sd {
@@ -154,6 +178,15 @@ public enum PassiveAuthentication {
                               trustStore: TrustStore, validationTime: ASN1Time,
                               policy: PassiveAuthenticationPolicy = .icao9303) -> PassiveAuthenticationReport {
         policy.evaluate(PassiveAuthenticationInput(sod: sod, dataGroups: dataGroups, issuingState: issuingState, cardSecurity: cardSecurity),
+                        trustStore: trustStore, validationTime: validationTime)
+    }
+
+    /// The same from EF.SOD's bytes as read (nil when EF.SOD was not read).
+    public static func verify(sodBytes: [UInt8]?, dataGroups: [Int: [UInt8]], issuingState: String?, cardSecurity: [UInt8]? = nil,
+                              trustStore: TrustStore, validationTime: ASN1Time,
+                              policy: PassiveAuthenticationPolicy = .icao9303) -> PassiveAuthenticationReport {
+        policy.evaluate(PassiveAuthenticationInput(sodBytes: sodBytes, dataGroups: dataGroups, issuingState: issuingState,
+                                                   cardSecurity: cardSecurity),
                         trustStore: trustStore, validationTime: validationTime)
     }
 }

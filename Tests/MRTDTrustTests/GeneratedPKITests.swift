@@ -111,6 +111,46 @@ struct GeneratedPKITests {
         #expect(with[.cscaChain]?.status == .passed)
     }
 
+    /// Re-encodes a TLV tree with one node (found by offset) replaced, fixing every enclosing length.
+    static func replacing(_ node: TLVNode, at offset: Int, with replacement: [UInt8]) -> [UInt8] {
+        if node.offset == offset { return replacement }
+        guard node.isConstructed, !node.children.isEmpty, node.offset < offset, offset < node.offset + node.encoded.count else {
+            return node.encodedBytes
+        }
+        return TLVWriter.encode(node.tag, node.children.flatMap { replacing($0, at: offset, with: replacement) })
+    }
+
+    /// Real documents carry RSA signatures with a superfluous leading zero octet, and ECDSA
+    /// signatures with non-minimal INTEGERs: both verify; a changed value still fails.
+    @Test(arguments: [PKIAlgorithm.rsaPKCS1, .ecdsaP256])
+    func superfluousLeadingZeroIsTolerated(_ algorithm: PKIAlgorithm) throws {
+        let pki = try TestPKI.generate(TestPKIOptions(cscaAlgorithm: algorithm, documentSignerAlgorithm: algorithm, keyTag: "zero-\(algorithm)"))
+        let sod = try Self.sod(pki.documentSigner, signingTime: Self.signingTime)
+        let tree = try TLVParser.parse(sod.raw)
+        let signerInfo = tree.children[0].children[1].children[0].children.last!.children[0]
+        let sigNode = signerInfo.children.last!
+        let sig = try sigNode.octetStringValue()
+        let padded: [UInt8]
+        if algorithm == .rsaPKCS1 {
+            padded = [0x00] + sig
+        } else {
+            // ECDSA-Sig-Value with r re-encoded with an extra leading 00 octet.
+            let seq = try TLVParser.parse(sig)
+            let r = seq.children[0], sRest = seq.children[1]
+            padded = TLVWriter.encode(0x30, TLVWriter.encode(0x02, [0x00] + r.valueBytes) + sRest.encodedBytes)
+        }
+        let store = try Self.store([pki.csca.der])
+        let zeroSOD = try SODFile(bytes: Self.replacing(tree, at: sigNode.offset, with: DER.octetString(padded)))
+        #expect(try CMSSignedData(signedData: zeroSOD.signedData).signerInfos[0].signature == padded)
+        #expect(padded.count == sig.count + 1)
+        let r = Self.verify(zeroSOD, store)
+        #expect(r[.sodSignature]?.status == .passed, "\(r[.sodSignature]!)")
+        var broken = padded
+        broken[broken.count - 1] ^= 0x01
+        let brokenSOD = try SODFile(bytes: Self.replacing(tree, at: sigNode.offset, with: DER.octetString(broken)))
+        #expect(Self.verify(brokenSOD, store)[.sodSignature]?.status == .failed)
+    }
+
     // MARK: Chains
 
     @Test func signerOfAnotherCSCAHasNoTrustAnchor() throws {

@@ -137,6 +137,21 @@ public struct BigNumber: Sendable, Hashable, Comparable, CustomStringConvertible
         }
         return BigNumber(BN(owning: r))
     }
+    /// A square root of a modulo the prime p (Tonelli–Shanks in libcrypto), nil when a is a
+    /// non-residue — for point encodings such as the PACE Integrated Mapping's.
+    public static func modSqrt(_ a: BigNumber, _ p: BigNumber) -> BigNumber? {
+        precondition(!p.isZero, "modSqrt: modulus is zero")
+        let x = a.bn, mod = p.bn, ctx = BNContext()
+        guard let r = BN_mod_sqrt(nil, x.pointer, mod.pointer, ctx.pointer) else {
+            _ = OpenSSL.drainErrors()
+            return nil
+        }
+        let root = BigNumber(BN(owning: r))
+        // libcrypto does not always detect non-residues for every prime form: check.
+        return modMul(root, root, p) == a.mod(p) ? root : nil
+    }
+    public var isOdd: Bool { magnitude.last! & 1 == 1 }
+
     public static func + (a: BigNumber, b: BigNumber) -> BigNumber {
         let r = BN(), x = a.bn, y = b.bn
         precondition(BN_add(r.pointer, x.pointer, y.pointer) == 1, "BN_add failed")

@@ -58,7 +58,7 @@ public struct DHGroup: Sendable, Hashable {
     public func publicKey(for privateKey: SecretBytes) throws(CryptoError) -> [UInt8] {
         let x = BigNumber(privateKey.bytes)
         guard !x.isZero else { throw CryptoError(.invalidKey, function: "DHGroup.publicKey", "private key is zero") }
-        return BigNumber.modExp(gValue, x, pValue).bytes(width: primeSize)
+        return try ECDSAMath.constantTimeModExp(gValue, x, pValue).bytes(width: primeSize)
     }
 
     /// Checks a peer value: in [2, p-2] and, when q is known, of order q.
@@ -77,7 +77,7 @@ public struct DHGroup: Sendable, Hashable {
     public func sharedSecret(privateKey: SecretBytes, peerPublicKey: [UInt8]) throws(CryptoError) -> SecretBytes {
         let y = try validatePeer(peerPublicKey, "DHGroup.sharedSecret")
         let x = BigNumber(privateKey.bytes)
-        return SecretBytes(BigNumber.modExp(y, x, pValue).bytes(width: primeSize))
+        return SecretBytes(try ECDSAMath.constantTimeModExp(y, x, pValue).bytes(width: primeSize))
     }
 
     /// Same group with a different generator (checked like `init(p:g:q:)`).

@@ -280,6 +280,7 @@ enum ECDSAMath {
         throw CryptoError(.openSSL, function: "ECDSA.sign", "no valid nonce found")
     }
 
+    /// a^e mod m for a secret exponent (BN_mod_exp_mont_consttime; m must be odd).
     static func constantTimeModExp(_ a: BigNumber, _ e: BigNumber, _ m: BigNumber) throws(CryptoError) -> BigNumber {
         let r = BN(), x = a.bn, y = e.bn, mod = m.bn, ctx = BNContext()
         try OpenSSL.check(BN_mod_exp_mont_consttime(r.pointer, x.pointer, y.pointer, mod.pointer, ctx.pointer, nil), "BN_mod_exp_mont_consttime")

@@ -39,6 +39,28 @@ public enum Padding {
     }
 }
 
+/// Explicitly fetched cipher implementations, fetched once (an implicit fetch through
+/// `FetchedCipher.aes128CBC.pointer` and friends repeats the provider lookup on every initialisation).
+final class FetchedCipher: @unchecked Sendable {
+    let pointer: OpaquePointer
+    init(_ name: String) {
+        guard let p = EVP_CIPHER_fetch(nil, name, nil) else {
+            preconditionFailure("EVP_CIPHER_fetch(\(name)) failed: \(OpenSSL.drainErrors())")
+        }
+        pointer = p
+    }
+    deinit { EVP_CIPHER_free(pointer) }
+
+    static let desEDECBC = FetchedCipher("DES-EDE-CBC")
+    static let desEDE3CBC = FetchedCipher("DES-EDE3-CBC")
+    static let aes128CBC = FetchedCipher("AES-128-CBC")
+    static let aes192CBC = FetchedCipher("AES-192-CBC")
+    static let aes256CBC = FetchedCipher("AES-256-CBC")
+    static let aes128ECB = FetchedCipher("AES-128-ECB")
+    static let aes192ECB = FetchedCipher("AES-192-ECB")
+    static let aes256ECB = FetchedCipher("AES-256-ECB")
+}
+
 /// An owned EVP_CIPHER_CTX (DESIGN §3.2).
 private final class CipherContext {
     let pointer: OpaquePointer
@@ -89,8 +111,8 @@ enum EVPCipher {
 public enum TripleDES {
     static func cbcCipher(keyLength: Int) throws(CryptoError) -> OpaquePointer {
         switch keyLength {
-        case 16: return EVP_des_ede_cbc()
-        case 24: return EVP_des_ede3_cbc()
+        case 16: return FetchedCipher.desEDECBC.pointer
+        case 24: return FetchedCipher.desEDE3CBC.pointer
         default: throw CryptoError(.invalidKey, function: "TripleDES", "key length \(keyLength), expected 16 or 24")
         }
     }
@@ -122,12 +144,12 @@ public enum TripleDES {
 public enum AES {
     static func cipher(keyLength: Int, cbc: Bool) throws(CryptoError) -> OpaquePointer {
         switch (keyLength, cbc) {
-        case (16, true): return EVP_aes_128_cbc()
-        case (24, true): return EVP_aes_192_cbc()
-        case (32, true): return EVP_aes_256_cbc()
-        case (16, false): return EVP_aes_128_ecb()
-        case (24, false): return EVP_aes_192_ecb()
-        case (32, false): return EVP_aes_256_ecb()
+        case (16, true): return FetchedCipher.aes128CBC.pointer
+        case (24, true): return FetchedCipher.aes192CBC.pointer
+        case (32, true): return FetchedCipher.aes256CBC.pointer
+        case (16, false): return FetchedCipher.aes128ECB.pointer
+        case (24, false): return FetchedCipher.aes192ECB.pointer
+        case (32, false): return FetchedCipher.aes256ECB.pointer
         default: throw CryptoError(.invalidKey, function: "AES", "key length \(keyLength), expected 16, 24 or 32")
         }
     }

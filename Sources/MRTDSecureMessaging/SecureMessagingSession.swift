@@ -149,7 +149,7 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
             }
         }
         if let ne = command.ne {
-            dataObjects += SMTLV.encode(0x97, Self.encodeLe(ne))
+            dataObjects += SMTLV.encode(0x97, Self.encodeLe(ne, extended: command.isExtended))
         }
         let cc = try mac(paddedHeader(cla, command.ins, command.p1, command.p2) + dataObjects)
         let data = dataObjects + SMTLV.encode(0x8E, cc)
@@ -161,9 +161,10 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
                            ne: extended ? 65536 : 256, forceExtended: extended)
     }
 
-    /// DO'97' content: one byte for Ne ≤ 256 ('00' = 256), two bytes above ('0000' = 65536).
-    static func encodeLe(_ ne: Int) -> [UInt8] {
-        if ne <= 256 { return [UInt8(ne & 0xFF)] }
+    /// DO'97' content: Le as the unprotected command encodes it — one byte for a short command
+    /// ('00' = 256), two bytes for an extended one ('0000' = 65536).
+    static func encodeLe(_ ne: Int, extended: Bool) -> [UInt8] {
+        if ne <= 256 && !extended { return [UInt8(ne & 0xFF)] }
         return ne == 65536 ? [0, 0] : [UInt8(ne >> 8), UInt8(ne & 0xFF)]
     }
 

@@ -36,6 +36,23 @@ import MRTDTestSupport
         #expect(product.bytes == [UInt8](repeating: 0xFF, count: 50))
     }
 
+    /// Square roots modulo p ≡ 3 (mod 4) (brainpoolP256r1) and p ≡ 1 (mod 4) (P-224), and a non-residue.
+    @Test(arguments: [NamedCurve.brainpoolP256r1, .secp224r1, .secp256r1])
+    func squareRoots(_ named: NamedCurve) {
+        let curve = ECCurve(named: named)
+        let p = BigNumber(curve.p)
+        // y² = x³ + ax + b at the generator: sqrt of the right-hand side is ±y
+        let x = BigNumber(Array(curve.generator[1...curve.fieldSize])), y = BigNumber(Array(curve.generator[(curve.fieldSize + 1)...]))
+        let rhs = BigNumber.modAdd(BigNumber.modAdd(BigNumber.modExp(x, BigNumber(3), p), BigNumber.modMul(BigNumber(curve.a), x, p), p), BigNumber(curve.b), p)
+        let root = BigNumber.modSqrt(rhs, p)
+        #expect(root == y || root == p - y)
+        // -1 is a non-residue modulo p ≡ 3 (mod 4)
+        if !BigNumber.divide(p, BigNumber(4)).1.isZero && BigNumber.divide(p, BigNumber(4)).1 == BigNumber(3) {
+            #expect(BigNumber.modSqrt(p - BigNumber(1), p) == nil)
+        }
+        #expect(BigNumber(7).isOdd && !BigNumber(8).isOdd)
+    }
+
     private func modPow(_ b: UInt64, _ e: UInt64, _ m: UInt64) -> UInt64 {
         var result: UInt64 = 1, base = b % m, exp = e
         while exp > 0 {

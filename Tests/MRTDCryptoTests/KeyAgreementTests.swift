@@ -110,6 +110,33 @@ import MRTDTestSupport
         #expect(pair.publicKey == v["eph_ifd_public"])
     }
 
+    /// BSI EAC worked example, DH: private keys as wide as p (not reduced mod q) and a peer value
+    /// stored with a superfluous leading zero.
+    @Test func bsiDHGenericMapping() throws {
+        let v = try Vector("crypto/bsi-tr03110-eac-worked-example-pace-dh.json")
+        let group = DHGroup(.group1024_160)
+        #expect(KDF.derive(ascii(v.string("password_ascii")), counter: KDF.passwordCounter, cipher: .aes128).bytes == v["k_pi"])
+        let s = try AES.decryptCBC(key: SecretBytes(v["k_pi"]), iv: [UInt8](repeating: 0, count: 16), v["encrypted_nonce"])
+        #expect(s == v["nonce_s"])
+        #expect(try group.publicKey(for: SecretBytes(v["map_ifd_private"])) == v["map_ifd_public"])
+        #expect(try group.publicKey(for: SecretBytes(v["map_ic_private"])) == v["map_ic_public"])
+        let h = try group.sharedSecret(privateKey: SecretBytes(v["map_ic_private"]), peerPublicKey: v["map_ifd_public"])
+        #expect(h.bytes == v["shared_secret_h"])
+        let p = BigNumber(group.p)
+        let mapped = BigNumber.modMul(BigNumber.modExp(BigNumber(group.g), BigNumber(s), p), BigNumber(h.bytes), p).bytes(width: 128)
+        #expect(mapped == v["mapped_generator"])
+        let mappedGroup = try group.withGenerator(mapped)
+        let ephIFD = try mappedGroup.publicKey(for: SecretBytes(v["eph_ifd_private"]))
+        #expect([0] + ephIFD == v["eph_ifd_public_as_stored"])
+        #expect(try mappedGroup.publicKey(for: SecretBytes(v["eph_ic_private"])) == v["eph_ic_public"])
+        let k = try mappedGroup.sharedSecret(privateKey: SecretBytes(v["eph_ic_private"]), peerPublicKey: v["eph_ifd_public_as_stored"])
+        #expect(k.bytes == v["shared_secret_k"])
+        #expect(try mappedGroup.sharedSecret(privateKey: SecretBytes(v["eph_ifd_private"]), peerPublicKey: v["eph_ic_public"]) == k)
+        #expect(KDF.derive(k.bytes, counter: 1, cipher: .aes128).bytes == v["ks_enc"])
+        #expect(KDF.derive(k.bytes, counter: 2, cipher: .aes128).bytes == v["ks_mac"])
+        #expect(try mappedGroup.sharedSecret(privateKey: SecretBytes(flipBit(v["eph_ic_private"], at: 100)), peerPublicKey: v["eph_ifd_public_as_stored"]).bytes != v["shared_secret_k"])
+    }
+
     @Test(arguments: [8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18])
     func standardCurve(_ id: Int) throws {
         guard case .ec(let curve) = StandardDomainParameters.parameters(id: id) else { Issue.record("id \(id) missing"); return }

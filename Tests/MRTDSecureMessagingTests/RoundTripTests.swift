@@ -50,6 +50,18 @@ private func randomKeys(_ cipher: CipherAlgorithm) -> SessionKeys {
         #expect(reader.sendSequenceCounter.last == UInt8(2 * Self.commands.count))
     }
 
+    /// DO'97' carries Le as the plain command encodes it: one byte when short ('00' = 256), two when extended.
+    @Test func leDataObjectOfExtendedCommand() throws {
+        let k = randomKeys(.aes128)
+        var reader = SecureMessagingSession(keys: k)
+        let command = CommandAPDU(ins: 0xD6, p1: 0, p2: 0, data: [UInt8](repeating: 1, count: 300), ne: 256)
+        let protected = try reader.protect(command)
+        // DO'87' (1 + 3 + 1 + 304) then DO'97'
+        #expect(Array(protected.data[309..<313]) == hex("97020100"))
+        var chip = SecureMessagingSession(keys: k)
+        #expect(try chip.unprotectCommand(protected).ne == 256)
+    }
+
     /// DO'97' encodes Le in one byte up to 256 ('00') and in two bytes above ('0000' = 65536).
     @Test(arguments: [(4, "970104"), (256, "970100"), (1000, "970203E8"), (65536, "97020000")])
     func leDataObject(_ ne: Int, _ expected: String) throws {
@@ -200,5 +212,29 @@ final class SMChipTransport: CardTransport {
         #expect(await channel.isDead)
         let plain = try await channel.transmitPlain(CommandAPDU(ins: 0xA4, p1: 4, p2: 0x0C, data: [0xA0]))
         #expect(plain.statusWord == .success)
+    }
+}
+
+/// DESIGN §6: the engine's CPU per APDU must stay far below a millisecond.
+@Suite struct SecureMessagingCostTests {
+    @Test(arguments: [CipherAlgorithm.tripleDES, .aes128, .aes256])
+    func protectedExchangeCost(_ cipher: CipherAlgorithm) throws {
+        let k = SessionKeys.derive(sharedSecret: [UInt8](repeating: 1, count: 32), cipher: cipher)
+        var reader = SecureMessagingSession(keys: k), chip = SecureMessagingSession(keys: k)
+        let data = [UInt8](repeating: 0x42, count: SecureMessagingSession.maxShortResponsePlaintext(cipher: cipher))
+        let rounds = 500
+        let clock = ContinuousClock()
+        let elapsed = try clock.measure {
+            for i in 0..<rounds {
+                let command = try reader.protect(CommandAPDU(ins: 0xB0, p1: UInt8(i >> 8 & 0x7F), p2: UInt8(i & 0xFF), ne: data.count))
+                _ = try chip.unprotectCommand(command)
+                let response = try chip.protectResponse(ResponseAPDU(data: data, sw: 0x9000))
+                #expect(try reader.unprotect(response).data.count == data.count)
+            }
+        }
+        // Both sides' work for one exchange (reader and chip): generous bound for loaded CI machines.
+        let perExchange = elapsed / rounds
+        print("SM \(cipher.rawValue): \(perExchange) per exchange (reader + chip side)")
+        #expect(perExchange < .milliseconds(2))
     }
 }

@@ -17,6 +17,8 @@ public struct LDSParseError: Error, Hashable, Sendable, CustomStringConvertible 
         case unsupported
         /// The MRZ text does not have the shape of any MRZ format (line count, line length, characters).
         case invalidMRZ
+        /// An MRZ check digit does not match its field (raised only by `MRZ.validate()`).
+        case checkDigitMismatch
     }
 
     public var file: LDSFile?

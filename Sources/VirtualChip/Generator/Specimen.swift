@@ -120,3 +120,8 @@ public struct Specimen: Sendable, Hashable {
     /// All MRZ lines concatenated.
     public var mrz: String { mrzLines.joined() }
 }
+
+extension Specimen: CustomStringConvertible {
+    /// Redacted: the MRZ data and CAN are access secrets even for a specimen.
+    public var description: String { "Specimen(\(format.rawValue), \(issuingState), redacted)" }
+}

@@ -2,7 +2,7 @@ public import ASN1TLV
 public import MRTDCrypto
 
 /// Builds a CMS SignedData (RFC 5652 §5) with one signer, as used by EF.SOD (ICAO 9303-10 §4.6.2),
-/// EF.CardSecurity (BSI TR-03110-3 §A.1.2.2) and ICAO master lists (ICAO 9303-12 §8):
+/// EF.CardSecurity (BSI TR-03110-3 §A.1.2) and ICAO master lists (ICAO 9303-12 §8):
 /// ```
 /// ContentInfo ::= SEQUENCE { contentType id-signedData (1.2.840.113549.1.7.2), content [0] EXPLICIT SignedData }
 /// SignedData ::= SEQUENCE { version CMSVersion, digestAlgorithms SET OF DigestAlgorithmIdentifier,
@@ -19,6 +19,8 @@ public struct SignedDataBuilder: Sendable {
 
     public var eContentType: ObjectIdentifier
     public var eContent: [UInt8]
+    /// Digest of the SignerInfo (messageDigest and the signed-attributes hash). Equal to the signature
+    /// algorithm's hash by default, as RFC 5754 §3 and OpenSSL expect.
     public var digestAlgorithm: HashAlgorithm
     public var signatureAlgorithm: GeneratorSignatureAlgorithm
     public var signerCertificate: CertificateInfo
@@ -28,11 +30,12 @@ public struct SignedDataBuilder: Sendable {
     /// nil leaves signingTime out.
     public var signingTime: ASN1Time?
 
-    public init(eContentType: ObjectIdentifier, eContent: [UInt8], digestAlgorithm: HashAlgorithm = .sha256,
+    public init(eContentType: ObjectIdentifier, eContent: [UInt8], digestAlgorithm: HashAlgorithm? = nil,
                 signatureAlgorithm: GeneratorSignatureAlgorithm, signerCertificate: CertificateInfo,
                 embeddedCertificates: [[UInt8]]? = nil, signerIdentification: SignerIdentification = .issuerAndSerialNumber,
                 signingTime: ASN1Time?) {
-        self.eContentType = eContentType; self.eContent = eContent; self.digestAlgorithm = digestAlgorithm
+        self.eContentType = eContentType; self.eContent = eContent
+        self.digestAlgorithm = digestAlgorithm ?? signatureAlgorithm.hash
         self.signatureAlgorithm = signatureAlgorithm; self.signerCertificate = signerCertificate
         self.embeddedCertificates = embeddedCertificates ?? [signerCertificate.der]
         self.signerIdentification = signerIdentification; self.signingTime = signingTime
@@ -99,8 +102,8 @@ func retagged(_ tlv: [UInt8], _ tag: UInt8) -> [UInt8] {
 public enum CMSContentType {
     /// ICAO 9303-10 §4.6.2.1: id-icao-mrtd-security-ldsSecurityObject.
     public static let ldsSecurityObject: ObjectIdentifier = "2.23.136.1.1.1"
-    /// ICAO 9303-12 §8.1: id-icao-cscaMasterList.
+    /// ICAO 9303-12 §8: id-icao-cscaMasterList.
     public static let cscaMasterList: ObjectIdentifier = "2.23.136.1.1.2"
-    /// BSI TR-03110-3 §A.1.2.2 (ICAO 9303-11 §9.2.2): id-SecurityObject, bsi-de applications(3) eID(2) 1.
+    /// BSI TR-03110-3 §A.1.2 (EF.CardSecurity), ICAO 9303-11 §9.2: id-SecurityObject, bsi-de applications(3) eID(2) 1.
     public static let securityObject: ObjectIdentifier = "0.4.0.127.0.7.3.2.1"
 }

@@ -100,13 +100,12 @@ public enum BaselineJPEGEncoder {
 
     static func be16(_ v: Int) -> [UInt8] { [UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
 
-    /// DCT basis c[u][x] = C(u)/2 · cos((2x+1)uπ/16), C(0) = 1/√2 (T.81 §A.3.3).
-    static let basis: [[Double]] = (0..<8).map { (u: Int) -> [Double] in
+    /// DCT basis c[u][x] = C(u)/2 · cos((2x+1)uπ/16), C(0) = 1/√2 (T.81 §A.3.3), flattened as [u * 8 + x].
+    static let basis: [Double] = (0..<64).map { (i: Int) -> Double in
+        let u = i / 8, x = i % 8
         let cu: Double = u == 0 ? 1.0 / 2.0.squareRoot() : 1.0
-        return (0..<8).map { (x: Int) -> Double in
-            let angle: Double = Double(2 * x + 1) * Double(u) * Double.pi / 16.0
-            return cu / 2.0 * cos(angle)
-        }
+        let angle: Double = Double(2 * x + 1) * Double(u) * Double.pi / 16.0
+        return cu / 2.0 * cos(angle)
     }
 
     static func entropyCoded(width: Int, height: Int, pixels: [UInt8], qt: [Int]) -> [UInt8] {
@@ -117,28 +116,40 @@ public enum BaselineJPEGEncoder {
         var block = [Double](repeating: 0, count: 64)
         var tmp = [Double](repeating: 0, count: 64)
         var coefficients = [Int](repeating: 0, count: 64)
+        let reciprocal = qt.map { 1.0 / Double($0) }
         for by in stride(from: 0, to: height, by: 8) {
             for bx in stride(from: 0, to: width, by: 8) {
-                for y in 0..<8 {
-                    let sy = min(by + y, height - 1)
-                    for x in 0..<8 {
-                        let sx = min(bx + x, width - 1)
-                        block[y * 8 + x] = Double(pixels[sy * width + sx]) - 128
+                pixels.withUnsafeBufferPointer { px in
+                    block.withUnsafeMutableBufferPointer { f in
+                        for y in 0..<8 {
+                            let row = min(by + y, height - 1) * width
+                            for x in 0..<8 { f[y * 8 + x] = Double(px[row + min(bx + x, width - 1)]) - 128 }
+                        }
                     }
                 }
                 // Rows then columns: tmp[y][u] = Σx c[u][x] f[y][x]; F[v][u] = Σy c[v][y] tmp[y][u].
-                for y in 0..<8 {
-                    for u in 0..<8 {
-                        var s = 0.0
-                        for x in 0..<8 { s += basis[u][x] * block[y * 8 + x] }
-                        tmp[y * 8 + u] = s
+                basis.withUnsafeBufferPointer { c in
+                    block.withUnsafeBufferPointer { f in
+                        tmp.withUnsafeMutableBufferPointer { t in
+                            for y in 0..<8 {
+                                for u in 0..<8 {
+                                    var s = 0.0
+                                    for x in 0..<8 { s += c[u * 8 + x] * f[y * 8 + x] }
+                                    t[y * 8 + u] = s
+                                }
+                            }
+                        }
                     }
-                }
-                for v in 0..<8 {
-                    for u in 0..<8 {
-                        var s = 0.0
-                        for y in 0..<8 { s += basis[v][y] * tmp[y * 8 + u] }
-                        coefficients[v * 8 + u] = Int((s / Double(qt[v * 8 + u])).rounded())
+                    tmp.withUnsafeBufferPointer { t in
+                        coefficients.withUnsafeMutableBufferPointer { out in
+                            for v in 0..<8 {
+                                for u in 0..<8 {
+                                    var s = 0.0
+                                    for y in 0..<8 { s += c[v * 8 + y] * t[y * 8 + u] }
+                                    out[v * 8 + u] = Int((s * reciprocal[v * 8 + u]).rounded())
+                                }
+                            }
+                        }
                     }
                 }
                 // DC difference (F.1.2.1).

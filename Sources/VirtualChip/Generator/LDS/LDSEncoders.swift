@@ -63,6 +63,15 @@ public enum LDSEncoders {
     /// The specimen's DG2 with a synthetic face. When `targetSize` is given, the JPEG is padded with COM
     /// segments so that the whole DG2 file has (as nearly as TLV length octets allow, never less than) that size.
     public static func dg2(face width: Int = 240, height: Int = 320, quality: Int = 75, targetSize: Int? = nil) -> [UInt8] {
+        // Deterministic: computed once per parameter set and process.
+        let key = "\(width)x\(height)q\(quality)t\(targetSize ?? 0)"
+        if let cached = dg2Cache.value(key) { return cached }
+        return dg2Cache.insert(key, makeDG2(width: width, height: height, quality: quality, targetSize: targetSize))
+    }
+
+    private static let dg2Cache = LockedCache<[UInt8]>()
+
+    static func makeDG2(width: Int, height: Int, quality: Int, targetSize: Int?) -> [UInt8] {
         let pixels = SyntheticFace.pixels(width: width, height: height)
         func build(padding: Int) -> [UInt8] {
             var comments: [[UInt8]] = [Array("EMRTDKit synthetic specimen face - not a real person".utf8)]

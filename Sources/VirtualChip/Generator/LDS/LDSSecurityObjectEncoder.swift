@@ -39,7 +39,10 @@ public enum LDSSecurityObjectEncoder {
     }
 
     /// The complete EF.SOD: `77 L` around the signed ContentInfo.
-    public static func sod(securityObject: [UInt8], hashAlgorithm: HashAlgorithm, signer: SignerMaterial,
+    /// - Parameter hashAlgorithm: the CMS digest (messageDigest and SignerInfo digestAlgorithm); nil = the hash of
+    ///   the signer's signature algorithm, which OpenSSL requires. The data-group hash inside the security object
+    ///   is independent of it.
+    public static func sod(securityObject: [UInt8], hashAlgorithm: HashAlgorithm? = nil, signer: SignerMaterial,
                            signingTime: ASN1Time?,
                            signerIdentification: SignedDataBuilder.SignerIdentification = .issuerAndSerialNumber)
         throws(GeneratorError) -> [UInt8] {

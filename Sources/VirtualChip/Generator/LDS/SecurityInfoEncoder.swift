@@ -10,7 +10,7 @@ public enum SecurityInfoEncoder {
     /// PACE mapping (ICAO 9303-11 §4.4.3).
     public enum Mapping: String, Sendable, Hashable, Codable { case generic = "GM", integrated = "IM", chipAuthentication = "CAM" }
 
-    /// ICAO 9303-11 §9.2.1 / §9.5 id-PACE = 0.4.0.127.0.7.2.2.4; mapping and key agreement arc
+    /// ICAO 9303-11 §9.2 (PACEInfo) and BSI TR-03110-3 §A.1.1: id-PACE = 0.4.0.127.0.7.2.2.4; mapping and key agreement arc
     /// (DH-GM 1, ECDH-GM 2, DH-IM 3, ECDH-IM 4, ECDH-CAM 6), then the cipher
     /// (3DES-CBC-CBC 1, AES-CBC-CMAC-128 2, -192 3, -256 4).
     public static func paceOID(mapping: Mapping, keyAgreement: KeyAgreement, cipher: CipherAlgorithm) -> ObjectIdentifier {
@@ -25,12 +25,12 @@ public enum SecurityInfoEncoder {
         return ObjectIdentifier(arcs: [0, 4, 0, 127, 0, 7, 2, 2, 4, arc, cipherArc(cipher)])
     }
 
-    /// ICAO 9303-11 §9.2.5 id-CA = 0.4.0.127.0.7.2.2.3; DH 1 / ECDH 2, then the cipher arc.
+    /// ICAO 9303-11 §9.2 (ChipAuthenticationInfo), BSI TR-03110-3 §A.1.1.2: id-CA = 0.4.0.127.0.7.2.2.3; DH 1 / ECDH 2, then the cipher arc.
     public static func chipAuthenticationOID(keyAgreement: KeyAgreement, cipher: CipherAlgorithm) -> ObjectIdentifier {
         ObjectIdentifier(arcs: [0, 4, 0, 127, 0, 7, 2, 2, 3, keyAgreement == .dh ? 1 : 2, cipherArc(cipher)])
     }
 
-    /// ICAO 9303-11 §9.2.6 id-PK = 0.4.0.127.0.7.2.2.1; id-PK-DH 1, id-PK-ECDH 2.
+    /// ICAO 9303-11 §9.2 (ChipAuthenticationPublicKeyInfo): id-PK = 0.4.0.127.0.7.2.2.1; id-PK-DH 1, id-PK-ECDH 2.
     public static func chipAuthenticationPublicKeyOID(_ keyAgreement: KeyAgreement) -> ObjectIdentifier {
         ObjectIdentifier(arcs: [0, 4, 0, 127, 0, 7, 2, 2, 1, keyAgreement == .dh ? 1 : 2])
     }
@@ -44,7 +44,7 @@ public enum SecurityInfoEncoder {
         }
     }
 
-    /// ICAO 9303-11 §9.2.1 `PACEInfo ::= SEQUENCE { protocol, version INTEGER (2), parameterId INTEGER OPTIONAL }`.
+    /// ICAO 9303-11 §9.2 `PACEInfo ::= SEQUENCE { protocol, version INTEGER (2), parameterId INTEGER OPTIONAL }`.
     public static func paceInfo(mapping: Mapping, keyAgreement: KeyAgreement, cipher: CipherAlgorithm,
                                 parameterId: Int?) -> [UInt8] {
         var parts = [DER.objectIdentifier(paceOID(mapping: mapping, keyAgreement: keyAgreement, cipher: cipher)), DER.integer(2)]
@@ -52,7 +52,7 @@ public enum SecurityInfoEncoder {
         return DER.sequence(parts)
     }
 
-    /// ICAO 9303-11 §9.2.5 `ChipAuthenticationInfo ::= SEQUENCE { protocol, version INTEGER (1), keyId INTEGER OPTIONAL }`.
+    /// ICAO 9303-11 §9.2 `ChipAuthenticationInfo ::= SEQUENCE { protocol, version INTEGER (1), keyId INTEGER OPTIONAL }`.
     public static func chipAuthenticationInfo(keyAgreement: KeyAgreement, cipher: CipherAlgorithm, version: Int = 1,
                                               keyId: Int? = nil) -> [UInt8] {
         var parts = [DER.objectIdentifier(chipAuthenticationOID(keyAgreement: keyAgreement, cipher: cipher)), DER.integer(version)]
@@ -60,7 +60,7 @@ public enum SecurityInfoEncoder {
         return DER.sequence(parts)
     }
 
-    /// ICAO 9303-11 §9.2.6 `ChipAuthenticationPublicKeyInfo ::= SEQUENCE { protocol id-PK-DH | id-PK-ECDH,
+    /// ICAO 9303-11 §9.2 `ChipAuthenticationPublicKeyInfo ::= SEQUENCE { protocol id-PK-DH | id-PK-ECDH,
     /// chipAuthenticationPublicKey SubjectPublicKeyInfo, keyId INTEGER OPTIONAL }`.
     public static func chipAuthenticationPublicKeyInfo(keyAgreement: KeyAgreement, subjectPublicKeyInfo: [UInt8],
                                                        keyId: Int? = nil) -> [UInt8] {
@@ -69,7 +69,7 @@ public enum SecurityInfoEncoder {
         return DER.sequence(parts)
     }
 
-    /// ICAO 9303-11 §9.2.7 `ActiveAuthenticationInfo ::= SEQUENCE { protocol id-AA (2.23.136.1.1.5),
+    /// ICAO 9303-11 §9.2 `ActiveAuthenticationInfo ::= SEQUENCE { protocol id-AA (2.23.136.1.1.5),
     /// version INTEGER (1), signatureAlgorithm OBJECT IDENTIFIER }` with the BSI TR-03111 §5.2.1 plain ECDSA
     /// OIDs ecdsa-plain-SHAx = 0.4.0.127.0.7.1.1.4.1.{1 SHA-1, 2 SHA-224, 3 SHA-256, 4 SHA-384, 5 SHA-512}.
     public static func activeAuthenticationInfo(hash: HashAlgorithm) -> [UInt8] {

@@ -9,7 +9,7 @@ public enum Forgery: String, Sendable, Hashable, CaseIterable, Codable {
     case signerOfOtherCSCA = "foreign-signer"
     /// The trusted CSCA (and its signer) belong to another country ("DE") than the MRZ issuing state.
     case cscaOfOtherCountry = "foreign-country-csca"
-    /// The document signer certificate has expired, but the SOD was signed while it was valid. ICAO 9303-12 §7.1
+    /// The document signer certificate has expired, but the SOD was signed while it was valid. ICAO 9303-12 §7
     /// (shell model with the DS validity covering signing only): the document must still verify.
     case expiredSignerSignedInValidity = "expired-signer"
     /// The SOD's signingTime lies after the document signer's notAfter: the signature was made with an expired key.

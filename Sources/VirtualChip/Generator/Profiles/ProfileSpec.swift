@@ -3,7 +3,7 @@ import ASN1TLV
 
 /// What a named document profile contains: access control, chip authentication, active authentication, link.
 public struct ProfileSpec: Sendable, Hashable {
-    /// PACE as listed in EF.CardAccess (ICAO 9303-11 §4.4, §9.2.1).
+    /// PACE as listed in EF.CardAccess (ICAO 9303-11 §4.4, §9.2).
     public struct PACE: Sendable, Hashable {
         public var mapping: SecurityInfoEncoder.Mapping
         public var keyAgreement: SecurityInfoEncoder.KeyAgreement

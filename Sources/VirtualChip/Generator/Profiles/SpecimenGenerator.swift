@@ -183,8 +183,7 @@ public enum SpecimenGenerator {
         if forgery == .dataGroupMissingFromSOD { hashes[11] = nil }
         let securityObject = LDSSecurityObjectEncoder.encode(hashes: hashes, hashAlgorithm: options.dataGroupHash,
                                                              versionInfo: options.ldsVersionInfo)
-        files[.sod] = try LDSSecurityObjectEncoder.sod(securityObject: securityObject, hashAlgorithm: options.dataGroupHash,
-                                                       signer: ds.signer, signingTime: signingTime,
+        files[.sod] = try LDSSecurityObjectEncoder.sod(securityObject: securityObject, signer: ds.signer, signingTime: signingTime,
                                                        signerIdentification: options.signerIdentification)
 
         // 5. EF.CardAccess and EF.CardSecurity (ICAO 9303-11 §9.2, BSI TR-03110-3 §A.1.2).
@@ -202,7 +201,7 @@ public enum SpecimenGenerator {
             }
             files[.cardSecurity] = try SignedDataBuilder(
                 eContentType: CMSContentType.securityObject, eContent: SecurityInfoEncoder.securityInfos(csInfos),
-                digestAlgorithm: options.dataGroupHash, signatureAlgorithm: ds.algorithm.signatureAlgorithm,
+                signatureAlgorithm: ds.algorithm.signatureAlgorithm,
                 signerCertificate: ds.info, signerIdentification: options.signerIdentification,
                 signingTime: signingTime).build(signerKey: ds.privateKey)
         }
@@ -235,7 +234,7 @@ public enum SpecimenGenerator {
         }
     }
 
-    /// The chip's static CA key and its SubjectPublicKeyInfo for DG14 (ICAO 9303-11 §9.2.6).
+    /// The chip's static CA key and its SubjectPublicKeyInfo for DG14 (ICAO 9303-11 §9.2).
     static func chipAuthenticationKey(_ ca: ProfileSpec.ChipAuthentication, slot: String,
                                       cache: GeneratorKeyCache) throws(GeneratorError) -> (ChipAuthenticationKey, [UInt8]) {
         switch ca.group {
@@ -272,21 +271,23 @@ public enum SpecimenGenerator {
 }
 
 /// Process-wide cache of DH key pairs for Chip Authentication.
-final class DHKeyCache: @unchecked Sendable {
+final class DHKeyCache: Sendable {
     static let shared = DHKeyCache()
-    private let lock = NSLockShim()
-    private var pairs: [String: (privateKey: SecretBytes, publicKey: [UInt8])] = [:]
+    private let pairs = LockedCache<(privateKey: SecretBytes, publicKey: [UInt8])>()
 
     func key(slot: String, group: DHGroup) throws(GeneratorError) -> (privateKey: SecretBytes, publicKey: [UInt8]) {
         let id = "\(slot)#\(group.primeSize)"
-        if let p = lock.withLock({ pairs[id] }) { return p }
+        if let p = pairs.value(id) { return p }
         let pair = try withCrypto("dh.generate") { () throws(CryptoError) -> (privateKey: SecretBytes, publicKey: [UInt8]) in
             try group.generateKeyPair(random: SystemRandom())
         }
-        return lock.withLock {
-            if let existing = pairs[id] { return existing }
-            pairs[id] = pair
-            return pair
-        }
+        return pairs.insert(id, pair)
+    }
+}
+
+extension GeneratedDocument: CustomStringConvertible {
+    /// Names the profile only: no MRZ, CAN or key material.
+    public var description: String {
+        "GeneratedDocument(\(profile.name), \(profile.files.count) files\(forgery.map { ", forgery \($0.rawValue)" } ?? ""))"
     }
 }

@@ -8,7 +8,7 @@ public import MRTDCrypto
 ///   nextUpdate Time, revokedCertificates SEQUENCE OF SEQUENCE { userCertificate INTEGER, revocationDate Time } OPTIONAL,
 ///   crlExtensions [0] EXPLICIT Extensions }
 /// ```
-/// Extensions: authorityKeyIdentifier (§5.2.1) and cRLNumber (§5.2.3, 2.5.29.20), as ICAO 9303-12 §7.1.4 requires.
+/// Extensions: authorityKeyIdentifier (§5.2.1) and cRLNumber (§5.2.3, 2.5.29.20), as ICAO 9303-12 §7 requires.
 public struct CRLBuilder: Sendable {
     public struct Entry: Sendable, Hashable {
         public var serialNumber: [UInt8]

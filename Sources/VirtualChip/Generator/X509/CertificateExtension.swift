@@ -63,14 +63,14 @@ public struct CertificateExtension: Sendable, Hashable {
     }
 
     /// RFC 3280 §4.2.1.4 privateKeyUsagePeriod (2.5.29.16), required for CSCA and DS certificates by
-    /// ICAO 9303-12 §7.1.1.3: `SEQUENCE { notBefore [0] IMPLICIT GeneralizedTime, notAfter [1] IMPLICIT GeneralizedTime }`.
+    /// ICAO 9303-12 §7: `SEQUENCE { notBefore [0] IMPLICIT GeneralizedTime, notAfter [1] IMPLICIT GeneralizedTime }`.
     public static func privateKeyUsagePeriod(notBefore: ASN1Time, notAfter: ASN1Time) -> CertificateExtension {
         let value = DER.sequence(DER.implicit(0, Array(notBefore.generalizedTimeString.utf8)),
                                  DER.implicit(1, Array(notAfter.generalizedTimeString.utf8)))
         return CertificateExtension(oid: "2.5.29.16", critical: false, value: value)
     }
 
-    /// ICAO 9303-12 §7.1.1.3 / §7.1.1.4 (Document Type List extension, 2.23.136.1.1.6.2):
+    /// ICAO 9303-12 §7 (Document Type List extension, 2.23.136.1.1.6.2):
     /// `DocumentTypeListSyntax ::= SEQUENCE { version DocumentTypeListVersion (v0), docTypeList SET OF DocumentType }`,
     /// `DocumentType ::= PrintableString (SIZE (1..2))` — e.g. "P", "ID".
     public static func documentTypeList(_ types: [String]) -> CertificateExtension {
@@ -78,7 +78,7 @@ public struct CertificateExtension: Sendable, Hashable {
         return CertificateExtension(oid: "2.23.136.1.1.6.2", critical: false, value: value)
     }
 
-    /// RFC 5280 §4.2.1.12 extKeyUsage (2.5.29.37). ICAO 9303-12 §7.1.1.4: the master list signer carries
+    /// RFC 5280 §4.2.1.12 extKeyUsage (2.5.29.37). ICAO 9303-12 §7: the master list signer carries
     /// id-icao-cscaMasterListSigningKey 2.23.136.1.1.3.
     public static func extendedKeyUsage(_ oids: [ObjectIdentifier], critical: Bool = true) -> CertificateExtension {
         CertificateExtension(oid: "2.5.29.37", critical: critical, value: DER.sequence(oids.map { DER.objectIdentifier($0) }))

@@ -1,6 +1,6 @@
 import ASN1TLV
 
-/// An X.501 Name as the ICAO PKI uses it (ICAO 9303-12 §7.1.1, RFC 5280 §4.1.2.4): country, organization,
+/// An X.501 Name as the ICAO PKI uses it (ICAO 9303-12 §7, RFC 5280 §4.1.2.4): country, organization,
 /// organizational unit, common name, in that order, one attribute per RelativeDistinguishedName.
 ///
 /// `countryName` is PrintableString (X.520); the other attributes are UTF8String (RFC 5280 §4.1.2.4) unless

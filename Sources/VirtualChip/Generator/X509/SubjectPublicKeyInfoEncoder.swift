@@ -40,7 +40,7 @@ public enum SubjectPublicKeyInfoEncoder {
         return publicKey.subjectPublicKeyInfo
     }
 
-    /// ICAO 9303-11 §9.2.6 / ANSI X9.42: a Diffie-Hellman public key for ChipAuthenticationPublicKeyInfo:
+    /// ICAO 9303-11 §9.2 (ChipAuthenticationPublicKeyInfo) / ANSI X9.42: a Diffie-Hellman public key for ChipAuthenticationPublicKeyInfo:
     /// algorithm `dhpublicnumber` (1.2.840.10046.2.1) with `DomainParameters ::= SEQUENCE { p, g, q }` and the
     /// public value y as a DER INTEGER inside the BIT STRING.
     public static func dh(publicKey y: [UInt8], group: DHGroup) -> [UInt8] {

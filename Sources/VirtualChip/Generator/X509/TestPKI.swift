@@ -1,6 +1,5 @@
 public import ASN1TLV
 public import MRTDCrypto
-import Foundation
 
 /// Key type and signature scheme of a generated CA or signer.
 public enum PKIAlgorithm: String, Sendable, Hashable, CaseIterable, Codable {
@@ -36,29 +35,32 @@ public enum PKIAlgorithm: String, Sendable, Hashable, CaseIterable, Codable {
 
 /// Process-wide cache of generated keys so that repeated profiles (tests, `emrtd demo`) do not pay for key
 /// generation again. Keys are identified by a slot name; the same slot always yields the same key in a process.
-public final class GeneratorKeyCache: @unchecked Sendable {
+/// Issued certificates are cached the same way (by issuer, role and options), so two documents generated with the
+/// same PKI options carry byte-identical certificates. Use another `TestPKIOptions.keyTag` for a distinct PKI.
+public final class GeneratorKeyCache: Sendable {
     public static let shared = GeneratorKeyCache()
-    private let lock = NSLock()
-    private var keys: [String: PrivateKey] = [:]
+    private let keys = LockedCache<PrivateKey>()
+    private let certificates = LockedCache<IssuedCertificate>()
 
     public init() {}
 
-    /// The key of `slot`, generated on first use. `rsaBits` applies to RSA slots.
+    /// The key of `slot`, generated on first use.
     public func key(slot: String, algorithm: KeySpec) throws(GeneratorError) -> PrivateKey {
         let id = "\(slot)#\(algorithm.cacheName)"
-        lock.lock()
-        if let k = keys[id] { lock.unlock(); return k }
-        lock.unlock()
+        if let k = keys.value(id) { return k }
         let k: PrivateKey = try withCrypto("key.generate") { () throws(CryptoError) -> PrivateKey in
             switch algorithm {
             case .rsa(let bits): return try PrivateKey.generateRSA(bits: bits)
             case .ec(let curve): return try PrivateKey.generateEC(curve: ECCurve(named: curve))
             }
         }
-        lock.lock(); defer { lock.unlock() }
-        if let existing = keys[id] { return existing }
-        keys[id] = k
-        return k
+        return keys.insert(id, k)
+    }
+
+    /// The certificate `id`, made on first use (so that repeated profiles share byte-identical certificates).
+    func certificate(id: String, make: () throws(GeneratorError) -> IssuedCertificate) throws(GeneratorError) -> IssuedCertificate {
+        if let c = certificates.value(id) { return c }
+        return certificates.insert(id, try make())
     }
 
     /// A key type.
@@ -81,8 +83,9 @@ extension PKIAlgorithm {
     }
 }
 
-/// A generated certificate with its private key.
-public struct IssuedCertificate: Sendable {
+/// A generated certificate with its private key. `description` names the subject only.
+public struct IssuedCertificate: Sendable, CustomStringConvertible {
+    public var description: String { "IssuedCertificate(\(name.commonName), \(algorithm.rawValue))" }
     public var info: CertificateInfo
     public var privateKey: PrivateKey
     public var algorithm: PKIAlgorithm
@@ -108,7 +111,7 @@ public struct TestPKIOptions: Sendable, Hashable {
     public var documentSignerNotAfter: ASN1Time
     /// Key cache slot prefix: PKIs with different tags get different keys.
     public var keyTag: String
-    /// Add privateKeyUsagePeriod and documentTypeList extensions (ICAO 9303-12 §7.1.1.3).
+    /// Add privateKeyUsagePeriod and documentTypeList extensions (ICAO 9303-12 §7).
     public var icaoExtensions: Bool
 
     public init(country: String = "UTO", organization: String = "Utopia Passport Office",
@@ -142,10 +145,17 @@ public struct TestPKI: Sendable {
         return TestPKI(options: options, csca: csca, documentSigner: ds, masterListSigner: mls)
     }
 
-    /// A self-signed CSCA certificate (ICAO 9303-12 §7.1.1: basicConstraints cA TRUE pathLen 0, keyUsage
+    /// A self-signed CSCA certificate (ICAO 9303-12 §7: basicConstraints cA TRUE pathLen 0, keyUsage
     /// keyCertSign + cRLSign, SKI = AKI).
     public static func makeCSCA(options: TestPKIOptions, commonName: String? = nil,
                                 cache: GeneratorKeyCache = .shared) throws(GeneratorError) -> IssuedCertificate {
+        try cache.certificate(id: "csca|\(commonName ?? "")|\(options)") { () throws(GeneratorError) -> IssuedCertificate in
+            try makeCSCAUncached(options: options, commonName: commonName, cache: cache)
+        }
+    }
+
+    static func makeCSCAUncached(options: TestPKIOptions, commonName: String?,
+                                 cache: GeneratorKeyCache) throws(GeneratorError) -> IssuedCertificate {
         let key = try cache.key(slot: "\(options.keyTag)/csca/\(options.country)", algorithm: options.cscaAlgorithm.keySpec)
         let name = DistinguishedName(country: options.country, organization: options.organization,
                                      organizationalUnit: "Country Signing CA",
@@ -171,11 +181,21 @@ public struct TestPKI: Sendable {
 
     public enum Role: String, Sendable { case documentSigner, masterListSigner }
 
-    /// A certificate issued by `issuer`: a document signer (ICAO 9303-12 §7.1.1: keyUsage digitalSignature,
+    /// A certificate issued by `issuer`: a document signer (ICAO 9303-12 §7: keyUsage digitalSignature,
     /// no basicConstraints, documentTypeList) or a master-list signer (extKeyUsage id-icao-cscaMasterListSigningKey).
     public static func issue(by issuer: IssuedCertificate, options: TestPKIOptions, role: Role, slot: String? = nil,
                              notBefore: ASN1Time? = nil, notAfter: ASN1Time? = nil,
                              cache: GeneratorKeyCache = .shared) throws(GeneratorError) -> IssuedCertificate {
+        let id = "\(role)|\(slot ?? "")|\(String(describing: notBefore))|\(String(describing: notAfter))|\(issuer.info.serialNumber)|\(options)"
+        return try cache.certificate(id: id) { () throws(GeneratorError) -> IssuedCertificate in
+            try issueUncached(by: issuer, options: options, role: role, slot: slot, notBefore: notBefore,
+                              notAfter: notAfter, cache: cache)
+        }
+    }
+
+    static func issueUncached(by issuer: IssuedCertificate, options: TestPKIOptions, role: Role, slot: String?,
+                              notBefore: ASN1Time?, notAfter: ASN1Time?,
+                              cache: GeneratorKeyCache) throws(GeneratorError) -> IssuedCertificate {
         let algorithm = role == .documentSigner ? options.documentSignerAlgorithm : options.cscaAlgorithm
         let key = try cache.key(slot: slot ?? "\(options.keyTag)/\(role.rawValue)/\(options.country)", algorithm: algorithm.keySpec)
         let nb = notBefore ?? options.documentSignerNotBefore
@@ -205,7 +225,7 @@ public struct TestPKI: Sendable {
         return IssuedCertificate(info: try CertificateInfo(der: der), privateKey: key, algorithm: algorithm, name: name)
     }
 
-    /// A CRL issued by the CSCA listing `revoked` certificates (RFC 5280 §5, ICAO 9303-12 §7.1.4).
+    /// A CRL issued by the CSCA listing `revoked` certificates (RFC 5280 §5, ICAO 9303-12 §7).
     public func crl(revoking revoked: [CertificateInfo] = [],
                     thisUpdate: ASN1Time = ASN1Time(year: 2026, month: 1, day: 1),
                     nextUpdate: ASN1Time = ASN1Time(year: 2036, month: 1, day: 1)) throws(GeneratorError) -> [UInt8] {
@@ -223,6 +243,21 @@ public struct TestPKI: Sendable {
                                     signerKey: masterListSigner.privateKey,
                                     signatureAlgorithm: masterListSigner.algorithm.signatureAlgorithm,
                                     extraCertificates: [csca.der], signingTime: signingTime)
+    }
+
+    /// `count` distinct self-signed CSCAs (fresh keys, one per index) for master-list and trust-store tests.
+    /// Countries cycle through `countries`; each CSCA's common name carries its index.
+    public static func makeCSCAs(count: Int, countries: [String] = ["UTO", "DE", "NL", "FR", "AT", "BE"],
+                                 algorithm: PKIAlgorithm = .ecdsaP256, keyTag: String = "bulk",
+                                 cache: GeneratorKeyCache = .shared) throws(GeneratorError) -> [IssuedCertificate] {
+        var out: [IssuedCertificate] = []
+        out.reserveCapacity(count)
+        for i in 0..<count {
+            let options = TestPKIOptions(country: countries[i % countries.count], cscaAlgorithm: algorithm,
+                                         documentSignerAlgorithm: algorithm, keyTag: "\(keyTag)/\(i)")
+            out.append(try makeCSCA(options: options, commonName: "CSCA \(options.country) Test \(i)", cache: cache))
+        }
+        return out
     }
 
     /// A positive 8-octet serial number.

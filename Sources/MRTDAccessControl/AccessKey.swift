@@ -1,0 +1,118 @@
+import MRTDDocument
+public import MRTDCrypto
+
+/// The MRZ fields that form the BAC/PACE password (ICAO 9303-11 §9.7.2 / §4.3.2 "MRZ_information"):
+/// document number + check digit, date of birth + check digit, date of expiry + check digit.
+///
+/// Document numbers longer than nine characters follow the TD1 rule of 9303-11 Appendix D.2: the full
+/// number and the check digit computed over the full number. Never printed (`description` is redacted).
+public struct MRZKey: Sendable, Hashable, CustomStringConvertible {
+    public let documentNumber: String
+    public let dateOfBirth: String
+    public let dateOfExpiry: String
+
+    /// Document number (fillers '<' allowed, padded to 9), dates as YYMMDD.
+    public init(documentNumber: String, dateOfBirth: String, dateOfExpiry: String) throws(AccessControlError) {
+        let doc = documentNumber.uppercased().filter { $0 != " " }
+        func bad(_ what: String) -> AccessControlError {
+            AccessControlError(.invalidInput, step: AccessControlStep.password, "\(what) is not valid MRZ text")
+        }
+        guard !doc.isEmpty, MRZCheckDigit.compute(doc) != nil else { throw bad("the document number") }
+        for (d, name) in [(dateOfBirth, "the date of birth"), (dateOfExpiry, "the date of expiry")] {
+            guard d.count == 6, d.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { throw bad(name) }
+        }
+        // Strip trailing fillers beyond the 9-character field, then pad to 9.
+        var n = doc
+        while n.count > 9 && n.hasSuffix("<") { n.removeLast() }
+        if n.count < 9 { n += String(repeating: "<", count: 9 - n.count) }
+        self.documentNumber = n
+        self.dateOfBirth = dateOfBirth
+        self.dateOfExpiry = dateOfExpiry
+    }
+
+    /// Reads the key fields from a TD1 (3×30), TD2 (2×36) or TD3 (2×44) MRZ, given as lines or
+    /// concatenated, and checks the printed check digits of the three fields.
+    public init(mrz: String) throws(AccessControlError) {
+        let text = mrz.uppercased().filter { !$0.isWhitespace }
+        let c = Array(text)
+        func s(_ r: Range<Int>) -> String { String(c[r]) }
+        func bad(_ r: String) -> AccessControlError { AccessControlError(.invalidInput, step: AccessControlStep.password, r) }
+        var doc: String, docCD: Character, dob: String, dobCD: Character, doe: String, doeCD: Character
+        switch c.count {
+        case 90: // TD1
+            doc = s(5..<14); docCD = c[14]
+            dob = s(30..<36); dobCD = c[36]; doe = s(38..<44); doeCD = c[44]
+            if docCD == "<" { // long document number continues in the optional data (9303-5 note j)
+                let opt = Array(s(15..<30))
+                guard let end = opt.firstIndex(of: "<"), end >= 1 else { throw bad("long document number without its check digit") }
+                doc += String(opt[0..<(end - 1)]); docCD = opt[end - 1]
+            }
+        case 72, 88: // TD2, TD3
+            let l2 = c.count / 2
+            doc = s(l2..<(l2 + 9)); docCD = c[l2 + 9]
+            dob = s((l2 + 13)..<(l2 + 19)); dobCD = c[l2 + 19]; doe = s((l2 + 21)..<(l2 + 27)); doeCD = c[l2 + 27]
+            if c.count == 72 && docCD == "<" {
+                let opt = Array(s((l2 + 28)..<(l2 + 35)))
+                guard let end = opt.firstIndex(of: "<"), end >= 1 else { throw bad("long document number without its check digit") }
+                doc += String(opt[0..<(end - 1)]); docCD = opt[end - 1]
+            }
+        default:
+            throw bad("an MRZ has 2×44, 2×36 or 3×30 characters, found \(c.count)")
+        }
+        for (v, cd, name) in [(doc, docCD, "document number"), (dob, dobCD, "date of birth"), (doe, doeCD, "date of expiry")] {
+            guard let expected = MRZCheckDigit.character(v), expected == cd else {
+                throw bad("the check digit of the \(name) does not match")
+            }
+        }
+        try self.init(documentNumber: doc, dateOfBirth: dob, dateOfExpiry: doe)
+    }
+
+    /// MRZ_information: number || cd || birth || cd || expiry || cd (ICAO 9303-11 §9.7.2, Appendix D.2).
+    public var mrzInformation: String {
+        func cd(_ s: String) -> String { String(MRZCheckDigit.character(s) ?? "0") }
+        return documentNumber + cd(documentNumber) + dateOfBirth + cd(dateOfBirth) + dateOfExpiry + cd(dateOfExpiry)
+    }
+
+    /// SHA-1(MRZ_information): the BAC key-seed source and PACE's f(π) for the MRZ password (9303-11 §9.7.3).
+    public var sha1: SecretBytes { SecretBytes(HashAlgorithm.sha1.hash(Array(mrzInformation.utf8))) }
+
+    /// Kseed = the first 16 bytes of SHA-1(MRZ_information) (ICAO 9303-11 §9.7.2).
+    public var bacKeySeed: SecretBytes { SecretBytes(Array(sha1.bytes.prefix(16))) }
+
+    public var description: String { "MRZKey(redacted)" }
+}
+
+/// The PACE password reference (ICAO 9303-11 §9.7.3 / BSI TR-03110-3 D.2.1.1, DO'83' of MSE:Set AT).
+public enum PACEPasswordType: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    case mrz = 1, can = 2, pin = 3, puk = 4
+    public var description: String {
+        switch self { case .mrz: "MRZ"; case .can: "CAN"; case .pin: "PIN"; case .puk: "PUK" }
+    }
+}
+
+/// What the holder gives to open the chip. Never printed (`description` is redacted).
+public enum AccessKey: Sendable, Hashable, CustomStringConvertible {
+    case mrz(MRZKey)
+    case can(String)
+    case pin(String)
+    case puk(String)
+
+    public var passwordType: PACEPasswordType {
+        switch self { case .mrz: .mrz; case .can: .can; case .pin: .pin; case .puk: .puk }
+    }
+
+    /// f(π) of ICAO 9303-11 §9.7.3: SHA-1(MRZ_information) for the MRZ, the ISO 8859-1 bytes otherwise.
+    public var passwordBytes: SecretBytes {
+        switch self {
+        case .mrz(let k): return k.sha1
+        case .can(let s), .pin(let s), .puk(let s): return SecretBytes(Array(s.utf8))
+        }
+    }
+
+    /// K_π = KDF(f(π), 3) (ICAO 9303-11 §9.7.3) for the cipher of the PACE protocol.
+    public func paceKey(cipher: CipherAlgorithm) -> SecretBytes {
+        KDF.derive(passwordBytes.bytes, counter: KDF.passwordCounter, cipher: cipher)
+    }
+
+    public var description: String { "AccessKey(\(passwordType), redacted)" }
+}

@@ -1,1 +1,0 @@
-// MRTDAccessControl — see DESIGN.md §2 for what this module owns.

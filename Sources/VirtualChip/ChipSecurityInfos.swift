@@ -1,0 +1,110 @@
+import ASN1TLV
+import MRTDCrypto
+import MRTDDocument
+
+/// The parts of the document's SecurityInfos the chip itself needs (ICAO 9303-11 §9.2), parsed once
+/// from the profile's EF.CardAccess and DG14. A minimal local parse: the full SecurityInfos model lives
+/// in MRTDDocument.
+///
+/// ```
+/// SecurityInfos ::= SET OF SecurityInfo
+/// SecurityInfo ::= SEQUENCE { protocol OBJECT IDENTIFIER, requiredData ANY, optionalData ANY OPTIONAL }
+/// PACEInfo ::= SEQUENCE { protocol OBJECT IDENTIFIER (id-PACE-…), version INTEGER, parameterId INTEGER OPTIONAL }
+/// ActiveAuthenticationInfo ::= SEQUENCE { protocol id-icao-mrtd-security-aaProtocolObject,
+///                                        version INTEGER, signatureAlgorithm OBJECT IDENTIFIER }
+/// ```
+struct ChipSecurityInfos: Sendable {
+    struct PACEInfo: Sendable, Hashable {
+        var oid: ASN1TLV.ObjectIdentifier
+        var mapping: PACEMapping
+        var cipher: CipherAlgorithm
+        var parameterId: Int?
+    }
+
+    var paceInfos: [PACEInfo] = []
+    /// Hash of ECDSA Active Authentication from DG14's ActiveAuthenticationInfo.
+    var activeAuthenticationHash: HashAlgorithm?
+
+    static let idPACE = ASN1TLV.ObjectIdentifier(arcs: [0, 4, 0, 127, 0, 7, 2, 2, 4])
+    static let idCA = ASN1TLV.ObjectIdentifier(arcs: [0, 4, 0, 127, 0, 7, 2, 2, 3])
+    static let idAA = ASN1TLV.ObjectIdentifier(arcs: [2, 23, 136, 1, 1, 5])
+
+    init(profile: DocumentProfile) {
+        if let cardAccess = profile.files[.cardAccess] {
+            for info in Self.securityInfos(cardAccess) {
+                if let p = Self.paceInfo(info) { paceInfos.append(p) }
+            }
+        }
+        if let dg14 = profile.files[.dg14], let outer = try? TLVParser.parse(dg14, rules: .ber), outer.tag == 0x6E {
+            for info in Self.securityInfos(outer.valueBytes) {
+                guard info.count >= 3, let oid = try? info[0].objectIdentifierValue(), oid == Self.idAA,
+                      let alg = try? info[2].objectIdentifierValue() else { continue }
+                activeAuthenticationHash = Self.ecdsaHash(alg)
+            }
+        }
+    }
+
+    /// The elements of each SecurityInfo SEQUENCE in a SET OF SecurityInfo.
+    static func securityInfos(_ bytes: [UInt8]) -> [[TLVNode]] {
+        guard let set = try? TLVParser.parse(bytes, rules: .ber), set.tag == 0x31 else { return [] }
+        return set.children.filter { $0.tag == 0x30 }.map { $0.children }
+    }
+
+    static func paceInfo(_ elements: [TLVNode]) -> PACEInfo? {
+        guard elements.count >= 2, let oid = try? elements[0].objectIdentifierValue(),
+              let (mapping, cipher) = paceProtocol(oid) else { return nil }
+        let parameterId = elements.count >= 3 ? try? elements[2].integerValue() : nil
+        return PACEInfo(oid: oid, mapping: mapping, cipher: cipher, parameterId: parameterId)
+    }
+
+    /// id-PACE-{DH,ECDH}-{GM,IM,CAM}-{3DES-CBC-CBC, AES-CBC-CMAC-128/192/256} (ICAO 9303-11 §9.2.1).
+    static func paceProtocol(_ oid: ASN1TLV.ObjectIdentifier) -> (PACEMapping, CipherAlgorithm)? {
+        guard oid.hasPrefix(idPACE), oid.arcs.count == idPACE.arcs.count + 2 else { return nil }
+        let mapping: PACEMapping
+        switch oid.arcs[idPACE.arcs.count] {
+        case 1: mapping = .genericDH
+        case 2: mapping = .genericECDH
+        case 3: mapping = .integratedDH
+        case 4: mapping = .integratedECDH
+        case 6: mapping = .chipAuthenticationECDH
+        default: return nil
+        }
+        guard let cipher = cipher(oid.arcs[idPACE.arcs.count + 1]) else { return nil }
+        return (mapping, cipher)
+    }
+
+    /// id-CA-{DH,ECDH}-{3DES-CBC-CBC, AES-CBC-CMAC-*} (ICAO 9303-11 §9.2.5): (is ECDH, cipher).
+    static func chipAuthenticationProtocol(_ oid: ASN1TLV.ObjectIdentifier) -> (ecdh: Bool, cipher: CipherAlgorithm)? {
+        guard oid.hasPrefix(idCA), oid.arcs.count == idCA.arcs.count + 2 else { return nil }
+        let ecdh: Bool
+        switch oid.arcs[idCA.arcs.count] {
+        case 1: ecdh = false
+        case 2: ecdh = true
+        default: return nil
+        }
+        guard let cipher = cipher(oid.arcs[idCA.arcs.count + 1]) else { return nil }
+        return (ecdh, cipher)
+    }
+
+    static func cipher(_ arc: UInt64) -> CipherAlgorithm? {
+        switch arc {
+        case 1: return .tripleDES
+        case 2: return .aes128
+        case 3: return .aes192
+        case 4: return .aes256
+        default: return nil
+        }
+    }
+
+    /// ecdsa-with-SHA1/224/256/384/512 (ANSI X9.62 / RFC 5758).
+    static func ecdsaHash(_ oid: ASN1TLV.ObjectIdentifier) -> HashAlgorithm? {
+        switch oid.dotted {
+        case "1.2.840.10045.4.1": return .sha1
+        case "1.2.840.10045.4.3.1": return .sha224
+        case "1.2.840.10045.4.3.2": return .sha256
+        case "1.2.840.10045.4.3.3": return .sha384
+        case "1.2.840.10045.4.3.4": return .sha512
+        default: return nil
+        }
+    }
+}

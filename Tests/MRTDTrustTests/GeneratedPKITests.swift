@@ -271,7 +271,7 @@ struct GeneratedPKITests {
             serialNumber: [0x01, 0x23], issuer: csca.name, subject: good.name, notBefore: goodCert.notBefore, notAfter: goodCert.notAfter,
             subjectPublicKeyInfo: goodCert.subjectPublicKeyInfo,
             extensions: [.authorityKeyIdentifier(csca.info.subjectKeyIdentifier!), .keyUsage([.digitalSignature]),
-                         VirtualChip.CertificateExtension(oid: "1.3.6.1.4.1.99999.1", critical: true, value: DER.null())])
+                         .init(oid: "1.3.6.1.4.1.99999.1", critical: true, value: DER.null())])
             .sign(with: csca.privateKey, algorithm: csca.algorithm.signatureAlgorithm)
         let cert = try Certificate(der: der)
         #expect(cert.unhandledCriticalExtensions == ["1.3.6.1.4.1.99999.1"])

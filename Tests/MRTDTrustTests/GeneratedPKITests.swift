@@ -283,6 +283,24 @@ struct GeneratedPKITests {
         #expect(r[.documentSignerCertificate]?.detail.contains("1.3.6.1.4.1.99999.1") == true)
     }
 
+    /// ICAO 9303-12 §7.1.1.3: the generated document signer may sign "P" and "ID" documents.
+    @Test func documentCodeIsCheckedAgainstTheDocumentTypeList() throws {
+        let pki = try TestPKI.generate(TestPKIOptions(keyTag: "doctype"))
+        let sod = try Self.sod(pki.documentSigner, signingTime: Self.signingTime)
+        let store = try Self.store([pki.csca.der])
+        func check(_ code: String?) -> VerificationCheck? {
+            PassiveAuthentication.verify(sod: sod, dataGroups: Self.dataGroups, issuingState: "UTO", documentCode: code,
+                                         trustStore: store, validationTime: Self.validationTime)[.documentSignerCertificate]
+        }
+        #expect(check("P<")?.status == .passed)
+        #expect(check("P<")?.detail.contains("documentTypeList") == true)
+        #expect(check("PP")?.status == .passed)
+        #expect(check("ID")?.status == .passed)
+        #expect(check("AC")?.status == .failed)
+        #expect(check("I<")?.status == .failed) // "I" alone is not "ID"
+        #expect(check(nil)?.status == .passed)
+    }
+
     // MARK: Revocation
 
     @Test func revokedSignerFailsRevocation() throws {

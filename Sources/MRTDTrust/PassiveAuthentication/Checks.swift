@@ -84,7 +84,16 @@ extension PassiveAuthenticationCheck {
         if let problem = signerProblem(ds, signingTime: signingTime, validationTime: e.validationTime) {
             return .failed(.documentSignerCertificate, problem)
         }
-        return .passed(.documentSignerCertificate, signerValidityDetail(ds, signingTime: signingTime, validationTime: e.validationTime))
+        var typeNote = ""
+        if let types = ds.decoded.documentTypes, let code = e.input.documentCode {
+            // ICAO 9303-12 §7.1.1.3: DocumentType is the first one or two characters of the MRZ document code.
+            let c = code.uppercased().filter { $0 != "<" && !$0.isWhitespace }
+            guard types.contains(where: { !$0.isEmpty && c.hasPrefix($0.uppercased()) }) else {
+                return .failed(.documentSignerCertificate, "document code \(code) is not in the document signer's documentTypeList (\(types.joined(separator: ", ")))")
+            }
+            typeNote = "; document code \(c) allowed by documentTypeList"
+        }
+        return .passed(.documentSignerCertificate, signerValidityDetail(ds, signingTime: signingTime, validationTime: e.validationTime) + typeNote)
     }
 
     // MARK: CSCA

@@ -318,6 +318,15 @@ struct GeneratedPKITests {
         try cleanStore.addCRL(der: try pki.crl(revoking: []), source: "empty.crl")
         #expect(Self.verify(sod, cleanStore)[.revocation]?.status == .passed)
 
+        // A CRL past its nextUpdate is still used, and the detail says it is out of date.
+        var staleStore = try Self.store([pki.csca.der])
+        try staleStore.addCRL(der: try pki.crl(revoking: [], thisUpdate: ASN1Time(year: 2022, month: 1, day: 1),
+                                               nextUpdate: ASN1Time(year: 2023, month: 1, day: 1)), source: "stale.crl")
+        let stale = Self.verify(sod, staleStore)
+        #expect(stale[.revocation]?.status == .passed)
+        #expect(stale[.revocation]?.detail.contains("out of date") == true)
+        #expect(staleStore.summary(at: Self.validationTime).crls.first?.stale == true)
+
         // A CRL signed by another key under the CSCA's name is refused and never used.
         let forger = try TestPKI.generate(TestPKIOptions(keyTag: "revocation-forger"))
         var forgedStore = try Self.store([pki.csca.der])

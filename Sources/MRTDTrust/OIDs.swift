@@ -6,7 +6,8 @@ public enum TrustOID {
     // ICAO 9303-10 §4.6.2 / 9303-12 §9
     public static let ldsSecurityObject: ObjectIdentifier = "2.23.136.1.1.1"
     public static let cscaMasterList: ObjectIdentifier = "2.23.136.1.1.2"
-    public static let defectList: ObjectIdentifier = "2.23.136.1.1.3"
+    public static let cscaMasterListSigningKey: ObjectIdentifier = "2.23.136.1.1.3"
+    public static let defectList: ObjectIdentifier = "2.23.136.1.1.5"
     public static let nameChange: ObjectIdentifier = "2.23.136.1.1.6.1"
     /// ICAO 9303-12 §7.1.1.3 documentTypeList certificate extension.
     public static let documentTypeList: ObjectIdentifier = "2.23.136.1.1.6.2"

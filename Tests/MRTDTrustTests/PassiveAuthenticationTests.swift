@@ -71,6 +71,20 @@ struct PassiveAuthenticationTests {
         }
     }
 
+    /// The specimen files include data groups their SODs do not list (bsi2008: DG4, DG15;
+    /// bsi-tr03105-5: DG15): read together, unlistedDataGroups must name exactly those.
+    @Test(arguments: Specimen.all)
+    func specimenFilesNotListedInTheirSODAreFlagged(_ s: Specimen) throws {
+        let r = try report(s, dataGroups: try s.dataGroups(includingUnlisted: true))
+        #expect(r[.dataGroupHashes]?.status == .passed)
+        if s.unlisted.isEmpty {
+            #expect(r[.unlistedDataGroups]?.status == .passed)
+        } else {
+            #expect(r[.unlistedDataGroups]?.status == .failed)
+            #expect(r[.unlistedDataGroups]?.detail.hasPrefix(dgList(s.unlisted) + " read") == true, "\(r[.unlistedDataGroups]!)")
+        }
+    }
+
     @Test func dataGroupNotListedInTheSODFails() throws {
         let s = Specimen.all[2] // nl-2006 lists DG1, DG2, DG15 (and maybe more); DG11 is not listed
         var groups = try s.dataGroups()
@@ -119,8 +133,28 @@ struct PassiveAuthenticationTests {
         let check = try #require(r[.cardSecuritySignature])
         #expect(check.status == .notChecked, "\(check)") // signature verified, no CSCA to chain to
         #expect(check.detail.contains("signature verified"))
+        #expect(check.detail.contains("no signed attributes")) // this real sample signs eContent directly
         let bad = try report(s, time: ASN1Time(year: 2016, month: 3, day: 20), cardSecurity: flipBit(cs, at: cs.count - 3))
         #expect(bad[.cardSecuritySignature]?.status == .failed)
+    }
+
+    @Test func missingOrUnreadableSODFailsTheSODChecksButStillReports() throws {
+        let s = Specimen.all[1]
+        let cs = try Fixtures.bytes(Fixtures.cardSecurity)
+        let time = ASN1Time(year: 2016, month: 3, day: 20)
+        for sodBytes in [nil, Array(try Fixtures.bytes(s.sodFile).prefix(100))] {
+            let r = PassiveAuthentication.verify(sodBytes: sodBytes, dataGroups: try s.dataGroups(), issuingState: "D",
+                                                 cardSecurity: cs, trustStore: TrustStore(), validationTime: time)
+            #expect(r[.sodSignature]?.status == .failed)
+            #expect(r[.sodSignature]?.detail.contains(sodBytes == nil ? "not read" : "unreadable") == true, "\(r[.sodSignature]!)")
+            #expect(r[.dataGroupHashes]?.status == .failed)
+            #expect(r[.unlistedDataGroups]?.status == .failed)
+            #expect(r[.documentSignerCertificate]?.status == .notPresent)
+            #expect(r[.cardSecuritySignature]?.detail.contains("signature verified") == true) // independent of the SOD
+        }
+        let ok = PassiveAuthentication.verify(sodBytes: try Fixtures.bytes(s.sodFile), dataGroups: try s.dataGroups(), issuingState: "D",
+                                              trustStore: TrustStore(), validationTime: s.validationTime)
+        #expect(ok[.sodSignature]?.status == .passed)
     }
 
     @Test func policiesCompose() throws {

@@ -121,6 +121,9 @@ public struct CMSVerifiedSigner: Sendable, Hashable {
     public let signatureAlgorithm: SignatureAlgorithm
     /// RFC 5652 §11.3 signingTime, when the signer put one in the signed attributes.
     public let signingTime: ASN1Time?
+    /// False when the signature covers eContent directly (no signed attributes, so the content
+    /// type is not protected by the signature — tolerated, see `verifySigner`).
+    public var hasSignedAttributes: Bool { signerInfo.signedAttributes != nil }
 }
 
 extension CMSSignedData {
@@ -130,7 +133,9 @@ extension CMSSignedData {
     /// 2. with signed attributes: exactly one contentType equal to eContentType, exactly one
     ///    messageDigest equal to the hash of eContent (digestAlgorithm of the SignerInfo), and the
     ///    signature computed over the signed attributes as read, re-tagged as SET OF (0x31);
-    ///    without signed attributes (allowed only for id-data): the signature is over eContent;
+    ///    without signed attributes the signature is over eContent (RFC 5652 allows that only for
+    ///    id-data; real EF.CardSecurity files do it for id-SecurityObject, so it is tolerated and
+    ///    reported through `CMSVerifiedSigner.hasSignedAttributes`);
     /// 3. the signer certificate is an embedded certificate matching `sid`, or one of
     ///    `externalCertificates(sid)` (the trust store); every candidate is tried;
     /// 4. the signature algorithm (and RSASSA-PSS parameters) come from the SignerInfo, the key
@@ -168,10 +173,9 @@ extension CMSSignedData {
             }
             signedBytes = attrs
         } else {
-            guard eContentType == TrustOID.data else {
-                throw TrustError(.attributeMismatch, .signedAttributes,
-                                 "signed attributes are absent but eContentType is \(eContentType.dotted), not id-data (RFC 5652 §5.3)")
-            }
+            // RFC 5652 §5.3 requires signed attributes when eContentType is not id-data, but real
+            // EF.CardSecurity files sign eContent directly. Accepted (the content itself is still
+            // covered by the signature); `CMSVerifiedSigner.hasSignedAttributes` tells the caller.
             signedBytes = eContent
         }
         let algorithm = try si.signatureAlgorithm.signatureAlgorithm(digest: digest, step: .signature)

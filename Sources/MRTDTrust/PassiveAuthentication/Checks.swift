@@ -21,8 +21,10 @@ extension PassiveAuthenticationCheck {
     /// Every data group read is hashed (bytes as read) with the SOD's algorithm and compared with the
     /// LDSSecurityObject (9303-11 §5.1.1 step 3).
     public static let dataGroupHashes = PassiveAuthenticationCheck(name: .dataGroupHashes) { e in
-        let lso = e.input.sod.ldsSecurityObject
         guard !e.input.dataGroups.isEmpty else { return .notPresent(.dataGroupHashes, "no data group was read") }
+        guard let lso = e.input.sod?.ldsSecurityObject else {
+            return .failed(.dataGroupHashes, "no hash to compare with: \(e.input.sodUnavailableReason ?? "no EF.SOD")")
+        }
         guard let hash = AlgorithmIdentifier.hashes[lso.hashAlgorithm] else {
             return .failed(.dataGroupHashes, "the SOD's hash algorithm \(lso.hashAlgorithm.dotted) is not supported")
         }
@@ -42,7 +44,9 @@ extension PassiveAuthenticationCheck {
     /// A data group read from the chip but absent from the SOD fails (it cannot be authenticated).
     public static let unlistedDataGroups = PassiveAuthenticationCheck(name: .unlistedDataGroups) { e in
         guard !e.input.dataGroups.isEmpty else { return .notPresent(.unlistedDataGroups, "no data group was read") }
-        let listed = e.input.sod.ldsSecurityObject.dataGroupHashes
+        guard let listed = e.input.sod?.ldsSecurityObject.dataGroupHashes else {
+            return .failed(.unlistedDataGroups, "\(dgList(e.input.dataGroups.keys.sorted())) read but no SOD lists them: \(e.input.sodUnavailableReason ?? "no EF.SOD")")
+        }
         let unlisted = e.input.dataGroups.keys.filter { listed[$0] == nil }.sorted()
         if !unlisted.isEmpty {
             return .failed(.unlistedDataGroups, "\(dgList(unlisted)) read from the chip but not listed in the SOD (which lists \(dgList(listed.keys.sorted())))")
@@ -57,10 +61,12 @@ extension PassiveAuthenticationCheck {
     public static let sodSignature = PassiveAuthenticationCheck(name: .sodSignature) { e in
         switch e.sodSigner {
         case .success(let s):
-            guard e.input.sod.eContentType == TrustOID.ldsSecurityObject else {
-                return .failed(.sodSignature, "eContentType \(e.input.sod.eContentType.dotted) is not id-icao-mrtd-security-ldsSecurityObject")
+            let type = e.input.sod?.eContentType
+            guard type == TrustOID.ldsSecurityObject else {
+                return .failed(.sodSignature, "eContentType \(type?.dotted ?? "?") is not id-icao-mrtd-security-ldsSecurityObject")
             }
-            let time = s.signingTime.map { ", signingTime \($0)" } ?? ", no signingTime"
+            let time = s.hasSignedAttributes ? (s.signingTime.map { ", signingTime \($0)" } ?? ", no signingTime")
+                : ", no signed attributes (signature over eContent)"
             return .passed(.sodSignature, "\(s.signatureAlgorithm.reportName) signature verified with the \(s.certificateSource == .embedded ? "embedded" : "trust store's") document signer \(s.certificate.subject) (serial \(s.certificate.serialHex))\(time)")
         case .failure(let err):
             if err.code == .signerNotFound { return .notChecked(.sodSignature, err.reason) }
@@ -78,7 +84,16 @@ extension PassiveAuthenticationCheck {
         if let problem = signerProblem(ds, signingTime: signingTime, validationTime: e.validationTime) {
             return .failed(.documentSignerCertificate, problem)
         }
-        return .passed(.documentSignerCertificate, signerValidityDetail(ds, signingTime: signingTime, validationTime: e.validationTime))
+        var typeNote = ""
+        if let types = ds.decoded.documentTypes, let code = e.input.documentCode {
+            // ICAO 9303-12 §7.1.1.3: DocumentType is the first one or two characters of the MRZ document code.
+            let c = code.uppercased().filter { $0 != "<" && !$0.isWhitespace }
+            guard types.contains(where: { !$0.isEmpty && c.hasPrefix($0.uppercased()) }) else {
+                return .failed(.documentSignerCertificate, "document code \(code) is not in the document signer's documentTypeList (\(types.joined(separator: ", ")))")
+            }
+            typeNote = "; document code \(c) allowed by documentTypeList"
+        }
+        return .passed(.documentSignerCertificate, signerValidityDetail(ds, signingTime: signingTime, validationTime: e.validationTime) + typeNote)
     }
 
     // MARK: CSCA
@@ -178,7 +193,8 @@ extension PassiveAuthenticationCheck {
                 return .failed(.cardSecuritySignature, "EF.CardSecurity signer: \(problem)")
             }
             let chain = chainCheck(.cardSecuritySignature, s.certificate, e.cardSecurityChain ?? .emptyStore)
-            let sig = "\(s.signatureAlgorithm.reportName) signature verified with \(s.certificate.subject) (serial \(s.certificate.serialHex))"
+            let attrs = s.hasSignedAttributes ? "" : " (no signed attributes: signature over eContent)"
+            let sig = "\(s.signatureAlgorithm.reportName) signature verified with \(s.certificate.subject) (serial \(s.certificate.serialHex))\(attrs)"
             return VerificationCheck(.cardSecuritySignature, chain.status, "\(sig); \(chain.detail)")
         }
     }

@@ -5,19 +5,45 @@ public import MRTDDocument
 /// What passive authentication looks at (ICAO 9303-11 §5.1): the SOD, the data groups as read,
 /// the MRZ issuing state and, when read, EF.CardSecurity.
 public struct PassiveAuthenticationInput: Sendable {
-    public var sod: SODFile
+    /// The SOD; nil when it was not read or could not be parsed (`sodUnavailableReason` says which).
+    public var sod: SODFile?
+    public var sodUnavailableReason: String?
     /// Data group number → the file's bytes exactly as read from the chip.
     public var dataGroups: [Int: [UInt8]]
     /// The MRZ issuing state (ICAO 9303-3 code, e.g. "D", "NLD", "UTO"); nil when unknown.
     public var issuingState: String?
     /// EF.CardSecurity as read (ContentInfo), when the document has one and it was read.
     public var cardSecurity: [UInt8]?
+    /// The MRZ document code ("P<", "PP", "ID", "I<", …), checked against the document signer's
+    /// documentTypeList extension (ICAO 9303-12 §7.1.1.3) when both are present.
+    public var documentCode: String?
 
-    public init(sod: SODFile, dataGroups: [Int: [UInt8]], issuingState: String?, cardSecurity: [UInt8]? = nil) {
+    public init(sod: SODFile, dataGroups: [Int: [UInt8]], issuingState: String?, cardSecurity: [UInt8]? = nil,
+                documentCode: String? = nil) {
         self.sod = sod
         self.dataGroups = dataGroups
         self.issuingState = issuingState
         self.cardSecurity = cardSecurity
+        self.documentCode = documentCode
+    }
+
+    /// From EF.SOD's bytes as read (nil when it was not read): an unreadable or missing SOD makes
+    /// the SOD-based checks fail with the reason instead of preventing a report.
+    public init(sodBytes: [UInt8]?, dataGroups: [Int: [UInt8]], issuingState: String?, cardSecurity: [UInt8]? = nil,
+                documentCode: String? = nil) {
+        if let sodBytes {
+            do {
+                sod = try SODFile(bytes: sodBytes)
+            } catch {
+                sodUnavailableReason = "EF.SOD is unreadable: \(error.description)"
+            }
+        } else {
+            sodUnavailableReason = "EF.SOD was not read"
+        }
+        self.dataGroups = dataGroups
+        self.issuingState = issuingState
+        self.cardSecurity = cardSecurity
+        self.documentCode = documentCode
     }
 }
 
@@ -44,7 +70,12 @@ public struct PassiveAuthenticationEvidence: Sendable {
         self.input = input
         self.trustStore = trustStore
         self.validationTime = validationTime
-        let sd = Result { () throws(TrustError) in try CMSSignedData(signedData: input.sod.signedData) }
+        let sd = Result { () throws(TrustError) in
+            guard let sod = input.sod else {
+                throw TrustError(.malformed, .passiveAuthentication, input.sodUnavailableReason ?? "no EF.SOD")
+            }
+            return try CMSSignedData(signedData: sod.signedData)
+        }
         sodSignedData = sd
         let lookup: (SignerIdentifier) -> [Certificate] = { trustStore.certificates(matching: $0) }
         switch sd {
@@ -151,9 +182,19 @@ public struct PassiveAuthenticationReport: Sendable, Hashable {
 /// ICAO 9303-11 §5.1 passive authentication with the default policy.
 public enum PassiveAuthentication {
     public static func verify(sod: SODFile, dataGroups: [Int: [UInt8]], issuingState: String?, cardSecurity: [UInt8]? = nil,
-                              trustStore: TrustStore, validationTime: ASN1Time,
+                              documentCode: String? = nil, trustStore: TrustStore, validationTime: ASN1Time,
                               policy: PassiveAuthenticationPolicy = .icao9303) -> PassiveAuthenticationReport {
-        policy.evaluate(PassiveAuthenticationInput(sod: sod, dataGroups: dataGroups, issuingState: issuingState, cardSecurity: cardSecurity),
+        policy.evaluate(PassiveAuthenticationInput(sod: sod, dataGroups: dataGroups, issuingState: issuingState, cardSecurity: cardSecurity,
+                                                   documentCode: documentCode),
+                        trustStore: trustStore, validationTime: validationTime)
+    }
+
+    /// The same from EF.SOD's bytes as read (nil when EF.SOD was not read).
+    public static func verify(sodBytes: [UInt8]?, dataGroups: [Int: [UInt8]], issuingState: String?, cardSecurity: [UInt8]? = nil,
+                              documentCode: String? = nil, trustStore: TrustStore, validationTime: ASN1Time,
+                              policy: PassiveAuthenticationPolicy = .icao9303) -> PassiveAuthenticationReport {
+        policy.evaluate(PassiveAuthenticationInput(sodBytes: sodBytes, dataGroups: dataGroups, issuingState: issuingState,
+                                                   cardSecurity: cardSecurity, documentCode: documentCode),
                         trustStore: trustStore, validationTime: validationTime)
     }
 }

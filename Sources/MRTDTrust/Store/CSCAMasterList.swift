@@ -56,6 +56,9 @@ public struct CSCAMasterList: Sendable, Hashable {
     /// or is signed by one (its signature checked with `MRTDCrypto.PublicKey`, so explicit EC
     /// parameters are fine), possibly through one intermediate embedded in the SignedData.
     /// Throws `signatureInvalid`, `signerNotFound`, `attributeMismatch` or `untrusted`.
+    ///
+    /// Time is not enforced here: a master list signed while its signer was valid stays a valid
+    /// statement about which CSCAs exist; `TrustStore.Summary` reports the signer's validity.
     public func verify(signerRoots: [Certificate]) throws(TrustError) -> Verification {
         guard !signedData.signerInfos.isEmpty else { throw TrustError(.malformed, .masterList, "master list has no SignerInfo") }
         guard !signerRoots.isEmpty else {

@@ -18,8 +18,10 @@ public struct TrustStore: Sendable {
         public let certificate: Certificate
         /// File names or "master list X" for every time this certificate was added.
         public internal(set) var sources: [String]
-        /// True for CA certificates (CSCAs, link certificates): trust anchors for `cscaChain`.
-        public let isCSCA: Bool
+        /// True for CSCAs (and link certificates): trust anchors for `cscaChain`. A certificate is a
+        /// CSCA when a master list says so, or when it is a CA (basicConstraints cA) or a self-issued
+        /// certificate without basicConstraints (some early CSCAs).
+        public internal(set) var isCSCA: Bool
     }
 
     /// A CRL with the result of checking its signature.
@@ -73,6 +75,7 @@ public struct TrustStore: Sendable {
     private var indexBySubject: [String: [Int]] = [:]
     private var indexByIssuerSerial: [String: [Int]] = [:]
     private var crlIndexByIssuer: [String: [Int]] = [:]
+    private var masterListIndexByDigest: [[UInt8]: Int] = [:]
 
     public init(masterListSignerRoots: [Certificate] = []) {
         self.masterListSignerRoots = masterListSignerRoots
@@ -85,22 +88,25 @@ public struct TrustStore: Sendable {
         if !masterListSignerRoots.contains(root) { masterListSignerRoots.append(root) }
     }
 
-    /// Adds a certificate; CA certificates become trust anchors for document signer chains.
+    /// Adds a certificate; CSCAs become trust anchors for document signer chains (`asCSCA` forces
+    /// it, as for master-list entries; otherwise CA or self-issued without basicConstraints).
     /// Returns false when it was a duplicate (its source is then added to the existing entry).
     @discardableResult
-    public mutating func add(_ certificate: Certificate, source: String) -> Bool {
+    public mutating func add(_ certificate: Certificate, source: String, asCSCA: Bool? = nil) -> Bool {
+        let csca = asCSCA ?? (certificate.isCA || (certificate.decoded.basicConstraints == nil && certificate.isSelfIssued))
         if let i = indexByEncoded[certificate.encoded] {
             if !entries[i].sources.contains(source) { entries[i].sources.append(source) }
+            if csca && !entries[i].isCSCA { entries[i].isCSCA = true }
             duplicateCount += 1
             return false
         }
         let i = entries.count
-        entries.append(Entry(certificate: certificate, sources: [source], isCSCA: certificate.isCA))
+        entries.append(Entry(certificate: certificate, sources: [source], isCSCA: csca))
         indexByEncoded[certificate.encoded] = i
         if let ski = certificate.subjectKeyIdentifier { indexBySKI[ski, default: []].append(i) }
         indexBySubject[certificate.subject.canonical, default: []].append(i)
         indexByIssuerSerial[Self.issuerSerialKey(certificate.issuer, certificate.serialNumber), default: []].append(i)
-        if certificate.isCA { recheckCRLs(issuer: certificate.subject.canonical) }
+        if csca { recheckCRLs(issuer: certificate.subject.canonical) }
         return true
     }
 
@@ -121,6 +127,8 @@ public struct TrustStore: Sendable {
     /// is recorded and thrown.
     @discardableResult
     public mutating func addMasterList(_ bytes: [UInt8], source: String) throws(Refusal) -> MasterListRecord {
+        let digest = HashAlgorithm.sha256.hash(bytes)
+        if let i = masterListIndexByDigest[digest] { return masterLists[i] } // the same file given twice
         let list: CSCAMasterList
         let verification: CSCAMasterList.Verification
         do {
@@ -131,11 +139,12 @@ public struct TrustStore: Sendable {
         }
         var added = 0, dup = 0
         for c in list.certificates {
-            if add(c, source: "master list \(source)") { added += 1 } else { dup += 1 }
+            if add(c, source: "master list \(source)", asCSCA: true) { added += 1 } else { dup += 1 }
         }
         let record = MasterListRecord(source: source, signer: verification.signer, root: verification.root,
                                       signingTime: verification.signingTime, certificateCount: list.certificates.count,
                                       added: added, duplicates: dup, unreadableEntries: list.unreadableEntries)
+        masterListIndexByDigest[digest] = masterLists.count
         masterLists.append(record)
         return record
     }
@@ -165,7 +174,7 @@ public struct TrustStore: Sendable {
     }
 
     private func crlIssuerCandidates(_ crl: CertificateRevocationList) -> [Certificate] {
-        var c = certificates(subject: crl.issuer).filter { $0.isCA }
+        var c = cscas(subject: crl.issuer)
         if let aki = crl.authorityKeyIdentifier {
             let byKey = c.filter { $0.subjectKeyIdentifier == aki || $0.subjectKeyIdentifier == nil }
             if !byKey.isEmpty { c = byKey }
@@ -199,29 +208,71 @@ public struct TrustStore: Sendable {
     /// What a file holds, detected from its content (not its name).
     public enum FileKind: String, Sendable, Codable { case certificate, masterList, crl }
 
-    /// Loads a file or a folder (recursively, in name order): DER or PEM certificates (CSCAs or
-    /// document signers), ICAO master lists (`.ml`, CMS) and CRLs (DER or PEM). Unreadable or
-    /// untrusted entries are refused and recorded (see `refused`), not thrown; only a path that
-    /// cannot be read at all throws. Returns the refusals of this call.
+    /// Loads a file or a folder; see `load(paths:directCSCAsSignMasterLists:)`.
     @discardableResult
-    public mutating func load(path: String) throws(TrustError) -> [Refusal] {
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
-            throw TrustError(.unreadable, .trustStore, "no such file or folder: \(path)")
+    public mutating func load(path: String, directCSCAsSignMasterLists: Bool = true) throws(TrustError) -> [Refusal] {
+        try load(paths: [path], directCSCAsSignMasterLists: directCSCAsSignMasterLists)
+    }
+
+    /// Loads files and folders (recursively, in name order) as `emrtd --trust PATH…` does: DER or
+    /// PEM certificates (CSCAs or document signers), ICAO master lists and CRLs (DER or PEM), whatever
+    /// their file names. Order does not matter: certificates are taken first, then master lists,
+    /// then CRLs (so a CRL finds its CSCA, a master list its root).
+    ///
+    /// Master lists are verified to the pinned roots (`pinMasterListSignerRoot`) and, when
+    /// `directCSCAsSignMasterLists` is true, also to the self-issued CSCA certificates given here
+    /// directly (not those from master lists): a CSCA the user trusts by hand may vouch for its
+    /// country's master list, which is how ICAO master lists are meant to be anchored (9303-12 §9).
+    ///
+    /// Unreadable or untrusted entries are refused and recorded (see `refused`), not thrown; only a
+    /// path that does not exist throws. Returns the refusals of this call.
+    @discardableResult
+    public mutating func load(paths: [String], directCSCAsSignMasterLists: Bool = true) throws(TrustError) -> [Refusal] {
+        var files: [String] = []
+        for path in paths {
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
+                throw TrustError(.unreadable, .trustStore, "no such file or folder: \(path)")
+            }
+            if isDir.boolValue {
+                var found: [String] = []
+                if let e = FileManager.default.enumerator(at: URL(fileURLWithPath: path), includingPropertiesForKeys: [.isRegularFileKey]) {
+                    for case let url as URL in e where (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
+                        found.append(url.path)
+                    }
+                }
+                files += found.sorted()
+            } else {
+                files.append(path)
+            }
         }
         let before = refused.count
-        if isDir.boolValue {
-            let base = URL(fileURLWithPath: path)
-            var files: [String] = []
-            if let e = FileManager.default.enumerator(at: base, includingPropertiesForKeys: [.isRegularFileKey]) {
-                for case let url as URL in e where (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
-                    files.append(url.path)
+        var byKind: [FileKind: [(String, [UInt8])]] = [:]
+        for path in files {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                _ = refuse(path, TrustError(.unreadable, .trustStore, "cannot read the file"))
+                continue
+            }
+            let blocks = Self.derBlocks([UInt8](data))
+            if blocks.isEmpty { _ = refuse(path, TrustError(.unreadable, .trustStore, "empty file")) }
+            for (n, der) in blocks.enumerated() {
+                let source = blocks.count > 1 ? "\(path)#\(n + 1)" : path
+                if let kind = Self.detectKind(der) {
+                    byKind[kind, default: []].append((source, der))
+                } else {
+                    _ = refuse(source, TrustError(.unreadable, .trustStore, "not a certificate, CRL or CSCA master list"))
                 }
             }
-            for f in files.sorted() { loadFile(f) }
-        } else {
-            loadFile(path)
         }
+        var direct: [Certificate] = []
+        for (source, der) in byKind[.certificate] ?? [] {
+            if let c = try? addCertificate(der: der, source: source), c.isSelfIssued { direct.append(c) }
+        }
+        if directCSCAsSignMasterLists {
+            for c in direct where c.isCA { pinMasterListSignerRoot(c) }
+        }
+        for (source, der) in byKind[.masterList] ?? [] { _ = try? addMasterList(der, source: source) }
+        for (source, der) in byKind[.crl] ?? [] { _ = try? addCRL(der: der, source: source) }
         return Array(refused[before...])
     }
 
@@ -232,28 +283,6 @@ public struct TrustStore: Sendable {
         }
         for der in Self.derBlocks([UInt8](data)) {
             pinMasterListSignerRoot(try Certificate(der: der))
-        }
-    }
-
-    private mutating func loadFile(_ path: String) {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            _ = refuse(path, TrustError(.unreadable, .trustStore, "cannot read the file"))
-            return
-        }
-        let blocks = Self.derBlocks([UInt8](data))
-        if blocks.isEmpty { _ = refuse(path, TrustError(.unreadable, .trustStore, "neither DER nor PEM")) }
-        for (n, der) in blocks.enumerated() {
-            let source = blocks.count > 1 ? "\(path)#\(n + 1)" : path
-            do {
-                switch Self.detectKind(der) {
-                case .masterList: try addMasterList(der, source: source)
-                case .crl: try addCRL(der: der, source: source)
-                case .certificate: try addCertificate(der: der, source: source)
-                case nil: _ = refuse(source, TrustError(.unreadable, .trustStore, "not a certificate, CRL or CSCA master list"))
-                }
-            } catch {
-                continue // recorded in `refused` by the add call
-            }
         }
     }
 
@@ -308,6 +337,11 @@ public struct TrustStore: Sendable {
         (indexBySKI[ski] ?? []).map { entries[$0].certificate }
     }
 
+    /// CSCAs whose subject is `subject`.
+    public func cscas(subject: DistinguishedName) -> [Certificate] {
+        (indexBySubject[subject.canonical] ?? []).filter { entries[$0].isCSCA }.map { entries[$0].certificate }
+    }
+
     public func certificates(subject: DistinguishedName) -> [Certificate] {
         (indexBySubject[subject.canonical] ?? []).map { entries[$0].certificate }
     }
@@ -332,9 +366,9 @@ public struct TrustStore: Sendable {
     public func issuerCandidates(for certificate: Certificate) -> [Certificate] {
         var out: [Certificate] = []
         if let aki = certificate.authorityKeyIdentifier {
-            out = certificates(subjectKeyIdentifier: aki).filter { $0.isCA }
+            out = (indexBySKI[aki] ?? []).filter { entries[$0].isCSCA }.map { entries[$0].certificate }
         }
-        for c in certificates(subject: certificate.issuer) where c.isCA && !out.contains(c) {
+        for c in cscas(subject: certificate.issuer) where !out.contains(c) {
             if let aki = certificate.authorityKeyIdentifier, let ski = c.subjectKeyIdentifier, aki != ski { continue }
             out.append(c)
         }

@@ -1,4 +1,5 @@
 public import ASN1TLV
+import Foundation
 import MRTDCrypto
 
 extension TrustStore {
@@ -69,6 +70,13 @@ extension TrustStore {
         public var crls: [CRL]
         public var refused: [Refused]
         public var duplicateCount: Int
+
+        /// Pretty-printed JSON with sorted keys (for `emrtd trust --json`).
+        public func json() throws -> String {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            return String(decoding: try encoder.encode(self), as: UTF8.self)
+        }
 
         /// A plain-text rendering, one fact per line.
         public var text: String {

@@ -25,8 +25,17 @@ public enum RepositoryPaths {
     }
     /// TestVectors/ in the repository.
     public static var testVectors: URL { root.appendingPathComponent("TestVectors") }
-    /// ../shared/fixtures beside the repository (read-only public inputs).
-    public static var sharedFixtures: URL { root.deletingLastPathComponent().appendingPathComponent("shared/fixtures") }
+    /// `shared/fixtures` beside the repository (read-only public inputs): the first ancestor folder of the
+    /// package root that holds `shared/fixtures` (a CI clone has it next to the checkout).
+    public static var sharedFixtures: URL {
+        var dir = root
+        for _ in 0..<6 {
+            let candidate = dir.deletingLastPathComponent().appendingPathComponent("shared/fixtures")
+            if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        return root.deletingLastPathComponent().appendingPathComponent("shared/fixtures")
+    }
 }
 
 /// Loads a TestVectors/ JSON file as a dictionary.

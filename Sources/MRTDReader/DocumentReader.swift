@@ -160,10 +160,12 @@ struct ReadRun {
             try await readFile(.cardSecurity, reader: &reader, channel: .secure(channel), selected: &selected)
         }
 
-        // 4. The eMRTD application.
-        let select = try await channel.transmit(.selectApplication(MRTDApplication.lds1AID))
-        guard select.statusWord.isSuccess else {
-            throw ReadError.chip("SELECT of the eMRTD application answered \(select.statusWord)")
+        // 4. The eMRTD application (BAC runs inside it already: AccessControl selected it before GET CHALLENGE).
+        if ac.protocol == .pace {
+            let select = try await channel.transmit(.selectApplication(MRTDApplication.lds1AID))
+            guard select.statusWord.isSuccess else {
+                throw ReadError.chip("SELECT of the eMRTD application answered \(select.statusWord)")
+            }
         }
 
         // 5. EF.COM and EF.SOD first: they give the plan.

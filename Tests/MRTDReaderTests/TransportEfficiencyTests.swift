@@ -27,7 +27,7 @@ import VirtualChip
         #expect(r.files[.dg2]! == doc.generated.profile.files[.dg2]!)
     }
 
-    @Test(arguments: ["pace-cam", "pace-gm-brainpool-aes128", "short-only"])
+    @Test(arguments: ["pace-cam", "pace-gm-brainpool-aes128", "short-only", "bac"])
     func fullReadSpendsNoSelectPerFile(profile: String) async throws {
         let doc = try VirtualDocument(profile)
         let r = try await doc.read()

@@ -30,41 +30,24 @@ public struct MRZKey: Sendable, Hashable, CustomStringConvertible {
         self.dateOfExpiry = dateOfExpiry
     }
 
-    /// Reads the key fields from a TD1 (3×30), TD2 (2×36) or TD3 (2×44) MRZ, given as lines or
-    /// concatenated, and checks the printed check digits of the three fields.
-    public init(mrz: String) throws(AccessControlError) {
-        let text = mrz.uppercased().filter { !$0.isWhitespace }
-        let c = Array(text)
-        func s(_ r: Range<Int>) -> String { String(c[r]) }
+    /// Reads the key fields from a machine readable zone (TD1, TD2, TD3 or a visa), given as lines or
+    /// concatenated, with MRTDDocument's MRZ parser, and checks the printed check digits of the three fields
+    /// (the TD1/TD2 long document number rule included).
+    public init(mrz text: String) throws(AccessControlError) {
         func bad(_ r: String) -> AccessControlError { AccessControlError(.invalidInput, step: AccessControlStep.password, r) }
-        var doc: String, docCD: Character, dob: String, dobCD: Character, doe: String, doeCD: Character
-        switch c.count {
-        case 90: // TD1
-            doc = s(5..<14); docCD = c[14]
-            dob = s(30..<36); dobCD = c[36]; doe = s(38..<44); doeCD = c[44]
-            if docCD == "<" { // long document number continues in the optional data (9303-5 note j)
-                let opt = Array(s(15..<30))
-                guard let end = opt.firstIndex(of: "<"), end >= 1 else { throw bad("long document number without its check digit") }
-                doc += String(opt[0..<(end - 1)]); docCD = opt[end - 1]
-            }
-        case 72, 88: // TD2, TD3
-            let l2 = c.count / 2
-            doc = s(l2..<(l2 + 9)); docCD = c[l2 + 9]
-            dob = s((l2 + 13)..<(l2 + 19)); dobCD = c[l2 + 19]; doe = s((l2 + 21)..<(l2 + 27)); doeCD = c[l2 + 27]
-            if c.count == 72 && docCD == "<" {
-                let opt = Array(s((l2 + 28)..<(l2 + 35)))
-                guard let end = opt.firstIndex(of: "<"), end >= 1 else { throw bad("long document number without its check digit") }
-                doc += String(opt[0..<(end - 1)]); docCD = opt[end - 1]
-            }
-        default:
-            throw bad("an MRZ has 2×44, 2×36 or 3×30 characters, found \(c.count)")
+        let parsed: MRZ
+        do { parsed = try MRZ(text) } catch {
+            throw bad(error.reason)
         }
-        for (v, cd, name) in [(doc, docCD, "document number"), (dob, dobCD, "date of birth"), (doe, doeCD, "date of expiry")] {
-            guard let expected = MRZCheckDigit.character(v), expected == cd else {
-                throw bad("the check digit of the \(name) does not match")
+        let names: [MRZCheck.Field: String] = [.documentNumber: "document number", .dateOfBirth: "date of birth",
+                                               .dateOfExpiry: "date of expiry"]
+        for field in [MRZCheck.Field.documentNumber, .dateOfBirth, .dateOfExpiry] {
+            guard let check = parsed.check(field), check.isValid else {
+                throw bad("the check digit of the \(names[field]!) does not match")
             }
         }
-        try self.init(documentNumber: doc, dateOfBirth: dob, dateOfExpiry: doe)
+        let key = parsed.keyInfo
+        try self.init(documentNumber: key.documentNumber, dateOfBirth: key.dateOfBirth, dateOfExpiry: key.dateOfExpiry)
     }
 
     /// MRZ_information: number || cd || birth || cd || expiry || cd (ICAO 9303-11 §9.7.2, Appendix D.2).

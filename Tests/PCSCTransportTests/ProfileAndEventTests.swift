@@ -147,3 +147,26 @@ struct EventDiffTests {
         #expect(VPCDBridge.frame(Array(repeating: 0xAB, count: 0x1234)).prefix(3) == [0x12, 0x34, 0xAB])
     }
 }
+
+struct VPCDBridgeUnitTests {
+    @Test("nothing listening: run() fails with a message naming host, port and the likely cause")
+    func connectFailure() async throws {
+        // Port 9 (discard) on loopback: nothing listens in the test environment.
+        let bridge = VPCDBridge(emulator: TestCard(), port: 9, connectTimeout: 0.2)
+        let error = await #expect(throws: VPCDError.self) {
+            try await withTimeout(5, "bridge connect failure") { try await bridge.run() }
+        }
+        #expect(error?.reason.contains("127.0.0.1:9") == true, "\(String(describing: error))")
+        #expect(error?.reason.contains("vpcd") == true)
+        #expect(!bridge.isConnected)
+    }
+
+    @Test("stop() before the connection is made: run() returns .stopped")
+    func stopFirst() async throws {
+        let bridge = VPCDBridge(emulator: TestCard(), port: 9, connectTimeout: 5)
+        bridge.stop()
+        let reason = try await withTimeout(5, "bridge stop") { try await bridge.run() }
+        #expect(reason == .stopped)
+        #expect(bridge.apduCount == 0)
+    }
+}

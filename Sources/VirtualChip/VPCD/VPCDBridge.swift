@@ -87,7 +87,7 @@ public final class VPCDBridge: Sendable {
     // MARK: - The blocking loop (on the bridge thread)
 
     private func serve() throws(VPCDError) -> EndReason {
-        let fd = try connectWithRetry()
+        guard let fd = try connectWithRetry() else { return .stopped }
         let proceed: Bool = state.withLock { s in
             if s.stopped { return false }
             s.fd = fd
@@ -143,10 +143,11 @@ public final class VPCDBridge: Sendable {
         }
     }
 
-    private func connectWithRetry() throws(VPCDError) -> Int32 {
+    /// nil when `stop()` came first.
+    private func connectWithRetry() throws(VPCDError) -> Int32? {
         let deadline = Date().addingTimeInterval(max(0, connectTimeout))
         while true {
-            if state.withLock({ $0.stopped }) { throw VPCDError(reason: "stopped before connecting") }
+            if state.withLock({ $0.stopped }) { return nil }
             switch Self.connect(host: host, port: port) {
             case .success(let fd): return fd
             case .failure(let error):

@@ -56,13 +56,16 @@ struct PCSCIntegrationTests {
     func listing() async throws {
         let context = try await PCSCContext.establish()
         let names = try await context.readerNames()
-        #expect(names.contains(reader), "readers: \(names)")
+        #expect(names.contains(reader),
+                "pcscd does not list \(reader) (readers: \(names)); was pcscd started before vsmartcard-vpcd was installed? restart it")
         let states = try await context.readerStates()
         #expect(states.map(\.reader) == names)
     }
 
     @Test("connect (T=1), ATR, short and extended APDUs, capabilities, statistics")
     func connectAndTransmit() async throws {
+        let slot = try await VPCDSlotLock.acquire()
+        defer { _ = slot }
         let context = try await PCSCContext.establish()
         try await waitAbsent(context)
         let served = ServedCard(TestCard())
@@ -90,6 +93,14 @@ struct PCSCIntegrationTests {
         let r3 = try await transport.transmit(CommandAPDU(cla: 0x80, ins: 0xE2, p1: 0, p2: 0, ne: 4000))
         #expect(r3.data == TestCard.fill(4000))
 
+        // The largest messages the vpcd link carries (65535 bytes each way).
+        let big = try await transport.transmit(CommandAPDU(cla: 0x80, ins: 0xE2, p1: 0, p2: 0, ne: 65533))
+        #expect(big.data == TestCard.fill(65533))
+        let bigData = TestCard.fill(65528).map { $0 ^ 0x5A }
+        let bigEcho = try await transport.transmit(CommandAPDU(cla: 0x80, ins: 0xEE, p1: 0, p2: 0, data: bigData))
+        #expect(bigEcho.data == bigData)
+        #expect(served.card.commands.last?.count == 65535)
+
         // An error status word is a response, not an error.
         let r4 = try await transport.transmit(CommandAPDU(cla: 0x80, ins: 0x01, p1: 0, p2: 0))
         #expect(r4.statusWord == .insNotSupported)
@@ -103,9 +114,10 @@ struct PCSCIntegrationTests {
         #expect(caps.maxCommandSize == 65535 && caps.maxResponseSize == 65535)
 
         let stats = transport.statistics
-        #expect(stats.apdus == 4)
-        #expect(stats.bytesSent == short.bytes.count + ext.bytes.count + 7 + 4)
-        #expect(stats.apdusByInstruction[0xEE] == 2)
+        #expect(stats.apdus == 6)
+        #expect(stats.bytesSent == short.bytes.count + ext.bytes.count + 7 + 7 + 65535 + 4)
+        #expect(stats.bytesReceived == 7 + 1002 + 4002 + 65535 + 65530 + 2)
+        #expect(stats.apdusByInstruction[0xEE] == 3)
 
         try await transport.disconnect()
         await #expect(throws: TransportError.self) { try await transport.transmit(short) }
@@ -114,6 +126,8 @@ struct PCSCIntegrationTests {
 
     @Test("T=0 card: protocol fallback, 61xx → GET RESPONSE chain, 6Cxx → re-issue with Le")
     func t0Rules() async throws {
+        let slot = try await VPCDSlotLock.acquire()
+        defer { _ = slot }
         let context = try await PCSCContext.establish()
         try await waitAbsent(context)
         let served = ServedCard(TestCard(atr: TestCard.atrT0, pendingLength: 300))
@@ -139,6 +153,8 @@ struct PCSCIntegrationTests {
 
     @Test("card pulled mid-session: typed error, then reconnect after re-presenting")
     func removalAndReconnect() async throws {
+        let slot = try await VPCDSlotLock.acquire()
+        defer { _ = slot }
         let context = try await PCSCContext.establish()
         try await waitAbsent(context)
         let first = ServedCard(TestCard(), removeCardAfterAPDUs: 2)
@@ -177,6 +193,8 @@ struct PCSCIntegrationTests {
 
     @Test("status-change events: reader present, card inserted, card removed")
     func events() async throws {
+        let slot = try await VPCDSlotLock.acquire()
+        defer { _ = slot }
         let context = try await PCSCContext.establish()
         try await waitAbsent(context)
         let seen = Box<[PCSCEvent]>([])
@@ -198,6 +216,8 @@ struct PCSCIntegrationTests {
 
     @Test("cancelling a wait ends it through SCardCancel, promptly")
     func cancellation() async throws {
+        let slot = try await VPCDSlotLock.acquire()
+        defer { _ = slot }
         let context = try await PCSCContext.establish()
         try await waitAbsent(context)
         let waiter = Task { try await context.waitForCard(reader: reader, timeout: 30) }
@@ -228,6 +248,8 @@ struct PCSCIntegrationTests {
 
     @Test("connect errors: unknown reader, no card, sharing violation")
     func connectErrors() async throws {
+        let slot = try await VPCDSlotLock.acquire()
+        defer { _ = slot }
         let context = try await PCSCContext.establish()
         try await waitAbsent(context)
 
@@ -241,6 +263,11 @@ struct PCSCIntegrationTests {
         #expect(noCard?.kind == .noCard)
         #expect(noCard?.message.contains("SCARD_E_NO_SMARTCARD") == true)
 
+        let anyReader = await #expect(throws: TransportError.self) {
+            try await context.waitForCard(reader: nil, timeout: 0.3)
+        }
+        #expect(anyReader?.kind == .timeout, "no card on any reader")
+
         let noWait = await #expect(throws: TransportError.self) {
             try await context.waitForCard(reader: reader, timeout: 0.3)
         }
@@ -248,6 +275,8 @@ struct PCSCIntegrationTests {
 
         let served = ServedCard(TestCard())
         try await served.waitPresent(context)
+        let found = try await withTimeout(5, "any reader") { try await context.waitForCard(reader: nil, timeout: 3) }
+        #expect(found.reader == reader && found.atr == TestCard.atrT1)
         let holder = try await PCSCCardTransport.connect(reader: reader, share: .exclusive)
         let busy = await #expect(throws: TransportError.self) { try await PCSCCardTransport.connect(reader: reader) }
         #expect(busy?.kind == .sharingViolation)

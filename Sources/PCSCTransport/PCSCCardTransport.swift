@@ -85,6 +85,22 @@ public final class PCSCCardTransport: CardTransport {
         return PCSCCardTransport(name: reader, share: share, box: box, link: link, atr: atr, report: report)
     }
 
+    /// Waits (at most `timeout` seconds) for a card and connects to it: what `emrtd read` does.
+    /// `readerQuery`: an exact reader name or a case-insensitive part of one that matches exactly
+    /// one reader (`PCSCContext.selectReader`); nil: the first reader a card is presented on
+    /// (readers plugged in meanwhile count). Throws `.noReader` when the query matches no reader
+    /// or several, `.timeout` when no card came.
+    public static func connectWhenPresented(readerQuery: String?, timeout: Double, share: PCSCShareMode = .shared,
+                                            profiles: ReaderProfiles = .builtIn) async throws -> PCSCCardTransport {
+        let context = try await PCSCContext.establish()
+        var reader: String? = nil
+        if let readerQuery, !readerQuery.isEmpty {
+            reader = try PCSCContext.selectReader(readerQuery, from: try await context.readerStates())
+        }
+        let state = try await context.waitForCard(reader: reader, timeout: timeout)
+        return try await connect(reader: state.reader, share: share, profiles: profiles)
+    }
+
     /// The protocol of the current connection.
     public var activeProtocol: PCSCProtocol { snapshot.withLock { $0.proto } }
 

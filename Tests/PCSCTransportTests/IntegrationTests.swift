@@ -286,6 +286,33 @@ struct PCSCIntegrationTests {
         try await served.remove()
     }
 
+    @Test("connectWhenPresented: waits for the card (bounded), by reader query or on any reader")
+    func connectWhenPresented() async throws {
+        let slot = try await VPCDSlotLock.acquire()
+        defer { _ = slot }
+        let context = try await PCSCContext.establish()
+        try await waitAbsent(context)
+        let none = await #expect(throws: TransportError.self) {
+            try await PCSCCardTransport.connectWhenPresented(readerQuery: "pcd 00 00", timeout: 0.5)
+        }
+        #expect(none?.kind == .timeout)
+        let ambiguous = await #expect(throws: TransportError.self) {
+            try await PCSCCardTransport.connectWhenPresented(readerQuery: "Virtual PCD", timeout: 0.5)
+        }
+        #expect(ambiguous?.kind == .noReader, "two vpcd slots match")
+
+        // The card comes a moment after the wait began.
+        let waiting = Task { try await PCSCCardTransport.connectWhenPresented(readerQuery: "pcd 00 00", timeout: 10) }
+        try await Task.sleep(for: .milliseconds(300))
+        let served = ServedCard(TestCard())
+        let transport = try await withTimeout(15, "connectWhenPresented") { try await waiting.value }
+        #expect(transport.name == reader)
+        #expect(try await transport.transmit(CommandAPDU(ins: 0xEE, p1: 0, p2: 0, data: [7], ne: 1)).data == [7])
+        let anyReader = try await PCSCCardTransport.connectWhenPresented(readerQuery: nil, timeout: 5)
+        #expect(anyReader.name == reader)
+        try await served.remove()
+    }
+
     @Test("capability report of the vpcd reader without a card")
     func capabilityReport() async throws {
         let context = try await PCSCContext.establish()

@@ -170,3 +170,25 @@ struct VPCDBridgeUnitTests {
         #expect(bridge.apduCount == 0)
     }
 }
+
+struct VPCDAddressTests {
+    @Test("--vpcd HOST:PORT parsing", arguments: [
+        ("", "127.0.0.1", 35963),
+        ("localhost:35964", "localhost", 35964),
+        ("35964", "127.0.0.1", 35964),
+        ("vpcd.local", "vpcd.local", 35963),
+        ("[::1]:35963", "::1", 35963),
+        (":35964", "127.0.0.1", 35964),
+        ("::1", "::1", 35963),
+    ])
+    func valid(_ row: (String, String, Int)) {
+        let parsed = VPCDBridge.parseAddress(row.0)
+        #expect(parsed?.host == row.1)
+        #expect(parsed.map { Int($0.port) } == row.2)
+    }
+
+    @Test("bad --vpcd values are refused", arguments: ["host:0", "host:65536", "host:x", "[::1", "[::1]x", "[::1]:99999"])
+    func invalid(_ text: String) {
+        #expect(VPCDBridge.parseAddress(text) == nil)
+    }
+}

@@ -229,6 +229,35 @@ public final class VPCDBridge: Sendable {
         }
     }
 
+    /// Parses `emrtd simulate --vpcd HOST:PORT` (also "PORT" alone, "HOST" alone, "[::1]:PORT";
+    /// a bare IPv6 address such as "::1" is a host).
+    /// Defaults: host 127.0.0.1, port 35963 (slot 0). Nil when the port is not 1...65535.
+    public static func parseAddress(_ text: String) -> (host: String, port: UInt16)? {
+        let defaultHost = "127.0.0.1", defaultPort: UInt16 = 35963
+        if text.isEmpty { return (defaultHost, defaultPort) }
+        var host = text
+        var portText: String? = nil
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]") else { return nil }
+            host = String(text[text.index(after: text.startIndex)..<close])
+            let rest = text[text.index(after: close)...]
+            if !rest.isEmpty {
+                guard rest.hasPrefix(":") else { return nil }
+                portText = String(rest.dropFirst())
+            }
+        } else if text.allSatisfy(\.isNumber) {
+            host = defaultHost
+            portText = text
+        } else if let colon = text.lastIndex(of: ":"), text.firstIndex(of: ":") == colon {
+            host = String(text[..<colon])
+            portText = String(text[text.index(after: colon)...])
+        }
+        if host.isEmpty { host = defaultHost }
+        guard let portText else { return (host, defaultPort) }
+        guard let p = Int(portText), (1...65535).contains(p) else { return nil }
+        return (host, UInt16(p))
+    }
+
     /// A vpcd message: 2-byte big-endian length, then the payload.
     public static func frame(_ payload: [UInt8]) -> [UInt8] {
         [UInt8(payload.count >> 8 & 0xFF), UInt8(payload.count & 0xFF)] + payload

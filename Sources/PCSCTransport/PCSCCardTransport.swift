@@ -244,6 +244,31 @@ public final class PCSCCardTransport: CardTransport {
         }
     }
 
+    /// `SCardBeginTransaction`: until `endTransaction`, other connections' exchanges with this
+    /// card wait (pcsc-lite holds them; a test checks it), so a shared-mode read with a
+    /// secure-messaging session is not interleaved with someone else's APDUs. Blocks while another
+    /// connection holds a transaction. Note: our own transmit likewise waits, uninterruptibly,
+    /// while another application holds one; use short transactions.
+    public func beginTransaction() async throws {
+        let link = self.link
+        try await box.run { _, _ in
+            guard link.connected else {
+                throw TransportError(.cardRemoved, function: "SCardBeginTransaction", "not connected to a card (reconnect first)")
+            }
+            try PCSCReturnCode(returned: SCardBeginTransaction(link.handle)).check("SCardBeginTransaction")
+        }
+    }
+
+    /// `SCardEndTransaction`, leaving the card as it is (or resetting it).
+    public func endTransaction(resetCard: Bool = false) async throws {
+        let link = self.link
+        try await box.run { _, _ in
+            guard link.connected else { return }
+            try PCSCReturnCode(returned: SCardEndTransaction(link.handle, resetCard ? PCSCConst.resetCard : PCSCConst.leaveCard))
+                .check("SCardEndTransaction")
+        }
+    }
+
     /// Ends the connection (`SCardDisconnect`), leaving the card as it is or resetting / powering it down.
     public func disconnect(resetCard: Bool = false) async throws {
         let link = self.link

@@ -281,6 +281,23 @@ struct PCSCIntegrationTests {
         let busy = await #expect(throws: TransportError.self) { try await PCSCCardTransport.connect(reader: reader) }
         #expect(busy?.kind == .sharingViolation)
         try await holder.disconnect()
+
+        // A transaction keeps other connections' APDUs out until it ends: pcsc-lite makes them wait.
+        let first = try await PCSCCardTransport.connect(reader: reader)
+        let second = try await PCSCCardTransport.connect(reader: reader)
+        try await withTimeout(5, "begin transaction") { try await first.beginTransaction() }
+        let echo = CommandAPDU(ins: 0xEE, p1: 0, p2: 0, data: [2], ne: 1)
+        #expect(try await first.transmit(echo).data == [2])
+        let waiting = Task { try await second.transmit(echo) }
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(second.statistics.apdus == 0, "the other connection's APDU waits while the transaction holds")
+        try await withTimeout(5, "end transaction") { try await first.endTransaction() }
+        let after = try await withTimeout(10, "the waiting APDU") { try await waiting.value }
+        #expect(after.data == [2])
+        #expect(second.statistics.apdus == 1)
+        try await first.disconnect()
+        try await second.disconnect()
+
         let now = try await PCSCCardTransport.connect(reader: reader)
         #expect(try await now.transmit(CommandAPDU(ins: 0xEE, p1: 0, p2: 0, data: [1], ne: 1)).data == [1])
         try await served.remove()

@@ -107,6 +107,7 @@ public final class VPCDBridge: Sendable {
             guard let payload = try readFrame(fd) else {
                 return state.withLock { $0.stopped } ? .stopped : .closedByVPCD
             }
+            if payload.isEmpty { continue } // vpcd sends none; tolerate it
             if payload.count == 1 {
                 switch payload[0] {
                 case 0:

@@ -85,6 +85,22 @@ public final class PCSCCardTransport: CardTransport {
         return PCSCCardTransport(name: reader, share: share, box: box, link: link, atr: atr, report: report)
     }
 
+    /// Waits (at most `timeout` seconds) for a card and connects to it: what `emrtd read` does.
+    /// `readerQuery`: an exact reader name or a case-insensitive part of one that matches exactly
+    /// one reader (`PCSCContext.selectReader`); nil: the first reader a card is presented on
+    /// (readers plugged in meanwhile count). Throws `.noReader` when the query matches no reader
+    /// or several, `.timeout` when no card came.
+    public static func connectWhenPresented(readerQuery: String?, timeout: Double, share: PCSCShareMode = .shared,
+                                            profiles: ReaderProfiles = .builtIn) async throws -> PCSCCardTransport {
+        let context = try await PCSCContext.establish()
+        var reader: String? = nil
+        if let readerQuery, !readerQuery.isEmpty {
+            reader = try PCSCContext.selectReader(readerQuery, from: try await context.readerStates())
+        }
+        let state = try await context.waitForCard(reader: reader, timeout: timeout)
+        return try await connect(reader: state.reader, share: share, profiles: profiles)
+    }
+
     /// The protocol of the current connection.
     public var activeProtocol: PCSCProtocol { snapshot.withLock { $0.proto } }
 
@@ -225,6 +241,31 @@ public final class PCSCCardTransport: CardTransport {
         snapshot.withLock {
             $0.atr = atr
             $0.proto = proto
+        }
+    }
+
+    /// `SCardBeginTransaction`: until `endTransaction`, other connections' exchanges with this
+    /// card wait (pcsc-lite holds them; a test checks it), so a shared-mode read with a
+    /// secure-messaging session is not interleaved with someone else's APDUs. Blocks while another
+    /// connection holds a transaction. Note: our own transmit likewise waits, uninterruptibly,
+    /// while another application holds one; use short transactions.
+    public func beginTransaction() async throws {
+        let link = self.link
+        try await box.run { _, _ in
+            guard link.connected else {
+                throw TransportError(.cardRemoved, function: "SCardBeginTransaction", "not connected to a card (reconnect first)")
+            }
+            try PCSCReturnCode(returned: SCardBeginTransaction(link.handle)).check("SCardBeginTransaction")
+        }
+    }
+
+    /// `SCardEndTransaction`, leaving the card as it is (or resetting it).
+    public func endTransaction(resetCard: Bool = false) async throws {
+        let link = self.link
+        try await box.run { _, _ in
+            guard link.connected else { return }
+            try PCSCReturnCode(returned: SCardEndTransaction(link.handle, resetCard ? PCSCConst.resetCard : PCSCConst.leaveCard))
+                .check("SCardEndTransaction")
         }
     }
 

@@ -103,6 +103,13 @@ public final class PCSCContext: Sendable {
         return ReaderCapabilityReport(readerName: reader, properties: props, profile: profiles.profile(forReader: reader))
     }
 
+    /// Connects to the card on `reader` (see `PCSCCardTransport.connect`); the connection has its
+    /// own context and thread.
+    public func connect(reader: String, share: PCSCShareMode = .shared,
+                        profiles: ReaderProfiles = .builtIn) async throws -> PCSCCardTransport {
+        try await PCSCCardTransport.connect(reader: reader, share: share, profiles: profiles)
+    }
+
     /// Picks a reader by name: the exact name, else the only reader whose name contains `query`
     /// (case-insensitive); with no query, the only reader or the first with a card.
     public static func selectReader(_ query: String?, from states: [PCSCReaderState]) throws(TransportError) -> String {

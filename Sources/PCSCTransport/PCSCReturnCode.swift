@@ -127,7 +127,7 @@ public struct PCSCReturnCode: Hashable, Sendable, CustomStringConvertible {
         add(0x8010_0067, "SCARD_W_UNPOWERED_CARD", .cardReset, "the card was powered down; reconnect to power it up again")
         add(0x8010_0068, "SCARD_W_RESET_CARD", .cardReset, "the card was reset by another application; reconnect needed")
         add(0x8010_0069, "SCARD_W_REMOVED_CARD", .cardRemoved, "the card was removed from the reader")
-        add(0x8010_006A, "SCARD_W_SECURITY_VIOLATION", .other, "access was denied because of a security violation")
+        add(0x8010_006A, "SCARD_W_SECURITY_VIOLATION", .other, "access was denied (with polkit: org.debian.pcsc-lite.access_card refused this user or reader)")
         add(0x8010_006B, "SCARD_W_WRONG_CHV", .other, "the wrong PIN was presented")
         add(0x8010_006C, "SCARD_W_CHV_BLOCKED", .other, "the PIN is blocked")
         add(0x8010_006D, "SCARD_W_EOF", .other, "end of the card file reached")

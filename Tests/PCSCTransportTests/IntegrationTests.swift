@@ -57,13 +57,16 @@ struct PCSCIntegrationTests {
     func listing() async throws {
         let context = try await PCSCContext.establish()
         let names = try await context.readerNames()
-        #expect(names.contains(reader), "readers: \(names)")
+        #expect(names.contains(reader),
+                "pcscd does not list \(reader) (readers: \(names)); was pcscd started before vsmartcard-vpcd was installed? restart it")
         let states = try await context.readerStates()
         #expect(states.map(\.reader) == names)
     }
 
     @Test("connect (T=1), ATR, short and extended APDUs, capabilities, statistics")
     func connectAndTransmit() async throws {
+        let slot = try await VPCDSlotLock.acquire()
+        defer { _ = slot }
         let context = try await PCSCContext.establish()
         try await waitAbsent(context)
         let served = ServedCard(TestCard())
@@ -91,6 +94,14 @@ struct PCSCIntegrationTests {
         let r3 = try await transport.transmit(CommandAPDU(cla: 0x80, ins: 0xE2, p1: 0, p2: 0, ne: 4000))
         #expect(r3.data == TestCard.fill(4000))
 
+        // The largest messages the vpcd link carries (65535 bytes each way).
+        let big = try await transport.transmit(CommandAPDU(cla: 0x80, ins: 0xE2, p1: 0, p2: 0, ne: 65533))
+        #expect(big.data == TestCard.fill(65533))
+        let bigData = TestCard.fill(65528).map { $0 ^ 0x5A }
+        let bigEcho = try await transport.transmit(CommandAPDU(cla: 0x80, ins: 0xEE, p1: 0, p2: 0, data: bigData))
+        #expect(bigEcho.data == bigData)
+        #expect(served.card.commands.last?.count == 65535)
+
         // An error status word is a response, not an error.
         let r4 = try await transport.transmit(CommandAPDU(cla: 0x80, ins: 0x01, p1: 0, p2: 0))
         #expect(r4.statusWord == .insNotSupported)
@@ -104,9 +115,10 @@ struct PCSCIntegrationTests {
         #expect(caps.maxCommandSize == 65535 && caps.maxResponseSize == 65535)
 
         let stats = transport.statistics
-        #expect(stats.apdus == 4)
-        #expect(stats.bytesSent == short.bytes.count + ext.bytes.count + 7 + 4)
-        #expect(stats.apdusByInstruction[0xEE] == 2)
+        #expect(stats.apdus == 6)
+        #expect(stats.bytesSent == short.bytes.count + ext.bytes.count + 7 + 7 + 65535 + 4)
+        #expect(stats.bytesReceived == 7 + 1002 + 4002 + 65535 + 65530 + 2)
+        #expect(stats.apdusByInstruction[0xEE] == 3)
 
         try await transport.disconnect()
         await #expect(throws: TransportError.self) { try await transport.transmit(short) }
@@ -115,6 +127,8 @@ struct PCSCIntegrationTests {
 
     @Test("T=0 card: protocol fallback, 61xx → GET RESPONSE chain, 6Cxx → re-issue with Le")
     func t0Rules() async throws {
+        let slot = try await VPCDSlotLock.acquire()
+        defer { _ = slot }
         let context = try await PCSCContext.establish()
         try await waitAbsent(context)
         let served = ServedCard(TestCard(atr: TestCard.atrT0, pendingLength: 300))
@@ -140,6 +154,8 @@ struct PCSCIntegrationTests {
 
     @Test("card pulled mid-session: typed error, then reconnect after re-presenting")
     func removalAndReconnect() async throws {
+        let slot = try await VPCDSlotLock.acquire()
+        defer { _ = slot }
         let context = try await PCSCContext.establish()
         try await waitAbsent(context)
         let first = ServedCard(TestCard(), removeCardAfterAPDUs: 2)
@@ -178,6 +194,8 @@ struct PCSCIntegrationTests {
 
     @Test("status-change events: reader present, card inserted, card removed")
     func events() async throws {
+        let slot = try await VPCDSlotLock.acquire()
+        defer { _ = slot }
         let context = try await PCSCContext.establish()
         try await waitAbsent(context)
         let seen = Box<[PCSCEvent]>([])
@@ -199,6 +217,8 @@ struct PCSCIntegrationTests {
 
     @Test("cancelling a wait ends it through SCardCancel, promptly")
     func cancellation() async throws {
+        let slot = try await VPCDSlotLock.acquire()
+        defer { _ = slot }
         let context = try await PCSCContext.establish()
         try await waitAbsent(context)
         let waiter = Task { try await context.waitForCard(reader: reader, timeout: 30) }
@@ -229,6 +249,8 @@ struct PCSCIntegrationTests {
 
     @Test("connect errors: unknown reader, no card, sharing violation")
     func connectErrors() async throws {
+        let slot = try await VPCDSlotLock.acquire()
+        defer { _ = slot }
         let context = try await PCSCContext.establish()
         try await waitAbsent(context)
 
@@ -242,6 +264,11 @@ struct PCSCIntegrationTests {
         #expect(noCard?.kind == .noCard)
         #expect(noCard?.message.contains("SCARD_E_NO_SMARTCARD") == true)
 
+        let anyReader = await #expect(throws: TransportError.self) {
+            try await context.waitForCard(reader: nil, timeout: 0.3)
+        }
+        #expect(anyReader?.kind == .timeout, "no card on any reader")
+
         let noWait = await #expect(throws: TransportError.self) {
             try await context.waitForCard(reader: reader, timeout: 0.3)
         }
@@ -249,12 +276,58 @@ struct PCSCIntegrationTests {
 
         let served = ServedCard(TestCard())
         try await served.waitPresent(context)
+        let found = try await withTimeout(5, "any reader") { try await context.waitForCard(reader: nil, timeout: 3) }
+        #expect(found.reader == reader && found.atr == TestCard.atrT1)
         let holder = try await PCSCCardTransport.connect(reader: reader, share: .exclusive)
         let busy = await #expect(throws: TransportError.self) { try await PCSCCardTransport.connect(reader: reader) }
         #expect(busy?.kind == .sharingViolation)
         try await holder.disconnect()
+
+        // A transaction keeps other connections' APDUs out until it ends: pcsc-lite makes them wait.
+        let first = try await PCSCCardTransport.connect(reader: reader)
+        let second = try await PCSCCardTransport.connect(reader: reader)
+        try await withTimeout(5, "begin transaction") { try await first.beginTransaction() }
+        let echo = CommandAPDU(ins: 0xEE, p1: 0, p2: 0, data: [2], ne: 1)
+        #expect(try await first.transmit(echo).data == [2])
+        let waiting = Task { try await second.transmit(echo) }
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(second.statistics.apdus == 0, "the other connection's APDU waits while the transaction holds")
+        try await withTimeout(5, "end transaction") { try await first.endTransaction() }
+        let after = try await withTimeout(10, "the waiting APDU") { try await waiting.value }
+        #expect(after.data == [2])
+        #expect(second.statistics.apdus == 1)
+        try await first.disconnect()
+        try await second.disconnect()
+
         let now = try await PCSCCardTransport.connect(reader: reader)
         #expect(try await now.transmit(CommandAPDU(ins: 0xEE, p1: 0, p2: 0, data: [1], ne: 1)).data == [1])
+        try await served.remove()
+    }
+
+    @Test("connectWhenPresented: waits for the card (bounded), by reader query or on any reader")
+    func connectWhenPresented() async throws {
+        let slot = try await VPCDSlotLock.acquire()
+        defer { _ = slot }
+        let context = try await PCSCContext.establish()
+        try await waitAbsent(context)
+        let none = await #expect(throws: TransportError.self) {
+            try await PCSCCardTransport.connectWhenPresented(readerQuery: "pcd 00 00", timeout: 0.5)
+        }
+        #expect(none?.kind == .timeout)
+        let ambiguous = await #expect(throws: TransportError.self) {
+            try await PCSCCardTransport.connectWhenPresented(readerQuery: "Virtual PCD", timeout: 0.5)
+        }
+        #expect(ambiguous?.kind == .noReader, "two vpcd slots match")
+
+        // The card comes a moment after the wait began.
+        let waiting = Task { try await PCSCCardTransport.connectWhenPresented(readerQuery: "pcd 00 00", timeout: 10) }
+        try await Task.sleep(for: .milliseconds(300))
+        let served = ServedCard(TestCard())
+        let transport = try await withTimeout(15, "connectWhenPresented") { try await waiting.value }
+        #expect(transport.name == reader)
+        #expect(try await transport.transmit(CommandAPDU(ins: 0xEE, p1: 0, p2: 0, data: [7], ne: 1)).data == [7])
+        let anyReader = try await PCSCCardTransport.connectWhenPresented(readerQuery: nil, timeout: 5)
+        #expect(anyReader.name == reader)
         try await served.remove()
     }
 

@@ -148,3 +148,48 @@ struct EventDiffTests {
         #expect(VPCDBridge.frame(Array(repeating: 0xAB, count: 0x1234)).prefix(3) == [0x12, 0x34, 0xAB])
     }
 }
+
+struct VPCDBridgeUnitTests {
+    @Test("nothing listening: run() fails with a message naming host, port and the likely cause")
+    func connectFailure() async throws {
+        // Port 9 (discard) on loopback: nothing listens in the test environment.
+        let bridge = VPCDBridge(emulator: TestCard(), port: 9, connectTimeout: 0.2)
+        let error = await #expect(throws: VPCDError.self) {
+            try await withTimeout(5, "bridge connect failure") { try await bridge.run() }
+        }
+        #expect(error?.reason.contains("127.0.0.1:9") == true, "\(String(describing: error))")
+        #expect(error?.reason.contains("vpcd") == true)
+        #expect(!bridge.isConnected)
+    }
+
+    @Test("stop() before the connection is made: run() returns .stopped")
+    func stopFirst() async throws {
+        let bridge = VPCDBridge(emulator: TestCard(), port: 9, connectTimeout: 5)
+        bridge.stop()
+        let reason = try await withTimeout(5, "bridge stop") { try await bridge.run() }
+        #expect(reason == .stopped)
+        #expect(bridge.apduCount == 0)
+    }
+}
+
+struct VPCDAddressTests {
+    @Test("--vpcd HOST:PORT parsing", arguments: [
+        ("", "127.0.0.1", 35963),
+        ("localhost:35964", "localhost", 35964),
+        ("35964", "127.0.0.1", 35964),
+        ("vpcd.local", "vpcd.local", 35963),
+        ("[::1]:35963", "::1", 35963),
+        (":35964", "127.0.0.1", 35964),
+        ("::1", "::1", 35963),
+    ])
+    func valid(_ row: (String, String, Int)) {
+        let parsed = VPCDBridge.parseAddress(row.0)
+        #expect(parsed?.host == row.1)
+        #expect(parsed.map { Int($0.port) } == row.2)
+    }
+
+    @Test("bad --vpcd values are refused", arguments: ["host:0", "host:65536", "host:x", "[::1", "[::1]x", "[::1]:99999"])
+    func invalid(_ text: String) {
+        #expect(VPCDBridge.parseAddress(text) == nil)
+    }
+}

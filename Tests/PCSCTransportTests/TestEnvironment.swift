@@ -110,3 +110,33 @@ func eventually(_ seconds: Double, _ condition: @Sendable () async -> Bool) asyn
     }
     return await condition()
 }
+
+/// An advisory lock on vpcd slot 0 across processes (`flock` on /tmp/emrtd-vpcd-35963.lock), so two
+/// test runs on one machine (two worktrees, CI and a developer) take turns instead of both serving
+/// a card on the same slot. `emrtd simulate`-based tests should take the same lock.
+struct VPCDSlotLock: ~Copyable {
+    static let path = "/tmp/emrtd-vpcd-\(PCSCTestEnvironment.vpcdPort).lock"
+    private let fd: Int32
+
+    /// Waits (bounded) for the slot.
+    static func acquire(timeout: Double = 180) async throws -> VPCDSlotLock {
+        let fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o666)
+        guard fd >= 0 else { throw TimedOut(what: "open \(path)", seconds: 0) }
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            if ContinuousClock.now >= deadline {
+                close(fd)
+                throw TimedOut(what: "vpcd slot lock \(path) (another test run holds it)", seconds: timeout)
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return VPCDSlotLock(fd: fd)
+    }
+
+    private init(fd: Int32) { self.fd = fd }
+
+    deinit {
+        _ = flock(fd, LOCK_UN)
+        close(fd)
+    }
+}

@@ -87,7 +87,7 @@ public final class VPCDBridge: Sendable {
     // MARK: - The blocking loop (on the bridge thread)
 
     private func serve() throws(VPCDError) -> EndReason {
-        let fd = try connectWithRetry()
+        guard let fd = try connectWithRetry() else { return .stopped }
         let proceed: Bool = state.withLock { s in
             if s.stopped { return false }
             s.fd = fd
@@ -107,6 +107,7 @@ public final class VPCDBridge: Sendable {
             guard let payload = try readFrame(fd) else {
                 return state.withLock { $0.stopped } ? .stopped : .closedByVPCD
             }
+            if payload.isEmpty { continue } // vpcd sends none; tolerate it
             if payload.count == 1 {
                 switch payload[0] {
                 case 0:
@@ -143,10 +144,11 @@ public final class VPCDBridge: Sendable {
         }
     }
 
-    private func connectWithRetry() throws(VPCDError) -> Int32 {
+    /// nil when `stop()` came first.
+    private func connectWithRetry() throws(VPCDError) -> Int32? {
         let deadline = Date().addingTimeInterval(max(0, connectTimeout))
         while true {
-            if state.withLock({ $0.stopped }) { throw VPCDError(reason: "stopped before connecting") }
+            if state.withLock({ $0.stopped }) { return nil }
             switch Self.connect(host: host, port: port) {
             case .success(let fd): return fd
             case .failure(let error):
@@ -226,6 +228,35 @@ public final class VPCDBridge: Sendable {
             }
             sent += r
         }
+    }
+
+    /// Parses `emrtd simulate --vpcd HOST:PORT` (also "PORT" alone, "HOST" alone, "[::1]:PORT";
+    /// a bare IPv6 address such as "::1" is a host).
+    /// Defaults: host 127.0.0.1, port 35963 (slot 0). Nil when the port is not 1...65535.
+    public static func parseAddress(_ text: String) -> (host: String, port: UInt16)? {
+        let defaultHost = "127.0.0.1", defaultPort: UInt16 = 35963
+        if text.isEmpty { return (defaultHost, defaultPort) }
+        var host = text
+        var portText: String? = nil
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]") else { return nil }
+            host = String(text[text.index(after: text.startIndex)..<close])
+            let rest = text[text.index(after: close)...]
+            if !rest.isEmpty {
+                guard rest.hasPrefix(":") else { return nil }
+                portText = String(rest.dropFirst())
+            }
+        } else if text.allSatisfy(\.isNumber) {
+            host = defaultHost
+            portText = text
+        } else if let colon = text.lastIndex(of: ":"), text.firstIndex(of: ":") == colon {
+            host = String(text[..<colon])
+            portText = String(text[text.index(after: colon)...])
+        }
+        if host.isEmpty { host = defaultHost }
+        guard let portText else { return (host, defaultPort) }
+        guard let p = Int(portText), (1...65535).contains(p) else { return nil }
+        return (host, UInt16(p))
     }
 
     /// A vpcd message: 2-byte big-endian length, then the payload.

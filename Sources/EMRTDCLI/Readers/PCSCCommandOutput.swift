@@ -1,0 +1,72 @@
+import Foundation
+import ISO7816
+
+/// Output helpers of the reader commands (`readers`, `watch`): stdout for results, stderr for
+/// one-line errors, exit codes of DESIGN.md §4.1 (2 usage, 3 reader/transport failure).
+enum PCSCCommandOutput {
+    static func error(_ command: String, _ message: String) {
+        FileHandle.standardError.write(Data("emrtd \(command): \(message)\n".utf8))
+    }
+
+    /// A usage error: one line naming the problem; exit 2.
+    static func usage(_ command: String, _ message: String) -> Int32 {
+        error(command, message)
+        return 2
+    }
+
+    /// A reader/transport failure: one line with the failing call and its meaning; exit 3.
+    static func failure(_ command: String, _ failure: any Error) -> Int32 {
+        if let t = failure as? TransportError {
+            error(command, t.description + hint(t))
+        } else {
+            error(command, "\(failure)")
+        }
+        return 3
+    }
+
+    /// What an operator can do about common failures.
+    static func hint(_ e: TransportError) -> String {
+        switch e.kind {
+        case .readerUnavailable where e.message.contains("SCARD_E_NO_SERVICE"):
+            return " — start it with `systemctl start pcscd.socket` (or check polkit rules: hardware/README.md)"
+        case .noReader:
+            return " — list readers with `emrtd readers`"
+        case .sharingViolation:
+            return " — another program holds the card; close it or use shared mode"
+        default:
+            return ""
+        }
+    }
+
+    static func printJSON<T: Encodable>(_ value: T) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        if let data = try? encoder.encode(value), let text = String(data: data, encoding: .utf8) {
+            print(text)
+        }
+    }
+
+    static func compactJSON<T: Encodable>(_ value: T) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789ABCDEF")
+        var s = ""
+        for b in bytes {
+            s.append(digits[Int(b >> 4)])
+            s.append(digits[Int(b & 0x0F)])
+        }
+        return s
+    }
+
+    /// ISO 8601 UTC timestamp with milliseconds.
+    static func timestamp(_ date: Date = Date()) -> String {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return f.string(from: date)
+    }
+}

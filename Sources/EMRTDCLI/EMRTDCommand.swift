@@ -24,9 +24,8 @@ public enum EMRTDCommand {
         case "verify": return await VerifyCommand.run(rest)
         case "simulate": return await SimulateCommand.run(rest)
         case "trust": return await TrustCommand.run(rest)
-        case "readers", "watch":
-            Console.err("emrtd: '\(command)' is not wired yet")  // TEMP until the PC/SC commands land
-            return ExitCode.usage
+        case "readers": return await runReadersCommand(arguments: rest)
+        case "watch": return await runWatchCommand(arguments: rest)
         case "stepup":
             return await runStepUpCommand(arguments: rest, environment: ProcessInfo.processInfo.environment,
                                           chipReader: StepUpChipReader(), sha256: { HashAlgorithm.sha256.hash($0) })

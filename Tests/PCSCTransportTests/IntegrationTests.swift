@@ -1,3 +1,4 @@
+import MRTDTestSupport
 import Foundation
 import ISO7816
 import PCSCTransport

@@ -52,6 +52,18 @@ enum ReadSetup {
     /// Returns the transport and, for `--virtual`, the generated document's trust anchor.
     static func transport(_ a: ParsedArguments) async -> Result<(any CardTransport, GeneratedDocument?), ExitFailure> {
         if let profile = a.value("virtual") {
+            let folder = URL(fileURLWithPath: profile)
+            if ProfileStore.isProfileDirectory(folder) {
+                // a saved profile (emrtd simulate --save DIR): its own trust files are not trusted implicitly
+                do {
+                    let p = try ProfileStore.load(from: folder)
+                    let t = LocalCardTransport(emulator: VirtualChip(profile: p), name: "virtual chip (\(p.name))",
+                                               capabilities: p.link.extendedLength ? .extended : .shortOnly)
+                    return .success((t, nil))
+                } catch {
+                    return .failure(ExitFailure(code: ExitCode.usage, message: "--virtual: \(error.description)"))
+                }
+            }
             do {
                 let g = try SpecimenGenerator.generate(named: profile)
                 let t = LocalCardTransport(emulator: VirtualChip(profile: g.profile), name: "virtual chip (\(g.profile.name))",
@@ -63,14 +75,10 @@ enum ReadSetup {
         }
         let timeout = (try? ReadSetup.timeout(a)) ?? 30
         do {
-            let context = try await PCSCContext.establish()
-            let states = try await context.readerStates()
-            let reader = try PCSCContext.selectReader(a.value("reader"), from: states)
-            if !(states.first { $0.reader == reader }?.isCardPresent ?? false) {
-                if !a.flag("quiet") { Console.err("Waiting for a document on \(reader) (up to \(Int(timeout)) s)…") }
-                _ = try await context.waitForCard(reader: reader, timeout: timeout)
+            if !a.flag("quiet") {
+                Console.err("Waiting for a document\(a.value("reader").map { " on \($0)" } ?? "") (up to \(Int(timeout)) s)…")
             }
-            let t = try await PCSCCardTransport.connect(reader: reader)
+            let t = try await PCSCCardTransport.connectWhenPresented(readerQuery: a.value("reader"), timeout: timeout)
             return .success((t, nil))
         } catch let e as TransportError {
             return .failure(ExitFailure(code: ExitCode.transport, message: "\(e.function): \(e.message)"))

@@ -58,17 +58,15 @@ enum SimulateCommand {
                 return ExitCode.usage
             }
             profile = g.profile
-            if a.value("save") != nil {
-                Console.out("saved profile '\(profile.name)' to \(folder.path)")
-                return ExitCode.ok
-            }
         }
         let trust = (try? ProfileStore.trustFiles(in: folder))?.csca?.path ?? "(none)"
         // Access data of a specimen document (Utopia test data, not personal data): printed so the tester can type it.
         Console.out("profile: \(profile.name)")
+        Console.out("folder: \(folder.path)")
         Console.out("mrz: \(profile.mrz)")
         Console.out("can: \(profile.can)")
         Console.out("trust: \(trust)")
+        if a.value("save") != nil { return ExitCode.ok }
         Console.out("vpcd: \(host):\(port)")
         let chip = VirtualChip(profile: profile)
         var first = true

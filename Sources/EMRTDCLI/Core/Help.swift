@@ -64,6 +64,8 @@ enum Help {
       --no-bac-fallback      never fall back to BAC
       --aa-challenge HEX     the 8-byte Active Authentication challenge (bind the read to a backend nonce)
       --timeout SECONDS      how long to wait for a card, and for it to be presented again (default 30)
+      --virtual PROFILE|DIR  read a built-in virtual document (or a saved profile folder) in process instead
+                             of a reader; a built-in profile's generated CSCA is trusted unless --trust is given
     """
 
     static let verify = """

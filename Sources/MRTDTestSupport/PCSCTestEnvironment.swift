@@ -1,7 +1,5 @@
 import Foundation
 import Glibc
-import ISO7816
-import PCSCTransport
 
 /// The real PC/SC stack for the integration tests: pcscd (found running, or started here as a
 /// child with `--foreground --auto-exit`) with vsmartcard's vpcd driver, whose first slot
@@ -9,23 +7,23 @@ import PCSCTransport
 ///
 /// When something is missing the integration suite is skipped, and `reason` says why (it is
 /// printed and shown as the skip comment: never a silent skip).
-enum PCSCTestEnvironment {
-    static let readerName = "Virtual PCD 00 00"
-    static let vpcdPort: UInt16 = 35963
-    static let pcscdPath = "/usr/sbin/pcscd"
-    static let vpcdDriver = "/usr/lib/pcsc/drivers/serial/libifdvpcd.so"
-    static let socketPath = "/run/pcscd/pcscd.comm"
+public enum PCSCTestEnvironment {
+    public static let readerName = "Virtual PCD 00 00"
+    public static let vpcdPort: UInt16 = 35963
+    public static let pcscdPath = "/usr/sbin/pcscd"
+    public static let vpcdDriver = "/usr/lib/pcsc/drivers/serial/libifdvpcd.so"
+    public static let socketPath = "/run/pcscd/pcscd.comm"
 
     /// nil when the stack is usable; else why not.
-    static let unavailableReason: String? = {
+    public static let unavailableReason: String? = {
         let reason = prepare()
         if let reason {
-            FileHandle.standardError.write(Data("PCSCTransportTests: SKIPPING the pcscd/vpcd integration tests: \(reason)\n".utf8))
+            FileHandle.standardError.write(Data("SKIPPING the pcscd/vpcd integration tests: \(reason)\n".utf8))
         }
         return reason
     }()
 
-    static var isAvailable: Bool { unavailableReason == nil }
+    public static var isAvailable: Bool { unavailableReason == nil }
 
     private static func prepare() -> String? {
         if ProcessInfo.processInfo.environment["EMRTD_SKIP_PCSCD_TESTS"] != nil {
@@ -44,7 +42,7 @@ enum PCSCTestEnvironment {
             p.standardOutput = FileHandle.nullDevice
             p.standardError = FileHandle.nullDevice
             do { try p.run() } catch { return "could not start \(pcscdPath): \(error)" }
-            FileHandle.standardError.write(Data("PCSCTransportTests: started pcscd (pid \(p.processIdentifier)) for the integration tests\n".utf8))
+            FileHandle.standardError.write(Data("started pcscd (pid \(p.processIdentifier)) for the integration tests\n".utf8))
             var waited = 0
             while !pcscdAnswers() {
                 if waited >= 50 || !p.isRunning { return "pcscd did not come up (is another pcscd holding \(socketPath)? are you allowed to run it?)" }
@@ -60,7 +58,7 @@ enum PCSCTestEnvironment {
     nonisolated(unsafe) static var child: Process?
 
     /// Whether something accepts connections on pcscd's socket.
-    static func pcscdAnswers() -> Bool {
+    public static func pcscdAnswers() -> Bool {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
@@ -77,15 +75,16 @@ enum PCSCTestEnvironment {
     }
 }
 
-struct TimedOut: Error, CustomStringConvertible {
-    let what: String
-    let seconds: Double
-    var description: String { "timed out after \(seconds) s: \(what)" }
+public struct TimedOut: Error, CustomStringConvertible {
+    public let what: String
+    public let seconds: Double
+    public init(what: String, seconds: Double) { self.what = what; self.seconds = seconds }
+    public var description: String { "timed out after \(seconds) s: \(what)" }
 }
 
 /// Runs `operation`, failing with `TimedOut` after `seconds` (the operation is cancelled, which
 /// for PC/SC waits means SCardCancel). Every wait in the integration tests is bounded by this.
-func withTimeout<T: Sendable>(_ seconds: Double, _ what: String,
+public func withTimeout<T: Sendable>(_ seconds: Double, _ what: String,
                               _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
     try await withThrowingTaskGroup(of: T?.self) { group in
         group.addTask { try await operation() }
@@ -102,7 +101,7 @@ func withTimeout<T: Sendable>(_ seconds: Double, _ what: String,
 }
 
 /// Polls `condition` every 50 ms for at most `seconds`.
-func eventually(_ seconds: Double, _ condition: @Sendable () async -> Bool) async -> Bool {
+public func eventually(_ seconds: Double, _ condition: @Sendable () async -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
     while ContinuousClock.now < deadline {
         if await condition() { return true }
@@ -114,12 +113,12 @@ func eventually(_ seconds: Double, _ condition: @Sendable () async -> Bool) asyn
 /// An advisory lock on vpcd slot 0 across processes (`flock` on /tmp/emrtd-vpcd-35963.lock), so two
 /// test runs on one machine (two worktrees, CI and a developer) take turns instead of both serving
 /// a card on the same slot. `emrtd simulate`-based tests should take the same lock.
-struct VPCDSlotLock: ~Copyable {
-    static let path = "/tmp/emrtd-vpcd-\(PCSCTestEnvironment.vpcdPort).lock"
+public struct VPCDSlotLock: ~Copyable {
+    public static let path = "/tmp/emrtd-vpcd-\(PCSCTestEnvironment.vpcdPort).lock"
     private let fd: Int32
 
     /// Waits (bounded) for the slot.
-    static func acquire(timeout: Double = 180) async throws -> VPCDSlotLock {
+    public static func acquire(timeout: Double = 180) async throws -> VPCDSlotLock {
         let fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o666)
         guard fd >= 0 else { throw TimedOut(what: "open \(path)", seconds: 0) }
         let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))

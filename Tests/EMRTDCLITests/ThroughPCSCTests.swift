@@ -117,6 +117,43 @@ struct ThroughPCSCTests {
         #expect(r.status == 3, "\(r.stderr)")
     }
 
+    @Test func stepUpReadIDThroughPCSC() async throws {
+        let slot = try await VPCDSlotLock.acquire()
+        defer { _ = slot }
+        let dir = Emrtd.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let s = try save("pace-cam", in: dir)
+        let sim = try serve(s)
+        defer { stop(sim) }
+        let r = try Emrtd.run(["stepup", "run", "-", "--reader", PCSCTestEnvironment.readerName, "--mrz", s.mrz,
+                               "--trust", s.trust, "--timeout", "15", "--quiet"], stdin: StepUpReadIDTests.context())
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(Emrtd.json(r.stdout)?["status"] as? String == "accepted")
+    }
+
+    @Test func watchShowsTheCardComingAndGoing() async throws {
+        let slot = try await VPCDSlotLock.acquire()
+        defer { _ = slot }
+        let dir = Emrtd.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let s = try save("bac", in: dir)
+        let watch = Process()
+        watch.executableURL = Emrtd.executable
+        watch.arguments = ["watch", "--reader", PCSCTestEnvironment.readerName, "--timeout", "6"]
+        let out = Pipe()
+        watch.standardOutput = out
+        watch.standardError = FileHandle.nullDevice
+        try watch.run()
+        try await Task.sleep(for: .milliseconds(800))
+        let sim = try serve(s)
+        try await Task.sleep(for: .milliseconds(1500))
+        stop(sim)
+        watch.waitUntilExit()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).lowercased()
+        #expect(text.contains("insert") || text.contains("present"), "\(text)")
+        #expect(text.contains("remov"), "\(text)")
+    }
+
     @Test func readersListsTheVirtualReader() throws {
         let r = try Emrtd.run(["readers", "--json"])
         #expect(r.status == 0, "\(r.stderr)")

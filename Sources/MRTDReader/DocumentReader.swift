@@ -249,22 +249,31 @@ struct ReadRun {
     }
 
     mutating func readCardAccess() async throws {
-        let wantExtended = capabilities.supportsExtendedLength && options.allowExtendedLength
         var p = PartialFile(file: .cardAccess)
         var selected = false
-        if wantExtended {
-            // Extended-length probe and read in one: if the chip takes an extended Le, the path carries it.
-            var probe = FileReader(useSFI: true, chunk: ChunkPolicy(fixed: 65536, extended: true))
+        if capabilities.supportsExtendedLength && options.allowExtendedLength {
+            // Extended-length probe and read in one: READ BINARY of EF.CardAccess by short EF identifier with an
+            // extended Le. A chip that answers with data takes extended APDUs (and the reader path carried it);
+            // 6700 (or any refusal) means short APDUs.
+            let probe = CommandAPDU(ins: 0xB0, p1: 0x80 | LDSFile.cardAccess.sfi, p2: 0, ne: 65536, forceExtended: true)
+            var answer: ResponseAPDU? = nil
             do {
-                let outcome = try await probe.read(&p, channel: .plain(metered), selected: &selected)
-                switch outcome {
-                case .complete:
+                answer = try await metered.transmit(probe)
+            } catch let e as TransportError where e.kind == .protocolError || e.kind == .other {
+                // The reader path choked on the extended APDU: use short APDUs from now on.
+                try await metered.reconnect(reset: true, timeout: options.representTimeout)
+            }
+            p.apdus += 1
+            if let r = answer {
+                switch r.statusWord {
+                case .success where !r.data.isEmpty, .endOfFileReached where !r.data.isEmpty:
                     chipExtended = true
-                    finish(p)
-                    cardAccess = try? SecurityInfos.parseCardAccess(p.bytes)
-                    cardAccessChecked = true
-                    return
-                case .notFound:
+                    if let h = try? TLVParser.peekHeader(r.data[...]), let len = h.valueLength {
+                        p.totalLength = h.headerLength + len
+                        p.bytes = Array(r.data.prefix(h.headerLength + len))
+                        selected = true
+                    }
+                case .fileNotFound:
                     chipExtended = atrSaysExtended(try? await metered.atr)
                     unread[.cardAccess] = .notFound
                     cardAccessChecked = true
@@ -272,16 +281,12 @@ struct ReadRun {
                 default:
                     chipExtended = false
                 }
-            } catch let e as TransportError where e.kind == .protocolError || e.kind == .other {
-                // The reader path choked on the extended APDU: use short APDUs from now on.
+            } else {
                 chipExtended = false
-                try await metered.reconnect(reset: true, timeout: options.representTimeout)
             }
-            p = PartialFile(file: .cardAccess)
-            selected = false
         }
-        var reader = FileReader(useSFI: true, chunk: ChunkPolicy(cipher: nil, extended: false, maxResponseSize: 258))
-        let outcome = try await reader.read(&p, channel: .plain(metered), selected: &selected)
+        var reader = FileReader(useSFI: true, chunk: ChunkPolicy(cipher: nil, extended: chipExtended == true, maxResponseSize: capabilities.maxResponseSize))
+        let outcome = p.isComplete ? .complete : try await reader.read(&p, channel: .plain(metered), selected: &selected)
         if outcome == .complete {
             finish(p)
             cardAccess = try? SecurityInfos.parseCardAccess(p.bytes)

@@ -71,3 +71,27 @@ import VirtualChip
         #expect(readBinaries == minimum, "\(readBinaries) READ BINARY vs \(minimum) needed")
     }
 }
+
+@Suite struct ProbeAndParseTests {
+    @Test func chipWithoutExtendedLengthBehindAnExtendedReaderFallsBackToShort() async throws {
+        // the reader path carries extended APDUs, the chip refuses them (6700 to the EF.CardAccess probe)
+        let doc = try VirtualDocument("short-only", capabilities: .extended)
+        let r = try await doc.read()
+        #expect(!r.usedExtendedLength)
+        #expect(r.chunkSize == 223)
+        #expect(doc.verify(r).status == .accepted)
+    }
+
+    @Test(arguments: SpecimenGenerator.profileNames)
+    func everyFileOfEveryGeneratedDocumentParses(profile: String) throws {
+        let g = try SpecimenGenerator.generate(named: profile)
+        let doc = LDSDocument(files: g.profile.files)
+        #expect(doc.errors.isEmpty, "\(profile): \(doc.errors)")
+        #expect(doc.mrz?.isValid == true)
+        #expect(doc.faceImage?.format == .jpeg)
+        #expect(doc.sod?.ldsSecurityObject.dataGroupNumbers.isEmpty == false)
+        if let ca = g.profile.files[.cardAccess] { #expect((try? SecurityInfos.parseCardAccess(ca)) != nil) }
+        if let dg14 = g.profile.files[.dg14] { #expect((try? SecurityInfos.parseDG14(dg14)) != nil) }
+        if let cs = g.profile.files[.cardSecurity] { #expect((try? SecurityInfos.parseCardSecurity(cs)) != nil) }
+    }
+}

@@ -1,34 +1,33 @@
 import Foundation
-import MRTDTestSupport
 
 /// A TestVectors/ JSON file with hex accessors (test-only).
-struct Vector {
-    let name: String
-    let fields: [String: Any]
+public struct Vector: @unchecked Sendable {
+    public let name: String
+    public let fields: [String: Any]
 
-    init(_ name: String) throws {
+    public init(_ name: String) throws {
         self.name = name
         fields = try loadVectorFile(name)
     }
-    init(name: String, fields: [String: Any]) { self.name = name; self.fields = fields }
+    public init(name: String, fields: [String: Any]) { self.name = name; self.fields = fields }
 
     /// A hex field as bytes; a missing field traps with the file and key named.
-    subscript(_ key: String) -> [UInt8] {
+    public subscript(_ key: String) -> [UInt8] {
         guard let s = fields[key] as? String else { preconditionFailure("\(name): no field \(key)") }
         return hex(s)
     }
-    func string(_ key: String) -> String {
+    public func string(_ key: String) -> String {
         guard let s = fields[key] as? String else { preconditionFailure("\(name): no field \(key)") }
         return s
     }
-    func nested(_ key: String) -> Vector {
+    public func nested(_ key: String) -> Vector {
         guard let d = fields[key] as? [String: Any] else { preconditionFailure("\(name): no object \(key)") }
         return Vector(name: name + "." + key, fields: d)
     }
-    func list(_ key: String) -> [Vector] {
+    public func list(_ key: String) -> [Vector] {
         guard let a = fields[key] as? [[String: Any]] else { preconditionFailure("\(name): no list \(key)") }
         return a.enumerated().map { Vector(name: "\(name).\(key)[\($0.offset)]", fields: $0.element) }
     }
 }
 
-func ascii(_ s: String) -> [UInt8] { Array(s.utf8) }
+public func ascii(_ s: String) -> [UInt8] { Array(s.utf8) }

@@ -104,7 +104,8 @@ struct ReadRun {
                 }
                 guard resumptions < options.maxResumptions else { throw .transport(transportError, resumptions: resumptions) }
                 resumptions += 1
-                progress(ReadEvent(phase: .resuming, message: "\(transportError.message); present the document again to continue"))
+                let hint = [.cardRemoved, .noCard].contains(transportError.kind) ? "; present the document again to continue" : "; starting a new session"
+                progress(ReadEvent(phase: .resuming, message: transportError.message + hint))
                 do {
                     try await metered.reconnect(reset: true, timeout: options.representTimeout)
                 } catch let t as TransportError {

@@ -10,7 +10,7 @@ let strict: [SwiftSetting] = [
 
 let package = Package(
     name: "EMRTDKit",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "emrtd", targets: ["emrtd"]),
         .library(name: "EMRTDKit", targets: [

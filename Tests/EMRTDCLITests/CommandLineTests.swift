@@ -103,6 +103,15 @@ import Foundation
         #expect(!r.stderr.contains("740812"))
     }
 
+    @Test func accessDataFromStandardInput() throws {
+        let lines = String(Self.specimenMRZ.prefix(44)) + "\n" + String(Self.specimenMRZ.suffix(44)) + "\n"
+        let mrz = try Emrtd.run(["read", "--virtual", "pace-cam", "--mrz", "-", "--quiet", "--json"], stdin: lines)
+        #expect(mrz.status == 0, "\(mrz.stderr)")
+        let can = try Emrtd.run(["read", "--virtual", "pace-cam", "--can", "-", "--quiet", "--json"], stdin: "123456\n")
+        #expect(can.status == 0, "\(can.stderr)")
+        #expect((Emrtd.json(can.stdout)?["accessControl"] as? [String: Any])?["password"] as? String == "CAN")
+    }
+
     @Test func wrongMRZExits4() throws {
         let r = try Emrtd.run(["read", "--virtual", "pace-gm-brainpool-aes128", "--document-number", "X00000000",
                                "--birth-date", "740812", "--expiry-date", "310415", "--quiet"])

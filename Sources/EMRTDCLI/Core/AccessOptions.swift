@@ -6,9 +6,22 @@ import MRTDDocument
 enum AccessOptions {
     static let valued: Set<String> = ["mrz", "document-number", "birth-date", "expiry-date", "can"]
 
+    /// `--mrz -` / `--can -` read the value from standard input (one line; the whole input for a multi-line MRZ),
+    /// so that the secret does not show in the process list.
+    static func value(_ a: ParsedArguments, _ name: String) -> String? {
+        guard let v = a.value(name) else { return nil }
+        guard v == "-" else { return v }
+        var lines: [String] = []
+        while let line = readLine() {
+            lines.append(line)
+            if name == "can" { break }
+        }
+        return lines.joined()
+    }
+
     static func key(from a: ParsedArguments) throws(UsageError) -> AccessKey {
         let given = ["mrz", "document-number", "birth-date", "expiry-date", "can"].filter { a.value($0) != nil }
-        if let mrz = a.value("mrz") {
+        if let mrz = value(a, "mrz") {
             guard given == ["mrz"] else { throw UsageError("--mrz cannot be combined with --document-number/--birth-date/--expiry-date/--can") }
             let text = mrz.uppercased().filter { !$0.isWhitespace }
             guard [90, 72, 88].contains(text.count) else {
@@ -20,7 +33,7 @@ enum AccessOptions {
                 throw UsageError("--mrz: \(error.reason)")
             }
         }
-        if let can = a.value("can") {
+        if let can = value(a, "can") {
             guard given == ["can"] else { throw UsageError("--can cannot be combined with MRZ options") }
             guard can.count == 6, can.allSatisfy({ $0.isASCII && $0.isNumber }) else {
                 throw UsageError("--can must be the 6 digits printed on the document")

@@ -28,6 +28,7 @@ enum Help {
       --mrz 'LINE1LINE2[LINE3]'          the whole MRZ as scanned (TD1, TD2 or TD3)
       --document-number N --birth-date YYMMDD --expiry-date YYMMDD
       --can NNNNNN                       the card access number
+      (--mrz - or --can - reads the value from standard input, keeping it out of the process list)
     """
 
     static let demo = """

@@ -13,6 +13,9 @@ struct PrimitiveCosts: Sendable {
     /// Variable-base and fixed-base EC scalar multiplication, per curve.
     var ecMultiply: [NamedCurve: Double] = [:]
     var ecMultiplyGenerator: [NamedCurve: Double] = [:]
+    /// For information (not in any floor): a multiplication on the same curve rebuilt with another generator
+    /// (`ECCurve.withGenerator`, explicit parameters), as PACE-GM's mapped generator G' is handled.
+    var ecMultiplyExplicitCurve: [NamedCurve: Double] = [:]
     /// One modular exponentiation with a 160-bit exponent in the 1024-bit MODP group (RFC 5114 §2.1).
     var dhModExp1024: Double = 0
     /// CBC encryption (one EVP call) and the secure-messaging MAC, per cipher.
@@ -34,6 +37,7 @@ struct PrimitiveCosts: Sendable {
         for c in [NamedCurve.brainpoolP256r1, .secp256r1] {
             if let v = ecMultiply[c] { t.append(("ecMultiply.\(c.rawValue)", v / 1000)) }
             if let v = ecMultiplyGenerator[c] { t.append(("ecMultiplyGenerator.\(c.rawValue)", v / 1000)) }
+            if let v = ecMultiplyExplicitCurve[c] { t.append(("ecMultiplyExplicitCurve.\(c.rawValue) (info)", v / 1000)) }
         }
         t.append(("dhModExp1024x160", dhModExp1024 / 1000))
         for c in [CipherAlgorithm.tripleDES, .aes128, .aes256] {
@@ -81,6 +85,8 @@ struct PrimitiveCosts: Sendable {
             let scalar = try curve.generateKeyPair(random: random).privateKey.bytes
             p.ecMultiply[c] = try time(perBatch: n(40)) { _ = try curve.multiply(point, by: scalar) }
             p.ecMultiplyGenerator[c] = try time(perBatch: n(40)) { _ = try curve.multiplyGenerator(by: scalar) }
+            let mapped = try curve.withGenerator(point)
+            p.ecMultiplyExplicitCurve[c] = try time(perBatch: n(40)) { _ = try mapped.multiplyGenerator(by: scalar) }
         }
         let group = DHGroup(.group1024_160)
         let base = BigNumber(group.g), modulus = BigNumber(group.p)

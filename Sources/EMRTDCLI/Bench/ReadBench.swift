@@ -253,7 +253,14 @@ struct CaseAnalysis {
             if phase.hasPrefix("file:"), let f = LDSFile(rawValue: String(phase.dropFirst(5))) {
                 let size = result.files[f]?.count ?? 0
                 let chunk = maxChunk(secure: true)
-                return (max(1, (size + chunk - 1) / chunk), sm, "\(size) bytes, \(chunk)-byte chunks")
+                // READ BINARY (B0) offsets stop at 32767 (P1-P2, 15 bits); beyond, odd-INS READ BINARY (B1) wraps the
+                // data in DO'53' (ISO/IEC 7816-4 §7.2.3), whose header (4 bytes) takes room from each chunk
+                var n = 0, offset = 0
+                while offset < size || n == 0 {
+                    n += 1
+                    offset += offset <= 0x7FFF ? chunk : chunk - 4
+                }
+                return (n, sm, "\(size) bytes, \(chunk)-byte chunks\(size > 0x7FFF + chunk && !prepared.benchCase.extended ? " (DO'53' beyond 32 KB)" : "")")
             }
             return (0, sm, nil)
         }

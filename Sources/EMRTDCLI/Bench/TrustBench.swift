@@ -27,6 +27,10 @@ struct TrustBenchReport: Sendable, Codable {
         /// Ours: pin the root and `TrustStore.load(path:)` (read, parse, verify signature and signer chain, add every CSCA).
         var loadMs: Double
         var loadCpuMs: Double
+        /// Where our load time goes: `CSCAMasterList(bytes:)` (CMS and every certificate parsed),
+        /// `verify(signerRoots:)` (signature and signer chain), and the rest (file read, indexing the store).
+        var parseMs: Double?
+        var verifyMs: Double?
         var opensslFull: OpenSSLRun?
         var opensslSignatureOnly: OpenSSLRun?
         /// Ours / the openssl run that does comparable work (full when openssl accepts the list, else -noverify).
@@ -159,11 +163,26 @@ enum TrustBench {
                 cpus.append(Double(BenchClock.cpuNanoseconds() &- c0) / 1e6)
             }
             let record = store.masterLists.first
+            var parseTimes: [Double] = [], verifyTimes: [Double] = []
+            if let bytes = FileManager.default.contents(atPath: l.ml), let rootBytes = FileManager.default.contents(atPath: l.root),
+               let root = try? Certificate(der: [UInt8](rootBytes)) {
+                for _ in 0..<max(1, runs) {
+                    let c0 = BenchClock.cpuNanoseconds()
+                    guard let list = try? CSCAMasterList(bytes: [UInt8](bytes)) else { break }
+                    let c1 = BenchClock.cpuNanoseconds()
+                    _ = try? list.verify(signerRoots: [root])
+                    let c2 = BenchClock.cpuNanoseconds()
+                    parseTimes.append(Double(c1 &- c0) / 1e6)
+                    verifyTimes.append(Double(c2 &- c1) / 1e6)
+                }
+            }
             var load = TrustBenchReport.MasterListLoad(
                 country: l.country, file: URL(fileURLWithPath: l.ml).lastPathComponent, root: URL(fileURLWithPath: l.root).lastPathComponent,
                 bytes: (try? FileManager.default.attributesOfItem(atPath: l.ml)[.size] as? Int) ?? 0,
                 verified: record != nil, refusal: refusal, certificates: record?.certificateCount ?? 0,
-                loadMs: r3(Spread(times).median), loadCpuMs: r3(Spread(cpus).median))
+                loadMs: r3(Spread(times).median), loadCpuMs: r3(Spread(cpus).median),
+                parseMs: parseTimes.isEmpty ? nil : r3(Spread(parseTimes).median),
+                verifyMs: verifyTimes.isEmpty ? nil : r3(Spread(verifyTimes).median))
             if let exe = opensslPath {
                 let pem = tmp.appendingPathComponent("\(l.country)-root.pem").path
                 if let conv = run(exe, ["x509", "-inform", "DER", "-in", l.root, "-out", pem]), conv.0 == 0 {

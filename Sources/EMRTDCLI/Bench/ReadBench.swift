@@ -254,11 +254,12 @@ struct CaseAnalysis {
                 let size = result.files[f]?.count ?? 0
                 let chunk = maxChunk(secure: true)
                 // READ BINARY (B0) offsets stop at 32767 (P1-P2, 15 bits); beyond, odd-INS READ BINARY (B1) wraps the
-                // data in DO'53' (ISO/IEC 7816-4 §7.2.3), whose header (4 bytes) takes room from each chunk
+                // data in DO'53' (ISO/IEC 7816-4 §7.2.3), whose header (tag + BER length) takes room from each chunk
+                let header = chunk - 2 < 128 ? 2 : chunk - 3 < 256 ? 3 : 4
                 var n = 0, offset = 0
                 while offset < size || n == 0 {
                     n += 1
-                    offset += offset <= 0x7FFF ? chunk : chunk - 4
+                    offset += offset <= 0x7FFF ? chunk : chunk - header
                 }
                 return (n, sm, "\(size) bytes, \(chunk)-byte chunks\(size > 0x7FFF + chunk && !prepared.benchCase.extended ? " (DO'53' beyond 32 KB)" : "")")
             }
@@ -287,7 +288,9 @@ struct CaseAnalysis {
         let c = prepared.benchCase
         var rows: [BenchRow] = []
         var total = (apdus: 0, floorApdus: 0, sm: 0, sent: 0, received: 0, floorNs: 0.0, chip: 0.0, modelled: 0.0, modelledFloor: 0.0)
-        let order = samples.last!.order
+        // the engine's own work between phases last, beside passive authentication
+        let seen = samples.last!.order
+        let order = seen.filter { $0 != "engine-other" } + seen.filter { $0 == "engine-other" }
         for phase in order {
             let last = samples.last!.phases[phase]!
             let engine = Spread(samples.compactMap { $0.phases[phase]?.engineNanoseconds })

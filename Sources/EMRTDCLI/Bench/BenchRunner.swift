@@ -231,8 +231,8 @@ extension BenchReport {
         if let v = trustStore.opensslVersion { out.append("  \(v); `openssl version` takes \(trustStore.opensslStartupMs.map(f) ?? "?") ms (process start)") }
         for l in trustStore.masterLists {
             out.append("  \(l.country) \(l.file) (\(l.bytes) bytes, root \(l.root)): \(l.verified ? "verified" : "REFUSED: \(l.refusal ?? "?")"), \(l.certificates) certificates, load \(f(l.loadMs)) ms (CPU \(f(l.loadCpuMs)))")
-            if let p = l.parseMs, let v = l.verifyMs {
-                out.append("    of which CSCAMasterList(bytes:) \(f(p)) ms (CMS + every certificate parsed), verify(signerRoots:) \(f(v)) ms, rest (file, store index) \(f(max(0, l.loadCpuMs - p - v))) ms")
+            if let p = l.parseMs, let v = l.verifyMs, let a = l.addMs {
+                out.append("    of which CSCAMasterList(bytes:) \(f(p)) ms (CMS + every certificate parsed), verify(signerRoots:) \(f(v)) ms, adding to the store \(f(a)) ms, rest (file read, kind detection, digest) \(f(max(0, l.loadCpuMs - p - v - a))) ms")
             }
             for o in [l.opensslFull, l.opensslSignatureOnly].compactMap({ $0 }) {
                 out.append("    \(o.command): \(f(o.wallMs)) ms, exit \(o.exitStatus): \(o.message)")

@@ -31,6 +31,8 @@ struct TrustBenchReport: Sendable, Codable {
         /// `verify(signerRoots:)` (signature and signer chain), and the rest (file read, indexing the store).
         var parseMs: Double?
         var verifyMs: Double?
+        /// Adding the parsed certificates to an empty store (`TrustStore.add(_:source:asCSCA:)`, indexing).
+        var addMs: Double?
         var opensslFull: OpenSSLRun?
         var opensslSignatureOnly: OpenSSLRun?
         /// Ours / the openssl run that does comparable work (full when openssl accepts the list, else -noverify).
@@ -163,7 +165,7 @@ enum TrustBench {
                 cpus.append(Double(BenchClock.cpuNanoseconds() &- c0) / 1e6)
             }
             let record = store.masterLists.first
-            var parseTimes: [Double] = [], verifyTimes: [Double] = []
+            var parseTimes: [Double] = [], verifyTimes: [Double] = [], addTimes: [Double] = []
             if let bytes = FileManager.default.contents(atPath: l.ml), let rootBytes = FileManager.default.contents(atPath: l.root),
                let root = try? Certificate(der: [UInt8](rootBytes)) {
                 for _ in 0..<max(1, runs) {
@@ -172,8 +174,12 @@ enum TrustBench {
                     let c1 = BenchClock.cpuNanoseconds()
                     _ = try? list.verify(signerRoots: [root])
                     let c2 = BenchClock.cpuNanoseconds()
+                    var empty = TrustStore()
+                    for c in list.certificates { empty.add(c, source: "master list", asCSCA: true) }
+                    let c3 = BenchClock.cpuNanoseconds()
                     parseTimes.append(Double(c1 &- c0) / 1e6)
                     verifyTimes.append(Double(c2 &- c1) / 1e6)
+                    addTimes.append(Double(c3 &- c2) / 1e6)
                 }
             }
             var load = TrustBenchReport.MasterListLoad(
@@ -182,7 +188,8 @@ enum TrustBench {
                 verified: record != nil, refusal: refusal, certificates: record?.certificateCount ?? 0,
                 loadMs: r3(Spread(times).median), loadCpuMs: r3(Spread(cpus).median),
                 parseMs: parseTimes.isEmpty ? nil : r3(Spread(parseTimes).median),
-                verifyMs: verifyTimes.isEmpty ? nil : r3(Spread(verifyTimes).median))
+                verifyMs: verifyTimes.isEmpty ? nil : r3(Spread(verifyTimes).median),
+                addMs: addTimes.isEmpty ? nil : r3(Spread(addTimes).median))
             if let exe = opensslPath {
                 let pem = tmp.appendingPathComponent("\(l.country)-root.pem").path
                 if let conv = run(exe, ["x509", "-inform", "DER", "-in", l.root, "-out", pem]), conv.0 == 0 {

@@ -24,6 +24,7 @@ public enum EMRTDCommand {
         case "verify": return await VerifyCommand.run(rest)
         case "simulate": return await SimulateCommand.run(rest)
         case "trust": return await TrustCommand.run(rest)
+        case "bench": return await runBenchCommand(arguments: rest)
         case "readers": return await runReadersCommand(arguments: rest)
         case "watch": return await runWatchCommand(arguments: rest)
         case "stepup":

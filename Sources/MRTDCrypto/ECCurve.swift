@@ -132,6 +132,10 @@ public struct ECCurve: Sendable, Hashable {
     /// Set when the curve is (or equals) a named curve.
     public let namedCurve: NamedCurve?
     let group: ECGroup
+    /// A generator other than the group's own (a PACE mapping result on a named curve): kept outside the
+    /// OpenSSL group so that the named curve's fast arithmetic still applies (an explicit group with the
+    /// mapped generator would fall back to the generic, several times slower code).
+    let mappedGenerator: [UInt8]?
 
     public static func == (l: ECCurve, r: ECCurve) -> Bool { l.parameters == r.parameters }
     public func hash(into hasher: inout Hasher) { hasher.combine(parameters) }
@@ -143,6 +147,14 @@ public struct ECCurve: Sendable, Hashable {
         group = ECGroup(owning: g)
         parameters = NamedCurve.parameterTable[named]!
         namedCurve = named
+        mappedGenerator = nil
+    }
+
+    private init(parameters: Parameters, group: ECGroup, mappedGenerator: [UInt8]) {
+        self.parameters = parameters
+        self.namedCurve = nil
+        self.group = group
+        self.mappedGenerator = mappedGenerator
     }
 
     /// Explicit parameters (X9.62 ECParameters). The generator is an encoded point (04||X||Y or compressed).
@@ -175,6 +187,7 @@ public struct ECCurve: Sendable, Hashable {
             parameters = normalised
             namedCurve = nil
             group = explicitGroup
+            mappedGenerator = nil
         }
     }
 
@@ -226,6 +239,7 @@ public struct ECCurve: Sendable, Hashable {
     }
     /// scalar · G
     public func multiplyGenerator(by scalar: [UInt8]) throws(CryptoError) -> [UInt8] {
+        if let g = mappedGenerator { return try multiply(g, by: scalar) }
         let k = BN(scalar), r = try ECPoint(group: group), ctx = BNContext()
         try OpenSSL.check(EC_POINT_mul(group.pointer, r.pointer, k.pointer, nil, nil, ctx.pointer), "EC_POINT_mul")
         return try finite(r, "ECCurve.multiplyGenerator")
@@ -234,6 +248,14 @@ public struct ECCurve: Sendable, Hashable {
     /// u1·G + u2·Q in one call (ECDSA verification).
     func linearCombination(u1: BN, u2: BN, q: ECPoint) throws(CryptoError) -> ECPoint? {
         let r = try ECPoint(group: group), ctx = BNContext()
+        if let g = mappedGenerator {
+            // the group's own generator is not this curve's: u1·G' + u2·Q as two products and a sum
+            let gp = try point(g), a = try ECPoint(group: group), b = try ECPoint(group: group)
+            try OpenSSL.check(EC_POINT_mul(group.pointer, a.pointer, nil, gp.pointer, u1.pointer, ctx.pointer), "EC_POINT_mul")
+            try OpenSSL.check(EC_POINT_mul(group.pointer, b.pointer, nil, q.pointer, u2.pointer, ctx.pointer), "EC_POINT_mul")
+            try OpenSSL.check(EC_POINT_add(group.pointer, r.pointer, a.pointer, b.pointer, ctx.pointer), "EC_POINT_add")
+            return r.isAtInfinity ? nil : r
+        }
         try OpenSSL.check(EC_POINT_mul(group.pointer, r.pointer, u1.pointer, q.pointer, u2.pointer, ctx.pointer), "EC_POINT_mul")
         return r.isAtInfinity ? nil : r
     }
@@ -277,6 +299,14 @@ public struct ECCurve: Sendable, Hashable {
     /// Same curve with a different generator (PACE mapping result).
     public func withGenerator(_ point: [UInt8]) throws(CryptoError) -> ECCurve {
         let g = try decodePoint(point)
+        if g == parameters.generator { return self }
+        if parameters.cofactor == [1] {
+            // same group, other generator: a point of the prime-order group (decodePoint checked it is on the
+            // curve and finite; with cofactor 1 every such point generates the whole group of order n)
+            var mapped = parameters
+            mapped.generator = g
+            return ECCurve(parameters: mapped, group: group, mappedGenerator: g)
+        }
         return try ECCurve(p: parameters.p, a: parameters.a, b: parameters.b, generator: g,
                            order: parameters.order, cofactor: parameters.cofactor)
     }

@@ -104,7 +104,9 @@ struct ReadRun {
                 }
                 guard resumptions < options.maxResumptions else { throw .transport(transportError, resumptions: resumptions) }
                 resumptions += 1
-                let hint = [.cardRemoved, .noCard].contains(transportError.kind) ? "; present the document again to continue" : "; starting a new session"
+                // a lost secure-messaging session needs no action from the holder; a link failure usually means the
+                // document left the field (pcscd may report it as a card removal or as an answer without status word)
+                let hint = error is SecureMessagingError ? "; starting a new session" : "; present the document again to continue"
                 progress(ReadEvent(phase: .resuming, message: transportError.message + hint))
                 do {
                     try await metered.reconnect(reset: true, timeout: options.representTimeout)

@@ -15,6 +15,7 @@ enum Help {
       simulate   serve the virtual chip to pcscd through vpcd (virtual reader)
       trust      show what a trust configuration (CSCAs, master lists, CRLs) yields
       stepup     the Signicat ReuseID step-up glue (decode, start, run)
+      bench      measure APDUs, bytes, CPU and modelled link time per phase (build with -c release)
 
     Run `emrtd <command> --help` for the options of a command.
 

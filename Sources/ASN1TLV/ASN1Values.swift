@@ -136,45 +136,50 @@ public struct ASN1Time: Hashable, Sendable, Comparable, CustomStringConvertible 
                   minute: Int(secs % 3600 / 60), second: Int(secs % 60))
     }
 
-    private static func digits(_ s: Substring, _ offset: Int) throws(TLVError) -> Int {
-        guard !s.isEmpty, s.allSatisfy({ $0.isASCII && $0.isNumber }), let v = Int(s) else {
+    /// Two ASCII digits at `i` of `u`.
+    private static func two(_ u: [UInt8], _ i: Int, _ offset: Int) throws(TLVError) -> Int {
+        guard i + 1 < u.count, (48...57).contains(u[i]), (48...57).contains(u[i + 1]) else {
             throw TLVError(.invalidValue, offset: offset, "bad digits in time")
         }
-        return v
+        return Int(u[i] - 48) * 10 + Int(u[i + 1] - 48)
     }
 
     /// RFC 5280 UTCTime "YYMMDDHHMM[SS]Z" (also accepts a +hhmm/-hhmm offset); YY < 50 → 20YY.
     public init(utcTime text: String, offset: Int = 0) throws(TLVError) {
-        var s = Substring(text)
+        var u = Array(text.utf8)
         var shift = 0
-        if s.hasSuffix("Z") { s = s.dropLast() } else if s.count >= 5, let sign = s.dropLast(4).last, sign == "+" || sign == "-" {
-            let hh = try Self.digits(s.suffix(4).prefix(2), offset), mm = try Self.digits(s.suffix(2), offset)
-            shift = (hh * 3600 + mm * 60) * (sign == "+" ? 1 : -1)
-            s = s.dropLast(5)
-        } else { throw TLVError(.invalidValue, offset: offset, "UTCTime without time zone") }
-        guard s.count == 10 || s.count == 12 else { throw TLVError(.invalidValue, offset: offset, "UTCTime of bad length") }
-        let yy = try Self.digits(s.prefix(2), offset)
-        let c = Array(s)
-        func two(_ i: Int) throws(TLVError) -> Int { try Self.digits(Substring(String(c[i..<(i + 2)])), offset) }
-        let t = ASN1Time(year: yy < 50 ? 2000 + yy : 1900 + yy, month: try two(2), day: try two(4),
-                         hour: try two(6), minute: try two(8), second: c.count == 12 ? try two(10) : 0)
+        if u.last == UInt8(ascii: "Z") {
+            u.removeLast()
+        } else if u.count >= 5, u[u.count - 5] == UInt8(ascii: "+") || u[u.count - 5] == UInt8(ascii: "-") {
+            let sign = u[u.count - 5] == UInt8(ascii: "+") ? 1 : -1
+            let hh = try Self.two(u, u.count - 4, offset), mm = try Self.two(u, u.count - 2, offset)
+            shift = (hh * 3600 + mm * 60) * sign
+            u.removeLast(5)
+        } else {
+            throw TLVError(.invalidValue, offset: offset, "UTCTime without time zone")
+        }
+        guard u.count == 10 || u.count == 12 else { throw TLVError(.invalidValue, offset: offset, "UTCTime of bad length") }
+        let yy = try Self.two(u, 0, offset)
+        let t = ASN1Time(year: yy < 50 ? 2000 + yy : 1900 + yy, month: try Self.two(u, 2, offset), day: try Self.two(u, 4, offset),
+                         hour: try Self.two(u, 6, offset), minute: try Self.two(u, 8, offset),
+                         second: u.count == 12 ? try Self.two(u, 10, offset) : 0)
         try t.validate(offset)
         self = shift == 0 ? t : ASN1Time(secondsSince1970: t.secondsSince1970 - Int64(shift))
     }
 
     /// GeneralizedTime "YYYYMMDDHHMMSS[.fff]Z" (fractions dropped).
     public init(generalizedTime text: String, offset: Int = 0) throws(TLVError) {
-        var s = Substring(text)
-        guard s.hasSuffix("Z") else { throw TLVError(.invalidValue, offset: offset, "GeneralizedTime without Z") }
-        s = s.dropLast()
-        if let dot = s.firstIndex(where: { $0 == "." || $0 == "," }) { s = s[..<dot] }
-        guard s.count == 14 || s.count == 12 || s.count == 10 else {
+        var u = Array(text.utf8)
+        guard u.last == UInt8(ascii: "Z") else { throw TLVError(.invalidValue, offset: offset, "GeneralizedTime without Z") }
+        u.removeLast()
+        if let dot = u.firstIndex(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: ",") }) { u.removeSubrange(dot...) }
+        guard u.count == 14 || u.count == 12 || u.count == 10 else {
             throw TLVError(.invalidValue, offset: offset, "GeneralizedTime of bad length")
         }
-        let c = Array(s)
-        func two(_ i: Int) throws(TLVError) -> Int { try Self.digits(Substring(String(c[i..<(i + 2)])), offset) }
-        let t = ASN1Time(year: try Self.digits(Substring(String(c[0..<4])), offset), month: try two(4), day: try two(6),
-                         hour: try two(8), minute: c.count >= 12 ? try two(10) : 0, second: c.count == 14 ? try two(12) : 0)
+        let t = ASN1Time(year: try Self.two(u, 0, offset) * 100 + Self.two(u, 2, offset), month: try Self.two(u, 4, offset),
+                         day: try Self.two(u, 6, offset), hour: try Self.two(u, 8, offset),
+                         minute: u.count >= 12 ? try Self.two(u, 10, offset) : 0,
+                         second: u.count == 14 ? try Self.two(u, 12, offset) : 0)
         try t.validate(offset)
         self = t
     }

@@ -64,14 +64,43 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
             rdn.map { a -> String in
                 let v: String
                 if let s = a.value {
-                    v = s.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ").lowercased()
-                        .replacingEscapes()
+                    v = Self.canonicalValue(s)
                 } else {
                     v = "#" + Hex.encode(a.encodedValue)
                 }
                 return a.type.dotted + "=" + v
             }.sorted().joined(separator: "+")
         }.joined(separator: ",")
+    }
+
+    /// Whitespace collapsed, case folded, separators escaped. ASCII values (nearly all of them) take a
+    /// byte-level path; others go through Unicode-aware String operations.
+    static func canonicalValue(_ s: String) -> String {
+        let utf8 = s.utf8
+        let isASCII = utf8.allSatisfy { $0 < 0x80 }
+        guard isASCII else {
+            return s.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ").lowercased().replacingEscapes()
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(utf8.count + 4)
+        var pendingSpace = false
+        for b in utf8 {
+            switch b {
+            case 0x20, 0x09, 0x0A, 0x0B, 0x0C, 0x0D:
+                pendingSpace = !out.isEmpty
+                continue
+            default:
+                break
+            }
+            if pendingSpace { out.append(0x20); pendingSpace = false }
+            switch b {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): out.append(b + 32)
+            case UInt8(ascii: ","), UInt8(ascii: "+"), UInt8(ascii: "="), UInt8(ascii: "\\"), UInt8(ascii: "#"):
+                out.append(UInt8(ascii: "\\")); out.append(b)
+            default: out.append(b)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Values of an attribute type, in order.

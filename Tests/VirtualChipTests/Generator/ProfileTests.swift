@@ -212,6 +212,26 @@ struct ProfileTests {
 
     // MARK: Save / load
 
+    /// A DH private key whose first octet is zero (1 key in 256) keeps its width through save and load.
+    @Test func dhKeyWithLeadingZeroLoadsBackIdentically() throws {
+        var doc = try SpecimenGenerator.generate(named: "pace-gm-dh-3des")
+        guard case .dh(let group, let original, _)? = doc.profile.keys.chipAuthentication?.agreement else {
+            Issue.record("pace-gm-dh-3des has no DH CA key")
+            return
+        }
+        let x = SecretBytes([0x00] + Array(original.bytes.dropFirst()))
+        doc.profile.keys.chipAuthentication?.agreement = .dh(group: group, privateKey: x, publicKey: try group.publicKey(for: x))
+        let dir = try ExternalTool.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try ProfileStore.save(doc, to: dir)
+        let loaded = try ProfileStore.load(from: dir)
+        guard case .dh(_, let x2, _)? = loaded.keys.chipAuthentication?.agreement else {
+            Issue.record("DH key lost")
+            return
+        }
+        #expect(x2 == x && x2.count == original.count)
+    }
+
     @Test(arguments: ["pace-gm-brainpool-aes128", "pace-gm-dh-3des", "bac", "pace-cam"])
     func savedProfilesLoadBackIdentically(_ name: String) throws {
         let doc = try SpecimenGenerator.generate(named: name)

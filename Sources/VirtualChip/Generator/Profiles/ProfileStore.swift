@@ -281,7 +281,9 @@ public enum ProfileStore {
             } else {
                 group = try withCrypto("profile.load.caKey") { () throws(CryptoError) -> DHGroup in try DHGroup(p: p, g: g, q: q) }
             }
-            let secret = SecretBytes(x)
+            // INTEGER drops leading zero octets; the key is drawn as wide as q (or p), so restore that width
+            let width = (group.q ?? group.p).count
+            let secret = SecretBytes(x.count < width ? [UInt8](repeating: 0, count: width - x.count) + x : x)
             let y = try withCrypto("profile.load.caKey") { () throws(CryptoError) -> [UInt8] in try group.publicKey(for: secret) }
             return .dh(group: group, privateKey: secret, publicKey: y)
         } catch let e as GeneratorError {

@@ -7,7 +7,11 @@ public enum EMRTDCommand {
     public static func main() async {
         let args = Array(CommandLine.arguments.dropFirst())
         let code = await run(args)
-        exit(code)
+        // Leave without running atexit handlers: libpcsclite's and libcrypto's cleanup would race with a PC/SC
+        // worker thread still unwinding a cancelled wait (seen: a SIGSEGV in libpcsclite after "no card was
+        // presented"). Output goes through unbuffered FileHandle writes or stdio, which is flushed here.
+        fflush(nil)
+        _exit(code)
     }
 
     public static func run(_ args: [String]) async -> Int32 {

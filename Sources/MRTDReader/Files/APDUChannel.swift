@@ -14,9 +14,4 @@ public enum APDUChannel: Sendable {
         case .secure(let c): return try await c.transmit(command)
         }
     }
-
-    public var isSecure: Bool {
-        if case .secure = self { return true }
-        return false
-    }
 }

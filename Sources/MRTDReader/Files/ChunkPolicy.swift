@@ -51,8 +51,8 @@ public struct ChunkPolicy: Sendable, Hashable {
     /// Whether an Ne needs an extended-length APDU.
     public func needsExtended(_ ne: Int) -> Bool { ne > 256 }
 
-    /// Reacts to a status word or a short answer; returns whether the chunk changed (so the same offset is retried).
-    public mutating func stepDown(after sw: StatusWord, asked: Int, got: Int) -> Bool {
+    /// Reacts to 6700 / 6Cxx; returns whether the chunk changed (so the same offset is retried).
+    public mutating func stepDown(after sw: StatusWord) -> Bool {
         if sw.isWrongLe {
             let exact = sw.sw2 == 0 ? 256 : Int(sw.sw2)
             if exact < current { current = exact; return true }

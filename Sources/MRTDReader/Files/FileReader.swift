@@ -100,7 +100,7 @@ public struct FileReader: Sendable {
                     }
                     retriesAtOffset += 1
                     if retriesAtOffset > 2 { return .failed(sw) }
-                    _ = chunk.stepDown(after: .wrongLength, asked: ne, got: 0)
+                    _ = chunk.stepDown(after: .wrongLength)
                     continue
                 }
                 retriesAtOffset = 0
@@ -126,7 +126,7 @@ public struct FileReader: Sendable {
                 sfiRefused = true
                 useSFI = false
             default:
-                if chunk.stepDown(after: sw, asked: ne, got: data.count) {
+                if chunk.stepDown(after: sw) {
                     retriesAtOffset += 1
                     if retriesAtOffset > 6 { return .failed(sw) }
                     continue

@@ -38,6 +38,8 @@ struct BenchSettings: Sendable {
     var profiles: [String] = BenchSettings.allProfiles
     var dg2Sizes: [Int] = [15_000, 60_000]
     var modes: [Bool] = [false, true]
+    /// Only the trust-store workloads (master lists, passive authentication): for working on them.
+    var trustOnly = false
 
     static let allProfiles = ["bac", "pace-gm-brainpool-aes128", "pace-gm-p256-aes256", "pace-im-ecdh", "pace-cam", "pace-gm-dh-3des"]
 
@@ -48,7 +50,7 @@ struct BenchSettings: Sendable {
     }
 
     static let spec = OptionSpec(valued: ["runs", "link-kbps", "apdu-ms", "chip-ms-per-sm-apdu", "reads", "masterlists", "profile"],
-                                 flags: ["json", "quick"])
+                                 flags: ["json", "quick", "trust-only"])
 
     static func parse(_ args: [String]) -> Parsed {
         let a: ParsedArguments
@@ -85,6 +87,10 @@ struct BenchSettings: Sendable {
             return .failure(error.message)
         }
         s.masterLists = a.value("masterlists")
+        if a.flag("trust-only") {
+            s.trustOnly = true
+            s.profiles = []
+        }
         let chosen = a.all("profile")
         if !chosen.isEmpty {
             for p in chosen where !allProfiles.contains(p) {
@@ -115,6 +121,7 @@ struct BenchSettings: Sendable {
       --chip-ms-per-sm-apdu MS    the chip's crypto per secure-messaging APDU (default 0: inside the turnaround)
       --reads N                   consecutive reads in the memory-growth loop (default 1000)
       --profile NAME              only this profile (repeatable)
+      --trust-only                only the trust-store workloads (no read matrix, no memory loop)
       --masterlists DIR           folder with DE_ML_*.ml, DE_ROOT_CA_CSCA07.cer, NL_ML_*.ml, NL_ROOT_CA.cer
                                   (default: shared/fixtures/masterlists in this folder or an ancestor)
     CPU is process CPU time (CLOCK_PROCESS_CPUTIME_ID) with the virtual chip's own time measured inside a

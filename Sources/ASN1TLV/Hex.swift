@@ -2,15 +2,16 @@
 public enum Hex {
     /// Uppercase hex without separators.
     public static func encode<S: Sequence>(_ bytes: S) -> String where S.Element == UInt8 {
-        let digits: [Character] = Array("0123456789ABCDEF")
-        var out = ""
+        var out: [UInt8] = []
         out.reserveCapacity(bytes.underestimatedCount * 2)
         for b in bytes {
-            out.append(digits[Int(b >> 4)])
-            out.append(digits[Int(b & 0x0F)])
+            out.append(upperDigits[Int(b >> 4)])
+            out.append(upperDigits[Int(b & 0x0F)])
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
+
+    private static let upperDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
 
     /// Decodes hex, ignoring white space, ':' and '-'; nil on odd length or a bad digit.
     public static func decode(_ text: String) -> [UInt8]? {

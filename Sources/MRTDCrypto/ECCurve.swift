@@ -167,6 +167,17 @@ public struct ECCurve: Sendable, Hashable {
         guard aN < pN, bN < pN else { throw CryptoError(.invalidParameters, function: fn, "a or b not reduced mod p") }
         guard nN > BigNumber(1), !hN.isZero else { throw CryptoError(.invalidParameters, function: fn, "order or cofactor out of range") }
         let width = pN.bytes.count
+        // Parameters byte-identical to a named curve's (the usual case: document signers and CSCAs that
+        // spell out brainpool or NIST parameters) are that curve: its vetted group is used and the
+        // checks below, one of them a full scalar multiplication on a generic group, are not needed.
+        if generator.count == 1 + 2 * width, generator.first == 0x04 {
+            let given = Parameters(p: pN.bytes, a: aN.bytes(width: width), b: bN.bytes(width: width),
+                                   generator: generator, order: nN.bytes, cofactor: hN.bytes)
+            if let named = NamedCurve.allCases.first(where: { NamedCurve.parameterTable[$0] == given }) {
+                self = ECCurve(named: named)
+                return
+            }
+        }
         let ctx = BNContext()
         let pBN = pN.bn, aBN = aN.bn, bBN = bN.bn
         let raw = try OpenSSL.check(EC_GROUP_new_curve_GFp(pBN.pointer, aBN.pointer, bBN.pointer, ctx.pointer), "EC_GROUP_new_curve_GFp")

@@ -359,7 +359,6 @@ struct GeneratedPKITests {
         var store = TrustStore(masterListSignerRoots: [try Certificate(der: root.csca.der)])
         let (record, ms) = try threadCPUTime { try store.addMasterList(ml, source: "generated.ml") }
         print("300-CSCA master list read, verified and indexed in \(Int(ms)) ms of CPU")
-        #expect(ms < 1000, "loading took \(ms) ms")
         #expect(record.added == 300)
         #expect(store.cscas.count == 300)
         let summary = store.summary(at: Self.validationTime)

@@ -29,7 +29,40 @@ struct MasterListTests {
         #expect(ml.certificates.count == r.certificates)
         #expect(ml.unreadableEntries.isEmpty)
         #expect(ml.certificates.allSatisfy { $0.subject.country != nil || $0.issuer.country != nil })
-        #expect(ms < 1000, "reading took \(ms) ms")
+    }
+
+    /// Certificates index their subject key identifier when read and decode the other extensions on
+    /// first use: both must agree, for every certificate of the real lists.
+    @Test(arguments: lists)
+    func lazilyDecodedExtensionsAgreeWithTheIndexedKeyIdentifier(_ r: RealList) throws {
+        let ml = try CSCAMasterList(bytes: try Fixtures.bytes(r.list))
+        var withSKI = 0
+        for c in ml.certificates {
+            #expect(c.subjectKeyIdentifier == c.decoded.subjectKeyIdentifier)
+            if c.subjectKeyIdentifier != nil { withSKI += 1 }
+            #expect(c.extensions.count == (try TLVParser.parse(c.tbsCertificate).children.last.map { $0.tag == 0xA3 ? $0.children[0].children.count : 0 } ?? 0))
+            // A self-issued certificate's issuer is read once, as its subject: both must still compare and render alike.
+            let reread = try DistinguishedName(encoded: c.issuer.encoded)
+            #expect(c.issuer.canonical == reread.canonical)
+            #expect(c.issuer.description == reread.description)
+        }
+        #expect(withSKI > ml.certificates.count / 2)
+    }
+
+    /// The first use of `decoded` may come from several threads at once.
+    @Test func extensionsDecodeOnceUnderConcurrentFirstUse() async throws {
+        let ml = try CSCAMasterList(bytes: try Fixtures.bytes(Fixtures.nlMasterList))
+        let certs = Array(ml.certificates.prefix(64))
+        let results = await withTaskGroup(of: [Bool].self) { group in
+            for _ in 0..<8 {
+                group.addTask { certs.map { $0.isCA && $0.decoded.keyUsage != nil && $0.extensions.count == $0.extensions.count } }
+            }
+            var all: [[Bool]] = []
+            for await r in group { all.append(r) }
+            return all
+        }
+        #expect(Set(results).count == 1)
+        #expect(results[0].contains(true))
     }
 
     @Test(arguments: lists)

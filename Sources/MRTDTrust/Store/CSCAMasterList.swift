@@ -26,17 +26,29 @@ public struct CSCAMasterList: Sendable, Hashable {
             throw TrustError(.malformed, .masterList, "eContentType \(sd.eContentType.dotted) is not id-icao-cscaMasterList")
         }
         guard let content = sd.eContent else { throw TrustError(.malformed, .masterList, "master list without eContent") }
-        let node = try asn1(.masterList, "CscaMasterList") { () throws(TLVError) in try TLVParser.parse(content, rules: .ber) }
-        guard node.tag == 0x30, node.children.count == 2, node.children[1].tag == 0x31 else {
-            throw TrustError(.malformed, .masterList, "CscaMasterList is not SEQUENCE { version, certList SET OF }")
-        }
-        version = try asn1(.masterList, "CscaMasterList.version") { () throws(TLVError) in try node.children[0].integerValue() }
+        // Read with a cursor: a tree of several hundred certificates' nodes would only be thrown away.
         var certs: [Certificate] = []
         var bad: [String] = []
-        certs.reserveCapacity(node.children[1].children.count)
-        for (i, c) in node.children[1].children.enumerated() {
-            do { certs.append(try Certificate(node: c)) } catch { bad.append("certList #\(i): \(error.reason)") }
+        let v: Int
+        do throws(TLVError) {
+            var top = TLVCursor(content)
+            let list = try top.next(0x30, "CscaMasterList")
+            guard top.isAtEnd else { throw TLVError(.trailingData, offset: list.end, "bytes after CscaMasterList") }
+            var fields = try top.children(of: list)
+            let versionHeader = try fields.next(0x02, "CscaMasterList.version")
+            v = try fields.node(versionHeader).integerValue()
+            let set = try fields.next(0x31, "CscaMasterList.certList")
+            guard fields.isAtEnd else { throw TLVError(.trailingData, offset: set.end, "CscaMasterList has more than two fields") }
+            var entries = try fields.children(of: set)
+            var i = 0
+            while let e = try entries.next() {
+                do { certs.append(try Certificate(slice: entries.encoded(e))) } catch { bad.append("certList #\(i): \(error.reason)") }
+                i += 1
+            }
+        } catch {
+            throw TrustError(.malformed, .masterList, "CscaMasterList is not SEQUENCE { version, certList SET OF }: \(error.reason)")
         }
+        version = v
         signedData = sd
         certificates = certs
         unreadableEntries = bad

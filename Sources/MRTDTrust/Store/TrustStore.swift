@@ -70,8 +70,8 @@ public struct TrustStore: Sendable {
     /// How many additions were duplicates of a certificate already held.
     public private(set) var duplicateCount = 0
 
-    private var indexByEncoded: [[UInt8]: Int] = [:]
-    private var indexBySKI: [[UInt8]: [Int]] = [:]
+    private var indexByEncoded: [ByteKey: Int] = [:]
+    private var indexBySKI: [ByteKey: [Int]] = [:]
     private var indexBySubject: [String: [Int]] = [:]
     private var indexByIssuerSerial: [String: [Int]] = [:]
     private var crlIndexByIssuer: [String: [Int]] = [:]
@@ -94,7 +94,7 @@ public struct TrustStore: Sendable {
     @discardableResult
     public mutating func add(_ certificate: Certificate, source: String, asCSCA: Bool? = nil) -> Bool {
         let csca = asCSCA ?? (certificate.isCA || (certificate.decoded.basicConstraints == nil && certificate.isSelfIssued))
-        if let i = indexByEncoded[certificate.encoded] {
+        if let i = indexByEncoded[ByteKey(certificate.encoded)] {
             if !entries[i].sources.contains(source) { entries[i].sources.append(source) }
             if csca && !entries[i].isCSCA { entries[i].isCSCA = true }
             duplicateCount += 1
@@ -102,12 +102,21 @@ public struct TrustStore: Sendable {
         }
         let i = entries.count
         entries.append(Entry(certificate: certificate, sources: [source], isCSCA: csca))
-        indexByEncoded[certificate.encoded] = i
-        if let ski = certificate.subjectKeyIdentifier { indexBySKI[ski, default: []].append(i) }
+        indexByEncoded[ByteKey(certificate.encoded)] = i
+        if let ski = certificate.subjectKeyIdentifier { indexBySKI[ByteKey(ski), default: []].append(i) }
         indexBySubject[certificate.subject.canonical, default: []].append(i)
         indexByIssuerSerial[Self.issuerSerialKey(certificate.issuer, certificate.serialNumber), default: []].append(i)
         if csca { recheckCRLs(issuer: certificate.subject.canonical) }
         return true
+    }
+
+    /// Room for `n` certificates in the entries and indexes (no re-hashing while a master list is added).
+    private mutating func reserveCapacity(_ n: Int) {
+        entries.reserveCapacity(n)
+        indexByEncoded.reserveCapacity(n)
+        indexBySKI.reserveCapacity(n)
+        indexBySubject.reserveCapacity(n)
+        indexByIssuerSerial.reserveCapacity(n)
     }
 
     /// Reads and adds a certificate (DER or BER); refused (recorded and thrown) when unreadable.
@@ -138,6 +147,7 @@ public struct TrustStore: Sendable {
             throw refuse(source, error, kind: .masterList)
         }
         var added = 0, dup = 0
+        reserveCapacity(entries.count + list.certificates.count)
         for c in list.certificates {
             if add(c, source: "master list \(source)", asCSCA: true) { added += 1 } else { dup += 1 }
         }
@@ -334,7 +344,7 @@ public struct TrustStore: Sendable {
     public var hasCSCAs: Bool { entries.contains(where: \.isCSCA) }
 
     public func certificates(subjectKeyIdentifier ski: [UInt8]) -> [Certificate] {
-        (indexBySKI[ski] ?? []).map { entries[$0].certificate }
+        (indexBySKI[ByteKey(ski)] ?? []).map { entries[$0].certificate }
     }
 
     /// CSCAs whose subject is `subject`.
@@ -366,7 +376,7 @@ public struct TrustStore: Sendable {
     public func issuerCandidates(for certificate: Certificate) -> [Certificate] {
         var out: [Certificate] = []
         if let aki = certificate.authorityKeyIdentifier {
-            out = (indexBySKI[aki] ?? []).filter { entries[$0].isCSCA }.map { entries[$0].certificate }
+            out = (indexBySKI[ByteKey(aki)] ?? []).filter { entries[$0].isCSCA }.map { entries[$0].certificate }
         }
         for c in cscas(subject: certificate.issuer) where !out.contains(c) {
             if let aki = certificate.authorityKeyIdentifier, let ski = c.subjectKeyIdentifier, aki != ski { continue }
@@ -384,4 +394,18 @@ public struct TrustStore: Sendable {
     public func allCRLs(issuer: DistinguishedName) -> [CRLEntry] {
         (crlIndexByIssuer[issuer.canonical] ?? []).map { crlEntries[$0] }
     }
+}
+
+/// Bytes as a dictionary key. An `[UInt8]` key feeds the hasher byte by byte, which dominated adding
+/// a master list's certificates (keys of 1–2 KB, re-hashed on every resize). This one hashes the length
+/// and at most the last 64 bytes as one block — for a certificate, its signature, which differs between
+/// any two certificates — while equality still compares every byte, so a shared tail only costs a probe.
+struct ByteKey: Hashable, Sendable {
+    let bytes: [UInt8]
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(bytes.count)
+        bytes.withUnsafeBytes { hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: $0.suffix(64))) }
+    }
+    static func == (a: ByteKey, b: ByteKey) -> Bool { a.bytes == b.bytes }
 }

@@ -26,6 +26,18 @@ public struct AlgorithmIdentifier: Sendable, Hashable, CustomStringConvertible {
         parameters = node.children.count > 1 ? node.children[1].encodedBytes : nil
     }
 
+    /// Reads an AlgorithmIdentifier found by a `TLVCursor`.
+    public init(header h: TLVHeader, in cursor: TLVCursor, step: TrustError.Step) throws(TrustError) {
+        guard h.tag == 0x30 else { throw TrustError(.malformed, step, "AlgorithmIdentifier is not a SEQUENCE with an OID") }
+        var fields = try asn1(step, "AlgorithmIdentifier") { () throws(TLVError) in try cursor.children(of: h) }
+        guard let first = try asn1(step, "algorithm OID", { () throws(TLVError) in try fields.next() }) else {
+            throw TrustError(.malformed, step, "AlgorithmIdentifier is not a SEQUENCE with an OID")
+        }
+        oid = try asn1(step, "algorithm OID") { () throws(TLVError) in try fields.node(first).objectIdentifierValue() }
+        let p = try asn1(step, "algorithm parameters") { () throws(TLVError) in try fields.next() }
+        parameters = p.map { Array(fields.encoded($0)) }
+    }
+
     /// Parameters that are absent or NULL (RFC 5754 / RFC 4055 allow both for hashes and PKCS #1 v1.5).
     public var hasNoParameters: Bool { parameters == nil || parameters == [0x05, 0x00] }
 

@@ -1,5 +1,6 @@
 public import ASN1TLV
 public import MRTDCrypto
+import Synchronization
 
 /// An X.509 certificate (RFC 5280 §4.1) that keeps the bytes it was read from.
 ///
@@ -27,90 +28,191 @@ public import MRTDCrypto
 /// and inner signature algorithms must be the same OID (RFC 5280 §4.1.1.2), the structure must be
 /// complete, and unknown critical extensions are reported (`unhandledCriticalExtensions`).
 public struct Certificate: Sendable, Hashable, CustomStringConvertible {
+    /// The parsed certificate, shared by every copy (a copy is one reference, not a dozen arrays).
+    final class Storage: Sendable {
+        let encoded: [UInt8]
+        let tbsRange: Range<Int>
+        let version: Int
+        let serialRange: Range<Int>
+        let signatureAlgorithm: AlgorithmIdentifier
+        let issuer: DistinguishedName
+        let subject: DistinguishedName
+        let notBefore: ASN1Time
+        let notAfter: ASN1Time
+        let spkiRange: Range<Int>
+        /// The signatureValue contents after the unused-bits octet.
+        let signatureRange: Range<Int>
+        /// The Extensions SEQUENCE (tag, length, value), checked structurally when read; nil without extensions.
+        let extensionsRange: Range<Int>?
+        /// Read with the structure check: the store indexes every certificate by it.
+        let subjectKeyIdentifier: [UInt8]?
+        /// The extensions decoded on first use (a master list's hundreds of CSCAs are indexed without them).
+        let lazyExtensions = Mutex<Extensions?>(nil)
+
+        struct Extensions: Sendable {
+            let list: [CertificateExtension]
+            let decoded: DecodedExtensions
+        }
+
+        init(encoded: [UInt8], tbsRange: Range<Int>, version: Int, serialRange: Range<Int>, signatureAlgorithm: AlgorithmIdentifier,
+             issuer: DistinguishedName, subject: DistinguishedName, notBefore: ASN1Time, notAfter: ASN1Time,
+             spkiRange: Range<Int>, signatureRange: Range<Int>, extensionsRange: Range<Int>?, subjectKeyIdentifier: [UInt8]?) {
+            self.encoded = encoded; self.tbsRange = tbsRange; self.version = version; self.serialRange = serialRange
+            self.signatureAlgorithm = signatureAlgorithm; self.issuer = issuer; self.subject = subject
+            self.notBefore = notBefore; self.notAfter = notAfter; self.spkiRange = spkiRange
+            self.signatureRange = signatureRange; self.extensionsRange = extensionsRange
+            self.subjectKeyIdentifier = subjectKeyIdentifier
+        }
+
+        var extensions: Extensions {
+            lazyExtensions.withLock { cached in
+                if let cached { return cached }
+                var list: [CertificateExtension] = []
+                if let r = extensionsRange {
+                    var cursor = TLVCursor(encoded[r])
+                    // The structure was checked when the certificate was read (`skimExtensions`).
+                    if let h = try? cursor.next(), let l = try? CertificateExtension.parseList(h, in: cursor, step: .certificate) { list = l }
+                }
+                let value = Extensions(list: list, decoded: DecodedExtensions(list))
+                cached = value
+                return value
+            }
+        }
+    }
+
+    let storage: Storage
+
     /// The whole certificate as read.
-    public let encoded: [UInt8]
+    public var encoded: [UInt8] { storage.encoded }
     /// The TBSCertificate (tag, length, value) as read: the signed bytes.
-    public let tbsCertificate: [UInt8]
+    public var tbsCertificate: [UInt8] { Array(storage.encoded[storage.tbsRange]) }
     /// 1, 2 or 3.
-    public let version: Int
+    public var version: Int { storage.version }
     /// The contents octets of serialNumber as read (two's complement, big-endian).
-    public let serialNumber: [UInt8]
-    public let signatureAlgorithm: AlgorithmIdentifier
-    public let issuer: DistinguishedName
-    public let subject: DistinguishedName
-    public let notBefore: ASN1Time
-    public let notAfter: ASN1Time
+    public var serialNumber: [UInt8] { Array(storage.encoded[storage.serialRange]) }
+    public var signatureAlgorithm: AlgorithmIdentifier { storage.signatureAlgorithm }
+    public var issuer: DistinguishedName { storage.issuer }
+    public var subject: DistinguishedName { storage.subject }
+    public var notBefore: ASN1Time { storage.notBefore }
+    public var notAfter: ASN1Time { storage.notAfter }
     /// The SubjectPublicKeyInfo (tag, length, value) as read.
-    public let subjectPublicKeyInfo: [UInt8]
+    public var subjectPublicKeyInfo: [UInt8] { Array(storage.encoded[storage.spkiRange]) }
     /// The signatureValue BIT STRING contents without the unused-bits octet.
-    public let signature: [UInt8]
-    /// All extensions, in order.
-    public let extensions: [CertificateExtension]
-    /// The extensions this module decodes.
-    public let decoded: DecodedExtensions
+    public var signature: [UInt8] { Array(storage.encoded[storage.signatureRange]) }
+    /// All extensions, in order (decoded on first use).
+    public var extensions: [CertificateExtension] { storage.extensions.list }
+    /// The extensions this module decodes (decoded on first use).
+    public var decoded: DecodedExtensions { storage.extensions.decoded }
 
     /// Reads a DER (or BER) certificate; the input must be exactly one certificate.
     public init(der bytes: [UInt8]) throws(TrustError) {
-        let node = try asn1(.certificate, "Certificate") { () throws(TLVError) in try TLVParser.parse(bytes, rules: .ber) }
-        try self.init(node: node)
+        try self.init(owning: bytes)
     }
 
     /// Reads a certificate from a parsed node (for example inside a CMS CertificateSet).
     public init(node: TLVNode) throws(TrustError) {
+        try self.init(owning: node.encodedBytes)
+    }
+
+    /// Reads the certificate that is exactly `slice` (copied once; for example one entry of a
+    /// master list's certList found with a `TLVCursor`).
+    public init(slice: ArraySlice<UInt8>) throws(TrustError) {
+        try self.init(owning: Array(slice))
+    }
+
+    /// Reads `bytes` with a `TLVCursor`: one pass, no tree; the parts kept are ranges of `bytes`.
+    private init(owning bytes: [UInt8]) throws(TrustError) {
         let step = TrustError.Step.certificate
-        guard node.tag == 0x30, node.children.count == 3 else {
+        func read<T>(_ what: String, _ body: () throws(TLVError) -> T) throws(TrustError) -> T { try asn1(step, what, body) }
+        var top = TLVCursor(bytes)
+        let certHeader = try read("Certificate") { () throws(TLVError) in try top.next(0x30, "Certificate") }
+        guard top.isAtEnd else {
+            throw TrustError(.malformed, step, "Certificate: \(bytes.count - certHeader.end) bytes after the end of '30'")
+        }
+        var cert = try read("Certificate") { () throws(TLVError) in try top.children(of: certHeader) }
+        guard let tbs = try read("TBSCertificate", { () throws(TLVError) in try cert.next() }), tbs.tag == 0x30 else {
+            throw TrustError(.malformed, step, "TBSCertificate is not a SEQUENCE")
+        }
+        guard let algHeader = try read("signatureAlgorithm", { () throws(TLVError) in try cert.next() }),
+              let sigHeader = try read("signatureValue", { () throws(TLVError) in try cert.next() }),
+              try read("Certificate", { () throws(TLVError) in try cert.next() }) == nil else {
             throw TrustError(.malformed, step, "Certificate is not a SEQUENCE of three")
         }
-        let tbs = node.children[0]
-        guard tbs.tag == 0x30 else { throw TrustError(.malformed, step, "TBSCertificate is not a SEQUENCE") }
-        encoded = node.encodedBytes
-        tbsCertificate = tbs.encodedBytes
-        signatureAlgorithm = try AlgorithmIdentifier(node: node.children[1], step: step)
-        signature = try asn1(step, "signatureValue") { () throws(TLVError) in try node.children[2].bitStringValue() }
+        let signatureAlgorithm = try AlgorithmIdentifier(header: algHeader, in: cert, step: step)
+        guard sigHeader.tag == 0x03 else { throw TrustError(.malformed, step, "signatureValue is not a BIT STRING") }
+        let sigValue = cert.value(sigHeader)
+        guard let unused = sigValue.first, unused == 0 else {
+            throw TrustError(.malformed, step, "signatureValue: BIT STRING \(sigValue.isEmpty ? "empty" : "with \(sigValue.first!) unused bits")")
+        }
 
-        var fields = tbs.children[...]
-        if let first = fields.first, first.tag == 0xA0 {
-            guard let v = first.children.first else { throw TrustError(.malformed, step, "empty [0] version") }
-            version = try asn1(step, "version") { () throws(TLVError) in try v.integerValue() } + 1
-            fields = fields.dropFirst()
+        var fields = try read("TBSCertificate") { () throws(TLVError) in try cert.children(of: tbs) }
+        func nextField(_ what: String) throws(TrustError) -> TLVHeader {
+            guard let h = try read(what, { () throws(TLVError) in try fields.next() }) else {
+                throw TrustError(.malformed, step, "TBSCertificate has too few fields")
+            }
+            return h
+        }
+        var first = try nextField("version")
+        let version: Int
+        if first.tag == 0xA0 {
+            var inner = try read("version") { () throws(TLVError) in try fields.children(of: first) }
+            guard let v = try read("version", { () throws(TLVError) in try inner.next() }) else {
+                throw TrustError(.malformed, step, "empty [0] version")
+            }
+            version = try read("version") { () throws(TLVError) in try inner.node(v).integerValue() } + 1
+            first = try nextField("serialNumber")
         } else {
             version = 1
         }
         guard (1...3).contains(version) else { throw TrustError(.malformed, step, "certificate version \(version)") }
-        guard fields.count >= 6 else { throw TrustError(.malformed, step, "TBSCertificate has too few fields") }
-        let serialNode = fields[fields.startIndex]
-        guard serialNode.tag == 0x02, !serialNode.value.isEmpty else {
+        let serialHeader = first
+        guard serialHeader.tag == 0x02, serialHeader.valueLength > 0 else {
             throw TrustError(.malformed, step, "serialNumber is not an INTEGER")
         }
-        serialNumber = serialNode.valueBytes
-        let inner = try AlgorithmIdentifier(node: fields[fields.startIndex + 1], step: step)
+        let inner = try AlgorithmIdentifier(header: try nextField("signature"), in: fields, step: step)
         guard inner.oid == signatureAlgorithm.oid else {
             throw TrustError(.malformed, step, "TBSCertificate.signature \(inner) differs from signatureAlgorithm \(signatureAlgorithm)")
         }
-        issuer = try DistinguishedName(node: fields[fields.startIndex + 2], step: step)
-        let validity = fields[fields.startIndex + 3]
-        guard validity.tag == 0x30, validity.children.count == 2 else {
+        let issuerHeader = try nextField("issuer")
+        let validity = try nextField("validity")
+        guard validity.tag == 0x30 else { throw TrustError(.malformed, step, "Validity is not a SEQUENCE of two times") }
+        var times = try read("Validity") { () throws(TLVError) in try fields.children(of: validity) }
+        guard let nb = try read("notBefore", { () throws(TLVError) in try times.next() }),
+              let na = try read("notAfter", { () throws(TLVError) in try times.next() }),
+              try read("Validity", { () throws(TLVError) in try times.next() }) == nil else {
             throw TrustError(.malformed, step, "Validity is not a SEQUENCE of two times")
         }
-        notBefore = try asn1(step, "notBefore") { () throws(TLVError) in try validity.children[0].timeValue() }
-        notAfter = try asn1(step, "notAfter") { () throws(TLVError) in try validity.children[1].timeValue() }
-        subject = try DistinguishedName(node: fields[fields.startIndex + 4], step: step)
-        let spki = fields[fields.startIndex + 5]
+        let notBefore = try read("notBefore") { () throws(TLVError) in try times.node(nb).timeValue() }
+        let notAfter = try read("notAfter") { () throws(TLVError) in try times.node(na).timeValue() }
+        let subjectHeader = try nextField("subject")
+        let subject = try DistinguishedName(slice: fields.encoded(subjectHeader), step: step)
+        let spki = try nextField("subjectPublicKeyInfo")
         guard spki.tag == 0x30 else { throw TrustError(.malformed, step, "SubjectPublicKeyInfo is not a SEQUENCE") }
-        subjectPublicKeyInfo = spki.encodedBytes
-        var exts: [CertificateExtension] = []
-        for f in fields.dropFirst(6) {
+        var extensionsRange: Range<Int>? = nil
+        var ski: [UInt8]? = nil
+        while let f = try read("TBSCertificate", { () throws(TLVError) in try fields.next() }) {
             switch f.tag {
             case 0x81, 0x82, 0xA1, 0xA2: continue // unique identifiers (RFC 5280 §4.1.2.8)
             case 0xA3:
-                guard let list = f.children.first else { throw TrustError(.malformed, step, "empty [3] extensions") }
-                exts = try CertificateExtension.parseList(list, step: step)
+                var wrapper = try read("extensions") { () throws(TLVError) in try fields.children(of: f) }
+                guard let list = try read("extensions", { () throws(TLVError) in try wrapper.next() }) else {
+                    throw TrustError(.malformed, step, "empty [3] extensions")
+                }
+                ski = try CertificateExtension.skimList(list, in: wrapper, step: step)
+                extensionsRange = list.encodedRange
             default:
                 throw TrustError(.malformed, step, "unexpected TBSCertificate field \(TLVTag.describe(f.tag))")
             }
         }
-        extensions = exts
-        decoded = DecodedExtensions(exts)
+        // A self-issued certificate (every root CSCA) spells its issuer as its subject: read the name once.
+        let issuerBytes = fields.encoded(issuerHeader), subjectBytes = fields.encoded(subjectHeader)
+        let issuer = issuerBytes.elementsEqual(subjectBytes) ? DistinguishedName(sameNameAs: subject, slice: issuerBytes)
+                                                             : try DistinguishedName(slice: issuerBytes, step: step)
+        storage = Storage(encoded: bytes, tbsRange: tbs.encodedRange, version: version, serialRange: serialHeader.valueRange,
+                          signatureAlgorithm: signatureAlgorithm, issuer: issuer, subject: subject,
+                          notBefore: notBefore, notAfter: notAfter, spkiRange: spki.encodedRange,
+                          signatureRange: (sigHeader.valueStart + 1)..<sigHeader.valueEnd,
+                          extensionsRange: extensionsRange, subjectKeyIdentifier: ski)
     }
 
     // MARK: Derived values
@@ -132,7 +234,7 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     /// Uppercase hex of the serial number as read.
     public var serialHex: String { Hex.encode(serialNumber) }
 
-    public var subjectKeyIdentifier: [UInt8]? { decoded.subjectKeyIdentifier }
+    public var subjectKeyIdentifier: [UInt8]? { storage.subjectKeyIdentifier }
     public var authorityKeyIdentifier: [UInt8]? { decoded.authorityKeyIdentifier?.keyIdentifier }
 
     /// Subject and issuer names are equal (a root CSCA, or a self-issued link certificate).
@@ -191,7 +293,7 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { "Certificate(subject: \(subject), serial: \(serialHex))" }
 
-    public static func == (a: Certificate, b: Certificate) -> Bool { a.encoded == b.encoded }
+    public static func == (a: Certificate, b: Certificate) -> Bool { a.storage === b.storage || a.encoded == b.encoded }
     /// Hashes the encoding as one block of bytes (an `[UInt8]`'s own hashing feeds the hasher byte by byte,
     /// which dominated loading a master list of several hundred certificates).
     public func hash(into hasher: inout Hasher) { encoded.withUnsafeBytes { hasher.combine(bytes: $0) } }

@@ -24,53 +24,172 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
         public let encodedValue: [UInt8]
     }
 
-    /// The RDNs in order, each a set of attributes.
-    public let rdns: [[Attribute]]
-    /// The encoded Name (tag, length, value) as read.
-    public let encoded: [UInt8]
-    /// The comparison form (see the type's documentation).
+    /// The encoded Name (tag, length, value) as read (a slice of the certificate, CRL or CMS
+    /// structure it was read from: no copy).
+    public let encodedSlice: ArraySlice<UInt8>
+    /// The comparison form (see the type's documentation). Attribute types are written as the hex
+    /// of their OID contents octets; the form is only compared, never shown.
     public let canonical: String
 
+    /// The encoded Name (tag, length, value) as read.
+    public var encoded: [UInt8] { Array(encodedSlice) }
+
+    /// The RDNs in order, each a set of attributes (decoded from `encoded` on each access).
+    public var rdns: [[Attribute]] {
+        // The structure was checked when the name was read, so decoding it again cannot fail.
+        (try? Self.decodeRDNs(encodedSlice)) ?? []
+    }
+
     public init(node: TLVNode, step: TrustError.Step = .certificate) throws(TrustError) {
-        guard node.tag == 0x30 else { throw TrustError(.malformed, step, "Name is not a SEQUENCE") }
-        var rdns: [[Attribute]] = []
-        for set in node.children {
-            guard set.tag == 0x31, !set.children.isEmpty else {
-                throw TrustError(.malformed, step, "RelativeDistinguishedName is not a non-empty SET")
-            }
-            var rdn: [Attribute] = []
-            for atv in set.children {
-                guard atv.tag == 0x30, atv.children.count == 2 else {
-                    throw TrustError(.malformed, step, "AttributeTypeAndValue is not a SEQUENCE of two")
-                }
-                let type = try asn1(step, "attribute type") { () throws(TLVError) in try atv.children[0].objectIdentifierValue() }
-                let v = atv.children[1]
-                rdn.append(Attribute(type: type, value: try? v.stringValue(), encodedValue: v.encodedBytes))
-            }
-            rdns.append(rdn)
-        }
-        self.rdns = rdns
-        self.encoded = node.encodedBytes
-        self.canonical = Self.canonicalForm(rdns)
+        try self.init(slice: node.encoded, step: step)
     }
 
     public init(encoded: [UInt8], step: TrustError.Step = .certificate) throws(TrustError) {
-        let node = try asn1(step, "Name") { () throws(TLVError) in try TLVParser.parse(encoded, rules: .ber) }
-        try self.init(node: node, step: step)
+        try self.init(slice: encoded[...], step: step)
     }
 
-    static func canonicalForm(_ rdns: [[Attribute]]) -> String {
-        rdns.map { rdn in
-            rdn.map { a -> String in
-                let v: String
-                if let s = a.value {
-                    v = Self.canonicalValue(s)
-                } else {
-                    v = "#" + Hex.encode(a.encodedValue)
+    /// A name whose encoding is byte-identical to `other`'s (a self-issued certificate's issuer).
+    init(sameNameAs other: DistinguishedName, slice: ArraySlice<UInt8>) {
+        self.encodedSlice = slice
+        self.canonical = other.canonical
+    }
+
+    /// Reads a Name from exactly its encoding (a slice of a larger buffer is kept, not copied).
+    /// Builds the canonical form in one pass over the bytes: no per-attribute strings for the
+    /// ASCII values that nearly every ICAO name consists of.
+    public init(slice: ArraySlice<UInt8>, step: TrustError.Step = .certificate) throws(TrustError) {
+        var outer = TLVCursor(slice)
+        let name: TLVHeader
+        do throws(TLVError) {
+            name = try outer.next(0x30, "Name")
+            guard outer.isAtEnd else { throw TLVError(.trailingData, offset: name.end - slice.startIndex, "bytes after the Name") }
+        } catch {
+            throw TrustError(.malformed, step, "Name: \(error.reason)")
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(name.valueLength)
+        do {
+            var sets = try outer.children(of: name)
+            var first = true
+            while let set = try sets.next() {
+                guard set.tag == 0x31 else { throw TrustError(.malformed, step, "RelativeDistinguishedName is not a non-empty SET") }
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
+                var atvs = try sets.children(of: set)
+                // Attributes are written straight into `out`; a multi-valued RDN (rare) is then
+                // re-ordered, since it is a set and compares in any order.
+                let rdnStart = out.count
+                var ranges: [Range<Int>] = []
+                var count = 0
+                while let atv = try atvs.next() {
+                    guard atv.tag == 0x30 else { throw TrustError(.malformed, step, "AttributeTypeAndValue is not a SEQUENCE of two") }
+                    var fields = try atvs.children(of: atv)
+                    guard let type = try fields.next(), let value = try fields.next(), fields.isAtEnd else {
+                        throw TrustError(.malformed, step, "AttributeTypeAndValue is not a SEQUENCE of two")
+                    }
+                    guard type.tag == 0x06 else { throw TrustError(.malformed, step, "attribute type is not an OBJECT IDENTIFIER") }
+                    try ObjectIdentifier.validate(contents: fields.value(type), offset: fields.offset(type))
+                    if count > 0 { out.append(UInt8(ascii: "+")) }
+                    let partStart = out.count
+                    Self.appendHex(fields.value(type), to: &out)
+                    out.append(UInt8(ascii: "="))
+                    Self.appendCanonicalValue(value, fields, to: &out)
+                    count += 1
+                    if count == 2 { ranges.append(rdnStart..<(partStart - 1)) }
+                    if count >= 2 { ranges.append(partStart..<out.count) }
                 }
-                return a.type.dotted + "=" + v
-            }.sorted().joined(separator: "+")
-        }.joined(separator: ",")
+                guard count > 0 else { throw TrustError(.malformed, step, "RelativeDistinguishedName is not a non-empty SET") }
+                if count > 1 {
+                    let parts = ranges.map { Array(out[$0]) }.sorted { $0.lexicographicallyPrecedes($1) }
+                    out.removeSubrange(rdnStart...)
+                    for (k, p) in parts.enumerated() {
+                        if k > 0 { out.append(UInt8(ascii: "+")) }
+                        out += p
+                    }
+                }
+            }
+        } catch let e as TrustError {
+            throw e
+        } catch let e as TLVError {
+            throw TrustError(.malformed, step, "Name: \(e.reason)")
+        } catch {
+            throw TrustError(.malformed, step, "Name: \(error)")
+        }
+        self.encodedSlice = slice[name.start..<name.end]
+        self.canonical = String(decoding: out, as: UTF8.self)
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    private static func appendHex(_ bytes: ArraySlice<UInt8>, to out: inout [UInt8]) {
+        for b in bytes {
+            out.append(hexDigits[Int(b >> 4)])
+            out.append(hexDigits[Int(b & 0x0F)])
+        }
+    }
+
+    /// The canonical value of one AttributeValue: character strings trimmed, inner white space
+    /// collapsed, case folded, separators escaped; other values "#" and the hex of their encoding.
+    private static func appendCanonicalValue(_ h: TLVHeader, _ cursor: TLVCursor, to out: inout [UInt8]) {
+        let value = cursor.value(h)
+        switch h.tag {
+        case 0x0C, 0x13, 0x16, 0x1A, 0x12: // UTF8String, PrintableString, IA5String, VisibleString, NumericString
+            if value.allSatisfy({ $0 < 0x80 }) {
+                appendCanonicalASCII(value, to: &out)
+                return
+            }
+        default:
+            break
+        }
+        if let s = try? cursor.node(h).stringValue() {
+            out += canonicalValue(s).utf8
+        } else {
+            out.append(UInt8(ascii: "#"))
+            appendHex(cursor.encoded(h), to: &out)
+        }
+    }
+
+    private static func appendCanonicalASCII(_ bytes: some Sequence<UInt8>, to out: inout [UInt8]) {
+        var pendingSpace = false
+        var started = false
+        for b in bytes {
+            switch b {
+            case 0x20, 0x09, 0x0A, 0x0B, 0x0C, 0x0D:
+                pendingSpace = started
+                continue
+            default:
+                break
+            }
+            if pendingSpace { out.append(0x20); pendingSpace = false }
+            started = true
+            switch b {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): out.append(b + 32)
+            case UInt8(ascii: ","), UInt8(ascii: "+"), UInt8(ascii: "="), UInt8(ascii: "\\"), UInt8(ascii: "#"):
+                out.append(UInt8(ascii: "\\")); out.append(b)
+            default: out.append(b)
+            }
+        }
+    }
+
+    /// The attributes of an encoded Name, in order.
+    static func decodeRDNs(_ slice: ArraySlice<UInt8>) throws(TLVError) -> [[Attribute]] {
+        var outer = TLVCursor(slice)
+        let name = try outer.next(0x30, "Name")
+        var sets = try outer.children(of: name)
+        var rdns: [[Attribute]] = []
+        while let set = try sets.next() {
+            var atvs = try sets.children(of: set)
+            var rdn: [Attribute] = []
+            while let atv = try atvs.next() {
+                var fields = try atvs.children(of: atv)
+                let type = try fields.next(0x06, "attribute type")
+                guard let v = try fields.next() else { throw TLVError(.truncated, offset: fields.offset(atv), "attribute without value") }
+                rdn.append(Attribute(type: try fields.node(type).objectIdentifierValue(), value: try? fields.node(v).stringValue(),
+                                     encodedValue: Array(fields.encoded(v))))
+            }
+            rdns.append(rdn)
+        }
+        return rdns
     }
 
     /// Whitespace collapsed, case folded, separators escaped. ASCII values (nearly all of them) take a
@@ -83,23 +202,7 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
         }
         var out: [UInt8] = []
         out.reserveCapacity(utf8.count + 4)
-        var pendingSpace = false
-        for b in utf8 {
-            switch b {
-            case 0x20, 0x09, 0x0A, 0x0B, 0x0C, 0x0D:
-                pendingSpace = !out.isEmpty
-                continue
-            default:
-                break
-            }
-            if pendingSpace { out.append(0x20); pendingSpace = false }
-            switch b {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): out.append(b + 32)
-            case UInt8(ascii: ","), UInt8(ascii: "+"), UInt8(ascii: "="), UInt8(ascii: "\\"), UInt8(ascii: "#"):
-                out.append(UInt8(ascii: "\\")); out.append(b)
-            default: out.append(b)
-            }
-        }
+        appendCanonicalASCII(utf8, to: &out)
         return String(decoding: out, as: UTF8.self)
     }
 

@@ -27,6 +27,82 @@ public struct CertificateExtension: Sendable, Hashable {
         value = try asn1(step, "extnValue") { () throws(TLVError) in try node.children[node.children.count - 1].octetStringValue() }
     }
 
+    /// Reads an extension found by a `TLVCursor`.
+    init(header h: TLVHeader, in cursor: TLVCursor, step: TrustError.Step) throws(TrustError) {
+        func read<T>(_ what: String, _ body: () throws(TLVError) -> T) throws(TrustError) -> T { try asn1(step, what, body) }
+        guard h.tag == 0x30 else { throw TrustError(.malformed, step, "Extension is not a SEQUENCE of two or three") }
+        var fields = try read("Extension") { () throws(TLVError) in try cursor.children(of: h) }
+        guard let idHeader = try read("extnID", { () throws(TLVError) in try fields.next() }),
+              var last = try read("Extension", { () throws(TLVError) in try fields.next() }) else {
+            throw TrustError(.malformed, step, "Extension is not a SEQUENCE of two or three")
+        }
+        oid = try read("extnID") { () throws(TLVError) in try fields.node(idHeader).objectIdentifierValue() }
+        if let third = try read("Extension", { () throws(TLVError) in try fields.next() }) {
+            critical = try read("critical") { () throws(TLVError) in try fields.node(last).booleanValue() }
+            last = third
+        } else {
+            critical = false
+        }
+        guard fields.isAtEnd else { throw TrustError(.malformed, step, "Extension is not a SEQUENCE of two or three") }
+        if last.isConstructed {
+            value = try read("extnValue") { () throws(TLVError) in try fields.tree(last).octetStringValue() }
+        } else {
+            value = try read("extnValue") { () throws(TLVError) in try fields.node(last).octetStringValue() }
+        }
+    }
+
+    /// Checks the Extensions SEQUENCE as `parseList(_:in:step:)` reads it, without building anything,
+    /// and returns the subject key identifier (RFC 5280 §4.2.1.2; the last one when repeated, nil when
+    /// absent or when its value does not decode — `DecodedExtensions` then lists it as malformed).
+    static func skimList(_ h: TLVHeader, in cursor: TLVCursor, step: TrustError.Step) throws(TrustError) -> [UInt8]? {
+        func read<T>(_ what: String, _ body: () throws(TLVError) -> T) throws(TrustError) -> T { try asn1(step, what, body) }
+        guard h.tag == 0x30 else { throw TrustError(.malformed, step, "Extensions is not a SEQUENCE") }
+        var items = try read("Extensions") { () throws(TLVError) in try cursor.children(of: h) }
+        var ski: [UInt8]? = nil
+        while let e = try read("Extension", { () throws(TLVError) in try items.next() }) {
+            guard e.tag == 0x30 else { throw TrustError(.malformed, step, "Extension is not a SEQUENCE of two or three") }
+            var fields = try read("Extension") { () throws(TLVError) in try items.children(of: e) }
+            guard let idHeader = try read("extnID", { () throws(TLVError) in try fields.next() }),
+                  var last = try read("Extension", { () throws(TLVError) in try fields.next() }) else {
+                throw TrustError(.malformed, step, "Extension is not a SEQUENCE of two or three")
+            }
+            try read("extnID") { () throws(TLVError) in
+                guard idHeader.tag == 0x06 else { throw TLVError(.unexpectedTag, offset: fields.offset(idHeader), "extnID is not an OBJECT IDENTIFIER") }
+                try ObjectIdentifier.validate(contents: fields.value(idHeader), offset: fields.offset(idHeader))
+            }
+            if let third = try read("Extension", { () throws(TLVError) in try fields.next() }) {
+                _ = try read("critical") { () throws(TLVError) in try fields.node(last).booleanValue() }
+                last = third
+            }
+            guard fields.isAtEnd else { throw TrustError(.malformed, step, "Extension is not a SEQUENCE of two or three") }
+            let value: ArraySlice<UInt8>
+            if last.isConstructed {
+                value = try read("extnValue") { () throws(TLVError) in try fields.tree(last).octetStringValue() }[...]
+            } else {
+                guard last.tag == 0x04 else { throw TrustError(.malformed, step, "extnValue: expected '04' (OCTET STRING), found \(TLVTag.describe(last.tag))") }
+                value = fields.value(last)
+            }
+            if fields.value(idHeader).elementsEqual(Self.subjectKeyIdentifierOID) {
+                ski = try? TLVParser.parse(value, rules: .ber).octetStringValue()
+            }
+        }
+        return ski
+    }
+
+    /// Contents octets of id-ce-subjectKeyIdentifier (2.5.29.14).
+    static let subjectKeyIdentifierOID: [UInt8] = [0x55, 0x1D, 0x0E]
+
+    /// Reads the Extensions SEQUENCE found by a `TLVCursor`.
+    static func parseList(_ h: TLVHeader, in cursor: TLVCursor, step: TrustError.Step) throws(TrustError) -> [CertificateExtension] {
+        guard h.tag == 0x30 else { throw TrustError(.malformed, step, "Extensions is not a SEQUENCE") }
+        var items = try asn1(step, "Extensions") { () throws(TLVError) in try cursor.children(of: h) }
+        var out: [CertificateExtension] = []
+        while let e = try asn1(step, "Extension", { () throws(TLVError) in try items.next() }) {
+            out.append(try CertificateExtension(header: e, in: items, step: step))
+        }
+        return out
+    }
+
     static func parseList(_ node: TLVNode, step: TrustError.Step) throws(TrustError) -> [CertificateExtension] {
         guard node.tag == 0x30 else { throw TrustError(.malformed, step, "Extensions is not a SEQUENCE") }
         var out: [CertificateExtension] = []

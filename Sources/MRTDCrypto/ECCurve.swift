@@ -1,4 +1,5 @@
 internal import CLibCrypto
+import Synchronization
 
 /// Named curves used by ICAO 9303-11 standardized domain parameters and by document signers.
 public enum NamedCurve: String, Sendable, CaseIterable, Hashable {
@@ -63,6 +64,22 @@ final class ECGroup: @unchecked Sendable {
     let pointer: OpaquePointer
     init(owning p: OpaquePointer) { pointer = p }
     deinit { EC_GROUP_free(pointer) }
+
+    private static let namedGroups = Mutex<[NamedCurve: ECGroup]>([:])
+
+    /// The group of a named curve, built once per process and shared (immutable, see above): every
+    /// public key, PACE and CA step used to rebuild it with EC_GROUP_new_by_curve_name.
+    static func named(_ curve: NamedCurve) -> ECGroup {
+        namedGroups.withLock { groups in
+            if let g = groups[curve] { return g }
+            guard let raw = EC_GROUP_new_by_curve_name(curve.nid) else {
+                preconditionFailure("EC_GROUP_new_by_curve_name(\(curve.rawValue)) failed: \(OpenSSL.drainErrors())")
+            }
+            let g = ECGroup(owning: raw)
+            groups[curve] = g
+            return g
+        }
+    }
 
     func readParameters() -> ECCurve.Parameters {
         let p = BN(), a = BN(), b = BN(), ctx = BNContext()
@@ -141,10 +158,7 @@ public struct ECCurve: Sendable, Hashable {
     public func hash(into hasher: inout Hasher) { hasher.combine(parameters) }
 
     public init(named: NamedCurve) {
-        guard let g = EC_GROUP_new_by_curve_name(named.nid) else {
-            preconditionFailure("EC_GROUP_new_by_curve_name(\(named.rawValue)) failed: \(OpenSSL.drainErrors())")
-        }
-        group = ECGroup(owning: g)
+        group = ECGroup.named(named)
         parameters = NamedCurve.parameterTable[named]!
         namedCurve = named
         mappedGenerator = nil

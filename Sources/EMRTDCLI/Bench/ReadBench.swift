@@ -273,14 +273,16 @@ struct CaseAnalysis {
     }
 
     /// Passive authentication: SHA-256 over every data group, two ECDSA P-256 verifications (SOD signature, document
-    /// signer certificate); for PACE-CAM also the EF.CardSecurity signature and CA·PK_IC.
+    /// signer certificate; the generated test PKI signs with P-256); when EF.CardSecurity was read, its signature
+    /// (verified by the cardSecuritySignature check); for PACE-CAM also CA·PK_IC.
     var passiveAuthenticationFloor: Double {
         var ns = 0.0
         for (f, b) in result.files where f.dataGroupNumber != nil { ns += costs.sha256.cost(b.count) }
         ns += costs.sha256.cost(200) + 2 * costs.ecdsaVerifyP256
-        if result.chipAuthenticationMapping != nil {
-            ns += costs.ecdsaVerifyP256 + costs.sha256.cost(result.files[.cardSecurity]?.count ?? 0) + (costs.ecMultiply[paceCurve] ?? 0)
+        if let cardSecurity = result.files[.cardSecurity], !cardSecurity.isEmpty {
+            ns += costs.ecdsaVerifyP256 + costs.sha256.cost(cardSecurity.count)
         }
+        if result.chipAuthenticationMapping != nil { ns += costs.ecMultiply[paceCurve] ?? 0 }
         return ns
     }
 

@@ -208,7 +208,26 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
 
     /// Values of an attribute type, in order.
     public func values(_ type: ObjectIdentifier) -> [String] {
-        rdns.flatMap { $0 }.filter { $0.type == type }.compactMap(\.value)
+        let contents = type.encodedValue
+        var out: [String] = []
+        forEachAttribute { oid, value, cursor in
+            if oid.elementsEqual(contents), let s = try? cursor.node(value).stringValue() { out.append(s) }
+        }
+        return out
+    }
+
+    /// Calls `body` with the OID contents and the value header of every attribute, in order (no decoding).
+    private func forEachAttribute(_ body: (ArraySlice<UInt8>, TLVHeader, TLVCursor) -> Void) {
+        // The structure was checked when the name was read.
+        var outer = TLVCursor(encodedSlice)
+        guard let name = try? outer.next(), var sets = try? outer.children(of: name) else { return }
+        while let set = try? sets.next() {
+            guard var atvs = try? sets.children(of: set) else { return }
+            while let atv = try? atvs.next() {
+                guard var fields = try? atvs.children(of: atv), let type = try? fields.next(), let value = try? fields.next() else { return }
+                body(fields.value(type), value, fields)
+            }
+        }
     }
 
     /// The countryName (C), trimmed and upper-cased; nil when absent.
@@ -226,11 +245,32 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
 
     /// RFC 4514-like rendering, most significant RDN first ("C=DE, O=bund, OU=bsi, CN=csca-germany").
     public var description: String {
-        rdns.map { rdn in
-            rdn.map { a in "\(Self.shortNames[a.type] ?? a.type.dotted)=\(a.value ?? "#" + Hex.encode(a.encodedValue))" }
-                .joined(separator: "+")
-        }.joined(separator: ", ")
+        var out = ""
+        var outer = TLVCursor(encodedSlice)
+        guard let name = try? outer.next(), var sets = try? outer.children(of: name) else { return out }
+        var firstRDN = true
+        while let set = try? sets.next(), var atvs = try? sets.children(of: set) {
+            if !firstRDN { out += ", " }
+            firstRDN = false
+            var firstATV = true
+            while let atv = try? atvs.next(), var fields = try? atvs.children(of: atv),
+                  let type = try? fields.next(), let value = try? fields.next() {
+                if !firstATV { out += "+" }
+                firstATV = false
+                let oid = fields.value(type)
+                if let short = Self.shortNamesByContents.first(where: { $0.0.elementsEqual(oid) })?.1 {
+                    out += short
+                } else {
+                    out += (try? ObjectIdentifier(contents: oid).dotted) ?? "?"
+                }
+                out += "="
+                out += (try? fields.node(value).stringValue()) ?? "#" + Hex.encode(fields.encoded(value))
+            }
+        }
+        return out
     }
+
+    static let shortNamesByContents: [([UInt8], String)] = shortNames.map { ($0.key.encodedValue, $0.value) }
 
     public static func == (a: DistinguishedName, b: DistinguishedName) -> Bool { a.canonical == b.canonical }
     public func hash(into hasher: inout Hasher) { hasher.combine(canonical) }

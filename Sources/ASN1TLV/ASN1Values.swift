@@ -87,12 +87,9 @@ extension TLVNode {
 
     /// UTCTime (tag 17) or GeneralizedTime (tag 18).
     public func timeValue() throws(TLVError) -> ASN1Time {
-        guard let text = String(validating: value, as: UTF8.self) else {
-            throw TLVError(.invalidValue, offset: offset, "time is not ASCII")
-        }
         switch tag {
-        case 0x17: return try ASN1Time(utcTime: text, offset: offset)
-        case 0x18: return try ASN1Time(generalizedTime: text, offset: offset)
+        case 0x17: return try ASN1Time(utcTime: value, offset: offset)
+        case 0x18: return try ASN1Time(generalizedTime: value, offset: offset)
         default: throw TLVError(.unexpectedTag, offset: offset, "expected UTCTime or GeneralizedTime, found \(TLVTag.describe(tag))")
         }
     }
@@ -137,8 +134,8 @@ public struct ASN1Time: Hashable, Sendable, Comparable, CustomStringConvertible 
     }
 
     /// Two ASCII digits at `i` of `u`.
-    private static func two(_ u: [UInt8], _ i: Int, _ offset: Int) throws(TLVError) -> Int {
-        guard i + 1 < u.count, (48...57).contains(u[i]), (48...57).contains(u[i + 1]) else {
+    private static func two(_ u: ArraySlice<UInt8>, _ i: Int, _ offset: Int) throws(TLVError) -> Int {
+        guard i >= u.startIndex, i + 1 < u.endIndex, (48...57).contains(u[i]), (48...57).contains(u[i + 1]) else {
             throw TLVError(.invalidValue, offset: offset, "bad digits in time")
         }
         return Int(u[i] - 48) * 10 + Int(u[i + 1] - 48)
@@ -146,40 +143,53 @@ public struct ASN1Time: Hashable, Sendable, Comparable, CustomStringConvertible 
 
     /// RFC 5280 UTCTime "YYMMDDHHMM[SS]Z" (also accepts a +hhmm/-hhmm offset); YY < 50 → 20YY.
     public init(utcTime text: String, offset: Int = 0) throws(TLVError) {
-        var u = Array(text.utf8)
+        try self.init(utcTime: Array(text.utf8)[...], offset: offset)
+    }
+
+    /// UTCTime from its contents octets (no intermediate string).
+    public init(utcTime u: ArraySlice<UInt8>, offset: Int = 0) throws(TLVError) {
+        let s = u.startIndex
+        var end = u.endIndex
         var shift = 0
         if u.last == UInt8(ascii: "Z") {
-            u.removeLast()
-        } else if u.count >= 5, u[u.count - 5] == UInt8(ascii: "+") || u[u.count - 5] == UInt8(ascii: "-") {
-            let sign = u[u.count - 5] == UInt8(ascii: "+") ? 1 : -1
-            let hh = try Self.two(u, u.count - 4, offset), mm = try Self.two(u, u.count - 2, offset)
+            end -= 1
+        } else if u.count >= 5, u[end - 5] == UInt8(ascii: "+") || u[end - 5] == UInt8(ascii: "-") {
+            let sign = u[end - 5] == UInt8(ascii: "+") ? 1 : -1
+            let hh = try Self.two(u, end - 4, offset), mm = try Self.two(u, end - 2, offset)
             shift = (hh * 3600 + mm * 60) * sign
-            u.removeLast(5)
+            end -= 5
         } else {
             throw TLVError(.invalidValue, offset: offset, "UTCTime without time zone")
         }
-        guard u.count == 10 || u.count == 12 else { throw TLVError(.invalidValue, offset: offset, "UTCTime of bad length") }
-        let yy = try Self.two(u, 0, offset)
-        let t = ASN1Time(year: yy < 50 ? 2000 + yy : 1900 + yy, month: try Self.two(u, 2, offset), day: try Self.two(u, 4, offset),
-                         hour: try Self.two(u, 6, offset), minute: try Self.two(u, 8, offset),
-                         second: u.count == 12 ? try Self.two(u, 10, offset) : 0)
+        let d = u[s..<end]
+        guard d.count == 10 || d.count == 12 else { throw TLVError(.invalidValue, offset: offset, "UTCTime of bad length") }
+        let yy = try Self.two(d, s, offset)
+        let t = ASN1Time(year: yy < 50 ? 2000 + yy : 1900 + yy, month: try Self.two(d, s + 2, offset), day: try Self.two(d, s + 4, offset),
+                         hour: try Self.two(d, s + 6, offset), minute: try Self.two(d, s + 8, offset),
+                         second: d.count == 12 ? try Self.two(d, s + 10, offset) : 0)
         try t.validate(offset)
         self = shift == 0 ? t : ASN1Time(secondsSince1970: t.secondsSince1970 - Int64(shift))
     }
 
     /// GeneralizedTime "YYYYMMDDHHMMSS[.fff]Z" (fractions dropped).
     public init(generalizedTime text: String, offset: Int = 0) throws(TLVError) {
-        var u = Array(text.utf8)
+        try self.init(generalizedTime: Array(text.utf8)[...], offset: offset)
+    }
+
+    /// GeneralizedTime from its contents octets (no intermediate string).
+    public init(generalizedTime u: ArraySlice<UInt8>, offset: Int = 0) throws(TLVError) {
         guard u.last == UInt8(ascii: "Z") else { throw TLVError(.invalidValue, offset: offset, "GeneralizedTime without Z") }
-        u.removeLast()
-        if let dot = u.firstIndex(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: ",") }) { u.removeSubrange(dot...) }
-        guard u.count == 14 || u.count == 12 || u.count == 10 else {
+        let s = u.startIndex
+        var end = u.endIndex - 1
+        if let dot = u[s..<end].firstIndex(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: ",") }) { end = dot }
+        let d = u[s..<end]
+        guard d.count == 14 || d.count == 12 || d.count == 10 else {
             throw TLVError(.invalidValue, offset: offset, "GeneralizedTime of bad length")
         }
-        let t = ASN1Time(year: try Self.two(u, 0, offset) * 100 + Self.two(u, 2, offset), month: try Self.two(u, 4, offset),
-                         day: try Self.two(u, 6, offset), hour: try Self.two(u, 8, offset),
-                         minute: u.count >= 12 ? try Self.two(u, 10, offset) : 0,
-                         second: u.count == 14 ? try Self.two(u, 12, offset) : 0)
+        let t = ASN1Time(year: try Self.two(d, s, offset) * 100 + Self.two(d, s + 2, offset), month: try Self.two(d, s + 4, offset),
+                         day: try Self.two(d, s + 6, offset), hour: try Self.two(d, s + 8, offset),
+                         minute: d.count >= 12 ? try Self.two(d, s + 10, offset) : 0,
+                         second: d.count == 14 ? try Self.two(d, s + 12, offset) : 0)
         try t.validate(offset)
         self = t
     }

@@ -114,7 +114,7 @@ struct BenchRunner {
         // 4. Trust-store workloads.
         log("bench: trust-store workloads")
         let trustDoc: (PreparedDocument, ReadResult) = paceDoc ?? (peakDoc, first.result)
-        let trust = TrustBench.run(folder: settings.masterLists, runs: settings.trustOnly ? settings.runs : settings.quick ? 1 : min(settings.runs, 3),
+        let trust = TrustBench.run(folder: settings.masterLists, runs: settings.trustOnly ? max(settings.runs, 9) : settings.quick ? 3 : 9,
                                    document: trustDoc.0, result: trustDoc.1)
 
         // 5. Memory growth over consecutive reads (a fast profile).

@@ -73,7 +73,7 @@ public struct TrustStore: Sendable {
     private var indexByEncoded: [ByteKey: Int] = [:]
     private var indexBySKI: [ByteKey: [Int]] = [:]
     private var indexBySubject: [String: [Int]] = [:]
-    private var indexByIssuerSerial: [String: [Int]] = [:]
+    private var indexByIssuerSerial: [IssuerSerialKey: [Int]] = [:]
     private var crlIndexByIssuer: [String: [Int]] = [:]
     private var masterListIndexByDigest: [[UInt8]: Int] = [:]
 
@@ -366,9 +366,8 @@ public struct TrustStore: Sendable {
         }
     }
 
-    static func issuerSerialKey(_ issuer: DistinguishedName, _ serial: [UInt8]) -> String {
-        let s = Array(serial.drop { $0 == 0 })
-        return issuer.canonical + "#" + Hex.encode(s.isEmpty ? [0] : s)
+    static func issuerSerialKey(_ issuer: DistinguishedName, _ serial: [UInt8]) -> IssuerSerialKey {
+        IssuerSerialKey(issuer: issuer.canonical, serial: ByteKey(Array(serial.drop { $0 == 0 })))
     }
 
     /// CSCAs that may have issued `certificate`: by its authority key identifier through the SKI
@@ -408,4 +407,11 @@ struct ByteKey: Hashable, Sendable {
         bytes.withUnsafeBytes { hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: $0.suffix(64))) }
     }
     static func == (a: ByteKey, b: ByteKey) -> Bool { a.bytes == b.bytes }
+}
+
+/// A certificate named by issuer and serial number (RFC 5652 §10.2.4 IssuerAndSerialNumber): the
+/// issuer's canonical name and the serial's magnitude (leading zero octets dropped).
+struct IssuerSerialKey: Hashable, Sendable {
+    let issuer: String
+    let serial: ByteKey
 }

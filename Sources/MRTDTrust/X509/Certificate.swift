@@ -169,9 +169,13 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
         guard serialHeader.tag == 0x02, serialHeader.valueLength > 0 else {
             throw TrustError(.malformed, step, "serialNumber is not an INTEGER")
         }
-        let inner = try AlgorithmIdentifier(header: try nextField("signature"), in: fields, step: step)
-        guard inner.oid == signatureAlgorithm.oid else {
-            throw TrustError(.malformed, step, "TBSCertificate.signature \(inner) differs from signatureAlgorithm \(signatureAlgorithm)")
+        let innerHeader = try nextField("signature")
+        // Usually byte-identical to signatureAlgorithm (then nothing more to read); otherwise the OIDs must be equal.
+        if !fields.encoded(innerHeader).elementsEqual(cert.encoded(algHeader)) {
+            let inner = try AlgorithmIdentifier(header: innerHeader, in: fields, step: step)
+            guard inner.oid == signatureAlgorithm.oid else {
+                throw TrustError(.malformed, step, "TBSCertificate.signature \(inner) differs from signatureAlgorithm \(signatureAlgorithm)")
+            }
         }
         let issuerHeader = try nextField("issuer")
         let validity = try nextField("validity")

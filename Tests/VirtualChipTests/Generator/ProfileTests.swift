@@ -52,11 +52,9 @@ struct DocumentView {
 
 @Suite("Generator: named profiles, forged variants and saved profiles")
 struct ProfileTests {
-    @Test func defaultProfileGeneratesFast() throws {
-        let start = ContinuousClock.now
+    // No timing expectation here: speed is measured by `emrtd bench`, never by a timed test.
+    @Test func defaultProfileGenerates() throws {
         let doc = try SpecimenGenerator.generate(named: SpecimenGenerator.defaultProfileName)
-        let elapsed = ContinuousClock.now - start
-        #expect(elapsed < .seconds(1), "first generation took \(elapsed)")
         #expect(doc.profile.name == "pace-gm-brainpool-aes128")
         #expect(SpecimenGenerator.profileNames.first == SpecimenGenerator.defaultProfileName)
     }
@@ -298,10 +296,8 @@ struct GeneratorOptionTests {
         #expect(!String(describing: Specimen.utopiaPassport).contains("L898902C3"))
     }
 
-    @Test func bulkCSCAsAreDistinctAndFast() throws {
-        let start = ContinuousClock.now
+    @Test func bulkCSCAsAreDistinct() throws {
         let cscas = try TestPKI.makeCSCAs(count: 50)
-        #expect(ContinuousClock.now - start < .seconds(5))
         #expect(Set(cscas.map(\.der)).count == 50)
         #expect(Set(cscas.compactMap(\.info.subjectKeyIdentifier)).count == 50)
     }

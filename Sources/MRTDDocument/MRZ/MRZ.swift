@@ -81,21 +81,30 @@ public struct MRZ: Sendable, Hashable, CustomStringConvertible {
     }
 
     init(_ text: String, file: LDSFile?, base: Int) throws(LDSParseError) {
-        let pieces = text.split(omittingEmptySubsequences: true) { $0.isNewline }
-            .map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
-        let joined = pieces.joined()
-        let chars = Array(joined)
+        // Work on the UTF-8 bytes: a valid MRZ is ASCII, and grapheme-by-grapheme Character handling
+        // dominated reading DG1.
+        let utf8 = Array(text.utf8)
+        var pieces: [ArraySlice<UInt8>] = []
+        var lineStart = 0
+        for i in 0...utf8.count where i == utf8.count || (0x0A...0x0D).contains(utf8[i]) {
+            var piece = utf8[lineStart..<i]
+            while let f = piece.first, f == 0x20 || f == 0x09 { piece = piece.dropFirst() }
+            while let l = piece.last, l == 0x20 || l == 0x09 { piece = piece.dropLast() }
+            if !piece.isEmpty { pieces.append(piece) }
+            lineStart = i + 1
+        }
+        let chars: [UInt8] = pieces.flatMap { $0 }
         // Character set first: everything below indexes by character.
         for (i, c) in chars.enumerated() {
-            guard c == "<" || ("0"..."9").contains(c) || ("A"..."Z").contains(c), c.isASCII else {
+            guard c == UInt8(ascii: "<") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(c) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(c) else {
                 throw LDSParseError(.invalidMRZ, file: file, offset: base + i, "character at position \(i) is outside the MRZ character set")
             }
         }
         let format: MRZFormat
         switch chars.count {
         case 90: format = .td1
-        case 72: format = chars.first == "V" ? .mrvB : .td2
-        case 88: format = chars.first == "V" ? .mrvA : .td3
+        case 72: format = chars.first == UInt8(ascii: "V") ? .mrvB : .td2
+        case 88: format = chars.first == UInt8(ascii: "V") ? .mrvA : .td3
         default:
             throw LDSParseError(.invalidMRZ, file: file, offset: base,
                                 "\(chars.count) MRZ characters: expected 90 (TD1), 72 (TD2, MRV-B) or 88 (TD3, MRV-A)")
@@ -107,11 +116,15 @@ public struct MRZ: Sendable, Hashable, CustomStringConvertible {
             }
         }
         self.format = format
-        raw = joined
+        raw = String(decoding: chars, as: UTF8.self)
         let n = format.lineLength
-        lines = (0..<format.lineCount).map { String(chars[($0 * n)..<(($0 + 1) * n)]) }
-        let l = lines.map { Array($0) }
-        func s(_ line: Int, _ r: Range<Int>) -> String { String(l[line][r]) }
+        let l: [ArraySlice<UInt8>] = (0..<format.lineCount).map { chars[($0 * n)..<(($0 + 1) * n)] }
+        lines = l.map { String(decoding: $0, as: UTF8.self) }
+        func s(_ line: Int, _ r: Range<Int>) -> String {
+            let base = l[line].startIndex
+            return String(decoding: l[line][(base + r.lowerBound)..<(base + r.upperBound)], as: UTF8.self)
+        }
+        func c(_ line: Int, _ i: Int) -> Character { Character(Unicode.Scalar(l[line][l[line].startIndex + i])) }
 
         documentCode = MRZ.stripFillers(s(0, 0..<2))
         issuingState = MRZ.stripFillers(s(0, 2..<5))
@@ -122,7 +135,7 @@ public struct MRZ: Sendable, Hashable, CustomStringConvertible {
         case .td1:
             nameText = s(2, 0..<30)
             let field = s(0, 5..<14)
-            let cd = l[0][14]
+            let cd = c(0, 14)
             let opt1 = s(0, 15..<30)
             let (number, long, cdUsed, numberForCheck, rest) = MRZ.documentNumber(field: field, checkDigit: cd, optional: opt1)
             documentNumberField = field
@@ -131,18 +144,18 @@ public struct MRZ: Sendable, Hashable, CustomStringConvertible {
             checks.append(MRZCheck(.documentNumber, input: numberForCheck, printed: cdUsed))
             optionalData = MRZ.trimTrailingFillers(rest)
             dateOfBirth = MRZDate(raw: s(1, 0..<6))
-            checks.append(MRZCheck(.dateOfBirth, input: s(1, 0..<6), printed: l[1][6]))
-            sexCharacter = l[1][7]
+            checks.append(MRZCheck(.dateOfBirth, input: s(1, 0..<6), printed: c(1, 6)))
+            sexCharacter = c(1, 7)
             dateOfExpiry = MRZDate(raw: s(1, 8..<14))
-            checks.append(MRZCheck(.dateOfExpiry, input: s(1, 8..<14), printed: l[1][14]))
+            checks.append(MRZCheck(.dateOfExpiry, input: s(1, 8..<14), printed: c(1, 14)))
             nationality = MRZ.stripFillers(s(1, 15..<18))
             optionalData2 = MRZ.trimTrailingFillers(s(1, 18..<29))
             let composite = s(0, 5..<30) + s(1, 0..<7) + s(1, 8..<15) + s(1, 18..<29)
-            checks.append(MRZCheck(.composite, input: composite, printed: l[1][29]))
+            checks.append(MRZCheck(.composite, input: composite, printed: c(1, 29)))
         case .td2, .td3, .mrvA, .mrvB:
             nameText = s(0, 5..<n)
             let field = s(1, 0..<9)
-            let cd = l[1][9]
+            let cd = c(1, 9)
             let optRange = format == .td3 ? 28..<42 : (format == .td2 ? 28..<35 : 28..<n)
             let opt = s(1, optRange)
             documentNumberField = field
@@ -160,18 +173,18 @@ public struct MRZ: Sendable, Hashable, CustomStringConvertible {
             }
             nationality = MRZ.stripFillers(s(1, 10..<13))
             dateOfBirth = MRZDate(raw: s(1, 13..<19))
-            checks.append(MRZCheck(.dateOfBirth, input: s(1, 13..<19), printed: l[1][19]))
-            sexCharacter = l[1][20]
+            checks.append(MRZCheck(.dateOfBirth, input: s(1, 13..<19), printed: c(1, 19)))
+            sexCharacter = c(1, 20)
             dateOfExpiry = MRZDate(raw: s(1, 21..<27))
-            checks.append(MRZCheck(.dateOfExpiry, input: s(1, 21..<27), printed: l[1][27]))
+            checks.append(MRZCheck(.dateOfExpiry, input: s(1, 21..<27), printed: c(1, 27)))
             optionalData2 = nil
             if format == .td3 {
-                checks.append(MRZCheck(.optionalData, input: opt, printed: l[1][42], fillerMeansZero: true))
+                checks.append(MRZCheck(.optionalData, input: opt, printed: c(1, 42), fillerMeansZero: true))
                 let composite = s(1, 0..<10) + s(1, 13..<20) + s(1, 21..<43)
-                checks.append(MRZCheck(.composite, input: composite, printed: l[1][43]))
+                checks.append(MRZCheck(.composite, input: composite, printed: c(1, 43)))
             } else if format == .td2 {
                 let composite = s(1, 0..<10) + s(1, 13..<20) + s(1, 21..<35)
-                checks.append(MRZCheck(.composite, input: composite, printed: l[1][35]))
+                checks.append(MRZCheck(.composite, input: composite, printed: c(1, 35)))
             }
         }
         sex = MRZSex(character: sexCharacter)

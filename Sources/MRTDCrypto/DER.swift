@@ -153,8 +153,18 @@ enum OID {
             value = value << 7 | UInt64(b & 0x7F)
             if b & 0x80 == 0 { arcs.append(value); value = 0 }
         }
-        let first = arcs.removeFirst()
-        let head: [UInt64] = first < 80 ? [first / 40, first % 40] : [2, first - 80]
-        return (head + arcs).map(String.init).joined(separator: ".")
+        let first = arcs[0]
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 3 + 4)
+        func append(_ v: UInt64) {
+            if !out.isEmpty { out.append(UInt8(ascii: ".")) }
+            var digits: [UInt8] = []
+            var x = v
+            repeat { digits.append(UInt8(ascii: "0") + UInt8(x % 10)); x /= 10 } while x > 0
+            out.append(contentsOf: digits.reversed())
+        }
+        if first < 80 { append(first / 40); append(first % 40) } else { append(2); append(first - 80) }
+        for a in arcs.dropFirst() { append(a) }
+        return String(decoding: out, as: UTF8.self)
     }
 }

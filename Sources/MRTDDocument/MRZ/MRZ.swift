@@ -219,28 +219,31 @@ public struct MRZ: Sendable, Hashable, CustomStringConvertible {
 
     /// Primary and secondary identifiers (9303-3 §4.6): split at the first `<<`, fillers → spaces.
     static func splitName(_ field: String) -> (String, String) {
-        let c = Array(field)
+        let c = Array(field.utf8) // MRZ characters are ASCII (checked before fields are cut)
         var split: Int?
         var i = 0
         while i + 1 < c.count {
-            if c[i] == "<" && c[i + 1] == "<" { split = i; break }
+            if c[i] == UInt8(ascii: "<") && c[i + 1] == UInt8(ascii: "<") { split = i; break }
             i += 1
         }
-        func clean(_ s: ArraySlice<Character>) -> String {
-            s.split(separator: "<", omittingEmptySubsequences: true).map { String($0) }.joined(separator: " ")
+        func clean(_ s: ArraySlice<UInt8>) -> String {
+            s.split(separator: UInt8(ascii: "<"), omittingEmptySubsequences: true).map { String(decoding: $0, as: UTF8.self) }
+                .joined(separator: " ")
         }
         guard let at = split else { return (clean(c[...]), "") }
         return (clean(c[..<at]), clean(c[(at + 2)...]))
     }
 
     /// All fillers removed (codes, states, document numbers).
-    static func stripFillers(_ s: String) -> String { s.filter { $0 != "<" } }
+    static func stripFillers(_ s: String) -> String {
+        String(decoding: s.utf8.filter { $0 != UInt8(ascii: "<") }, as: UTF8.self)
+    }
 
     /// Trailing fillers removed, inner fillers kept (optional data).
     static func trimTrailingFillers(_ s: String) -> String {
-        var c = Array(s)
-        while c.last == "<" { c.removeLast() }
-        return String(c)
+        var c = Array(s.utf8)[...]
+        while c.last == UInt8(ascii: "<") { c = c.dropLast() }
+        return String(decoding: c, as: UTF8.self)
     }
 }
 

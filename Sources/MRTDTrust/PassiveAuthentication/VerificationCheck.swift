@@ -27,7 +27,10 @@ public struct VerificationCheck: Sendable, Hashable, Codable, CustomStringConver
     public init(_ name: CheckName, _ status: CheckStatus, _ detail: String) {
         self.name = name
         self.status = status
-        self.detail = detail.split(whereSeparator: \.isNewline).joined(separator: " ")
+        // One line: line breaks become spaces. Most details hold none of the bytes a line break can
+        // start with (LF…CR, and 0x85/0xA8/0xA9 of NEL, LS, PS), so they skip the Character-wise split.
+        let mayBreak = detail.utf8.contains { (0x0A...0x0D).contains($0) || $0 == 0x85 || $0 == 0xA8 || $0 == 0xA9 }
+        self.detail = mayBreak ? detail.split(whereSeparator: \.isNewline).joined(separator: " ") : detail
     }
 
     public static func passed(_ name: CheckName, _ detail: String) -> Self { Self(name, .passed, detail) }

@@ -232,7 +232,12 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
 
     /// The countryName (C), trimmed and upper-cased; nil when absent.
     public var country: String? {
-        values(TrustOID.countryName).first.map { $0.trimmingSpaces().uppercased() }
+        guard let v = values(TrustOID.countryName).first else { return nil }
+        guard v.utf8.allSatisfy({ $0 < 0x80 }) else { return v.trimmingSpaces().uppercased() }
+        var bytes = Array(v.utf8)[...]
+        while let f = bytes.first, f == 0x20 || (0x09...0x0D).contains(f) { bytes = bytes.dropFirst() }
+        while let l = bytes.last, l == 0x20 || (0x09...0x0D).contains(l) { bytes = bytes.dropLast() }
+        return String(decoding: bytes.map { (0x61...0x7A).contains($0) ? $0 - 0x20 : $0 }, as: UTF8.self)
     }
 
     public var commonName: String? { values(TrustOID.commonName).first }

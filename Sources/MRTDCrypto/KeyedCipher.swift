@@ -1,45 +1,111 @@
 internal import CLibCrypto
 import Synchronization
 
-/// One EVP_CIPHER_CTX keyed once for one direction of CBC without padding: the key schedule stays in
-/// the context, and each operation only sets a new IV (`EVP_CipherInit_ex` with a NULL cipher and key
-/// keeps both; ISO C API of OpenSSL 3). Freeing the context wipes the key schedule.
+/// One EVP_CIPHER_CTX keyed once for one direction of CBC without padding. The key schedule stays in
+/// the context, and so does the CBC chaining value between calls: OpenSSL keeps the last ciphertext
+/// block as the IV of the next `EVP_CipherUpdate`. Re-initialising the context for each new IV costs
+/// more than the cipher itself for short messages (OpenSSL 3 re-reads the IV length and padding
+/// through provider parameters), so a new IV is applied instead by one block XOR: CBC under IV v from
+/// chaining value x equals CBC from x with the first plaintext block XORed with v ⊕ x (encryption), or
+/// with the first plaintext block out XORed with x ⊕ v (decryption). The context tracks x itself.
+/// Freeing the context wipes the key schedule.
+///
 /// Mutable C state: used only under the lock of the object that owns it (hence `@unchecked Sendable`).
 private final class KeyedContext: @unchecked Sendable {
     let pointer: OpaquePointer
+    let blockSize: Int
+    /// The chaining value the context holds: the IV of the next block it will process.
+    private var chain: (UInt64, UInt64) = (0, 0)
+    /// False after a failed update (the context's state is then unknown): the next call re-initialises.
+    private var inStep = true
 
-    init(cipher: OpaquePointer, key: UnsafeRawBufferPointer, encrypt: Bool, function: String) throws(CryptoError) {
+    init(cipher: OpaquePointer, key: UnsafeRawBufferPointer, encrypt: Bool, blockSize: Int, function: String) throws(CryptoError) {
         let ctx = try OpenSSL.check(EVP_CIPHER_CTX_new(), "EVP_CIPHER_CTX_new")
         let keyBase = key.baseAddress!.assumingMemoryBound(to: UInt8.self)
-        guard EVP_CipherInit_ex(ctx, cipher, nil, keyBase, nil, encrypt ? 1 : 0) == 1,
-              EVP_CIPHER_CTX_set_padding(ctx, 0) == 1 else {
+        let ok = zeroBlock.withUnsafeBufferPointer { zero in
+            EVP_CipherInit_ex(ctx, cipher, nil, keyBase, zero.baseAddress, encrypt ? 1 : 0) == 1 && EVP_CIPHER_CTX_set_padding(ctx, 0) == 1
+        }
+        guard ok else {
             let error = OpenSSL.error("\(function): EVP_CipherInit_ex")
             EVP_CIPHER_CTX_free(ctx)
             throw error
         }
         pointer = ctx
+        self.blockSize = blockSize
     }
 
-    deinit { EVP_CIPHER_CTX_free(pointer) }
-
-    /// CBC over `count` bytes (whole blocks) with `iv` (one block); `output` may be `input` (in place).
-    func run(iv: UnsafeRawPointer, _ input: UnsafeRawPointer, count: Int, _ output: UnsafeMutableRawPointer) -> Bool {
-        guard EVP_CipherInit_ex(pointer, nil, nil, nil, iv.assumingMemoryBound(to: UInt8.self), -1) == 1 else { return false }
-        guard count > 0 else { return true }
-        var written: Int32 = 0
-        guard EVP_CipherUpdate(pointer, output.assumingMemoryBound(to: UInt8.self), &written,
-                               input.assumingMemoryBound(to: UInt8.self), Int32(count)) == 1 else { return false }
-        return Int(written) == count
+    deinit {
+        withUnsafeMutableBytes(of: &chain) { OPENSSL_cleanse($0.baseAddress, $0.count) }
+        EVP_CIPHER_CTX_free(pointer)
     }
 
-    /// Continues the chain of the last `run` (no new IV) over `count` bytes; partial blocks are kept
-    /// inside the context until completed. Returns the bytes written (whole blocks), nil on failure.
-    /// `output` must have room for `count` + one block.
+    /// Re-initialises the chaining value to zero after a failure; false if even that fails.
+    private func resynchronise() -> Bool {
+        if inStep { return true }
+        let ok = zeroBlock.withUnsafeBufferPointer { EVP_CipherInit_ex(pointer, nil, nil, nil, $0.baseAddress, -1) == 1 }
+        if ok {
+            chain = (0, 0)
+            inStep = true
+        }
+        return ok
+    }
+
+    /// XORs `block` (one block) with the chaining value.
+    private func xorChain(into block: UnsafeMutableRawPointer) {
+        withUnsafeBytes(of: &chain) { c in
+            for i in 0..<blockSize { block.storeBytes(of: block.load(fromByteOffset: i, as: UInt8.self) ^ c[i], toByteOffset: i, as: UInt8.self) }
+        }
+    }
+
+    /// Feeds `count` bytes (any length; a partial block waits inside the context) from the current
+    /// chaining value. Returns the bytes written — whole blocks — and keeps the chaining value in step;
+    /// nil on failure. `output` (not `input`) must have room for `count` + one block.
     func update(_ input: UnsafeRawPointer, count: Int, _ output: UnsafeMutableRawPointer) -> Int? {
+        guard resynchronise() else { return nil }
+        if count == 0 { return 0 }
         var written: Int32 = 0
         guard EVP_CipherUpdate(pointer, output.assumingMemoryBound(to: UInt8.self), &written,
-                               input.assumingMemoryBound(to: UInt8.self), Int32(count)) == 1 else { return nil }
-        return Int(written)
+                               input.assumingMemoryBound(to: UInt8.self), Int32(count)) == 1 else {
+            inStep = false
+            return nil
+        }
+        let w = Int(written)
+        if w > 0 {
+            withUnsafeMutableBytes(of: &chain) { $0.baseAddress!.copyMemory(from: output + (w - blockSize), byteCount: blockSize) }
+        }
+        return w
+    }
+
+    /// CBC encryption under `iv` (one block; nil = zero) of whole blocks, in place.
+    func encrypt(iv: UnsafeRawPointer?, inPlace buffer: UnsafeMutableRawPointer, count: Int) -> Bool {
+        guard count > 0 else { return true }
+        guard resynchronise() else { return false }
+        // first block ⊕ iv ⊕ chain: the context's chain then plays the part of the IV
+        if let iv { for i in 0..<blockSize { buffer.storeBytes(of: buffer.load(fromByteOffset: i, as: UInt8.self) ^ iv.load(fromByteOffset: i, as: UInt8.self), toByteOffset: i, as: UInt8.self) } }
+        xorChain(into: buffer)
+        return update(buffer, count: count, buffer) == count
+    }
+
+    /// CBC decryption under `iv` (one block; nil = zero) of whole blocks; `output` may be `input`.
+    func decrypt(iv: UnsafeRawPointer?, _ input: UnsafeRawPointer, count: Int, _ output: UnsafeMutableRawPointer) -> Bool {
+        guard count > 0 else { return true }
+        guard resynchronise() else { return false }
+        var previous = chain
+        var last: (UInt64, UInt64) = (0, 0)
+        withUnsafeMutableBytes(of: &last) { $0.baseAddress!.copyMemory(from: input + (count - blockSize), byteCount: blockSize) }
+        var written: Int32 = 0
+        guard EVP_CipherUpdate(pointer, output.assumingMemoryBound(to: UInt8.self), &written,
+                               input.assumingMemoryBound(to: UInt8.self), Int32(count)) == 1, Int(written) == count else {
+            inStep = false
+            return false
+        }
+        chain = last
+        // the first block came out ⊕ the old chain; it must be ⊕ iv
+        withUnsafeMutableBytes(of: &previous) { p in
+            if let iv { for i in 0..<blockSize { p[i] ^= iv.load(fromByteOffset: i, as: UInt8.self) } }
+            for i in 0..<blockSize { output.storeBytes(of: output.load(fromByteOffset: i, as: UInt8.self) ^ p[i], toByteOffset: i, as: UInt8.self) }
+        }
+        return true
     }
 }
 
@@ -77,8 +143,8 @@ public final class KeyedBlockCipher: Sendable, CustomStringConvertible {
         let function = "KeyedBlockCipher"
         let cipher = try cbcCipher(algorithm, keyLength: key.count)
         let (e, d) = try key.withBytes { (k) throws(CryptoError) in
-            (try KeyedContext(cipher: cipher, key: k, encrypt: true, function: function),
-             try KeyedContext(cipher: cipher, key: k, encrypt: false, function: function))
+            (try KeyedContext(cipher: cipher, key: k, encrypt: true, blockSize: algorithm.blockSize, function: function),
+             try KeyedContext(cipher: cipher, key: k, encrypt: false, blockSize: algorithm.blockSize, function: function))
         }
         self.algorithm = algorithm
         contexts = Mutex(Contexts(encrypt: e, decrypt: d))
@@ -100,11 +166,14 @@ public final class KeyedBlockCipher: Sendable, CustomStringConvertible {
             throw CryptoError(.invalidInput, function: function, "IV length \(iv.count), expected \(bs)")
         }
         if input.isEmpty { return }
-        let ok = zeroBlock.withUnsafeBytes { zero in
-            let ivBase = iv?.baseAddress ?? zero.baseAddress!
-            return contexts.withLock { c in
-                (encrypt ? c.encrypt : c.decrypt).run(iv: ivBase, input.baseAddress!, count: input.count, output.baseAddress!)
+        let ok = contexts.withLock { c in
+            if encrypt {
+                if input.baseAddress != UnsafeRawPointer(output.baseAddress) {
+                    output.baseAddress!.copyMemory(from: input.baseAddress!, byteCount: input.count)
+                }
+                return c.encrypt.encrypt(iv: iv?.baseAddress, inPlace: output.baseAddress!, count: input.count)
             }
+            return c.decrypt.decrypt(iv: iv?.baseAddress, input.baseAddress!, count: input.count, output.baseAddress!)
         }
         if !ok { throw OpenSSL.error("\(function): EVP_CipherUpdate") }
     }
@@ -219,22 +288,21 @@ public final class KeyedMAC: Sendable, CustomStringConvertible {
                 let single = try withUnsafeMutableBytes(of: &k1k1) { (kk) throws(CryptoError) in
                     kk.baseAddress!.copyMemory(from: k.baseAddress!, byteCount: 8)
                     (kk.baseAddress! + 8).copyMemory(from: k.baseAddress!, byteCount: 8)
-                    return try KeyedContext(cipher: FetchedCipher.desEDECBC.pointer, key: UnsafeRawBufferPointer(kk), encrypt: true, function: function)
+                    return try KeyedContext(cipher: FetchedCipher.desEDECBC.pointer, key: UnsafeRawBufferPointer(kk), encrypt: true,
+                                            blockSize: 8, function: function)
                 }
-                let full = try KeyedContext(cipher: FetchedCipher.desEDECBC.pointer, key: k, encrypt: true, function: function)
+                let full = try KeyedContext(cipher: FetchedCipher.desEDECBC.pointer, key: k, encrypt: true, blockSize: 8, function: function)
                 return State(chaining: single, final: full, subkey: [])
             }
             state = Mutex(s)
         case .aes128, .aes192, .aes256:
             let cipher = try cbcCipher(algorithm, keyLength: key.count)
             let ctx = try key.withBytes { (k) throws(CryptoError) in
-                try KeyedContext(cipher: cipher, key: k, encrypt: true, function: function)
+                try KeyedContext(cipher: cipher, key: k, encrypt: true, blockSize: 16, function: function)
             }
             // L = E(K, 0^128), K1 = dbl(L)
             var l = [UInt8](repeating: 0, count: 16)
-            let ok = zeroBlock.withUnsafeBytes { z in
-                l.withUnsafeMutableBytes { ctx.run(iv: z.baseAddress!, z.baseAddress!, count: 16, $0.baseAddress!) }
-            }
+            let ok = l.withUnsafeMutableBytes { ctx.encrypt(iv: nil, inPlace: $0.baseAddress!, count: 16) }
             guard ok else { throw OpenSSL.error("\(function): EVP_CipherUpdate") }
             var k1 = [UInt8](repeating: 0, count: 16)
             var carry: UInt8 = 0
@@ -265,47 +333,56 @@ public final class KeyedMAC: Sendable, CustomStringConvertible {
         let total = a.count + b.count + c.count
         let head = total / bs * bs  // the complete blocks; the padded last block follows
         let ok: Bool = state.withLock { s in
-            var chain: (UInt64, UInt64) = (0, 0)
-            var last: (UInt64, UInt64) = (0, 0)
-            return withUnsafeMutableBytes(of: &chain) { chainBytes -> Bool in
-                withUnsafeMutableBytes(of: &last) { lastBytes -> Bool in
-                    let scratch = s.scratch.baseAddress!
-                    // zero IV (also drops any state a failed call left)
-                    guard zeroBlock.withUnsafeBytes({ s.chaining.run(iv: $0.baseAddress!, $0.baseAddress!, count: 0, scratch) }) else {
-                        return false
-                    }
-                    var offset = 0
-                    var written = 0
-                    func feed(_ part: UnsafeRawBufferPointer) -> Bool {
-                        guard let base = part.baseAddress, !part.isEmpty else { return true }
-                        defer { offset += part.count }
-                        let before = max(0, min(part.count, head - offset))
-                        var p = 0
-                        while p < before {
-                            let n = min(before - p, KeyedMAC.scratchSize)
-                            guard let w = s.chaining.update(base + p, count: n, scratch) else { return false }
-                            if w > 0 { chainBytes.baseAddress!.copyMemory(from: scratch + (w - bs), byteCount: bs) }
-                            written += w
-                            p += n
+            // CBC-MAC state (zero IV), and the first and last blocks assembled from the parts
+            var mac: (UInt64, UInt64) = (0, 0), first: (UInt64, UInt64) = (0, 0), last: (UInt64, UInt64) = (0, 0)
+            return withUnsafeMutableBytes(of: &mac) { macBytes -> Bool in
+                withUnsafeMutableBytes(of: &first) { firstBytes -> Bool in
+                    withUnsafeMutableBytes(of: &last) { lastBytes -> Bool in
+                        let scratch = s.scratch.baseAddress!
+                        /// Calls `body` with the pieces of the parts that fall in `range` of their concatenation.
+                        func pieces(_ range: Range<Int>, _ body: (UnsafeRawPointer, Int, Int) -> Bool) -> Bool {
+                            var offset = 0
+                            func visit(_ part: UnsafeRawBufferPointer) -> Bool {
+                                defer { offset += part.count }
+                                guard let base = part.baseAddress else { return true }
+                                let from = max(range.lowerBound, offset), to = min(range.upperBound, offset + part.count)
+                                return from >= to || body(base + (from - offset), to - from, from - range.lowerBound)
+                            }
+                            return visit(a) && visit(b) && visit(c)
                         }
-                        if before < part.count {
-                            (lastBytes.baseAddress! + (offset + before - head)).copyMemory(from: base + before, byteCount: part.count - before)
+                        if head > 0 {
+                            // the first block, started from a zero IV, then the rest of the complete blocks streamed
+                            _ = pieces(0..<bs) { src, n, at in (firstBytes.baseAddress! + at).copyMemory(from: src, byteCount: n); return true }
+                            guard s.chaining.encrypt(iv: nil, inPlace: firstBytes.baseAddress!, count: bs) else { return false }
+                            macBytes.copyMemory(from: UnsafeRawBufferPointer(rebasing: firstBytes[0..<bs]))
+                            var written = bs
+                            let streamed = pieces(bs..<head) { src, n, _ in
+                                var p = 0
+                                while p < n {
+                                    let chunk = min(n - p, KeyedMAC.scratchSize)
+                                    guard let w = s.chaining.update(src + p, count: chunk, scratch) else { return false }
+                                    if w > 0 { macBytes.baseAddress!.copyMemory(from: scratch + (w - bs), byteCount: bs) }
+                                    written += w
+                                    p += chunk
+                                }
+                                return true
+                            }
+                            guard streamed, written == head else { return false }
                         }
+                        _ = pieces(head..<total) { src, n, at in (lastBytes.baseAddress! + at).copyMemory(from: src, byteCount: n); return true }
+                        lastBytes[total - head] = 0x80
+                        if s.final == nil {
+                            // AES-CMAC: the last block (complete after padding) XOR K1
+                            for i in 0..<bs { lastBytes[i] ^= s.subkey[i] }
+                        }
+                        // AES: one more CBC step from the state; retail MAC: output transformation 3 folded into
+                        // one 2-key 3DES-CBC step from the state
+                        guard (s.final ?? s.chaining).encrypt(iv: macBytes.baseAddress!, inPlace: lastBytes.baseAddress!, count: bs) else {
+                            return false
+                        }
+                        output.copyMemory(from: UnsafeRawBufferPointer(rebasing: lastBytes[0..<output.count]))
                         return true
                     }
-                    guard feed(a), feed(b), feed(c), written == head else { return false }
-                    lastBytes[total - head] = 0x80
-                    if s.final == nil {
-                        // AES-CMAC: the last block (complete after padding) XOR K1
-                        for i in 0..<bs { lastBytes[i] ^= s.subkey[i] }
-                    }
-                    // AES: one more CBC step from the chain; retail MAC: output transformation 3 folded into
-                    // one 2-key 3DES-CBC step from the chain
-                    guard (s.final ?? s.chaining).run(iv: chainBytes.baseAddress!, lastBytes.baseAddress!, count: bs, scratch) else {
-                        return false
-                    }
-                    output.copyMemory(from: UnsafeRawBufferPointer(start: scratch, count: output.count))
-                    return true
                 }
             }
         }

@@ -39,6 +39,10 @@ import MRTDTestSupport
                 try buffer.withUnsafeMutableBytes { b in try keyed.encryptCBC(iv: ivBytes, UnsafeRawBufferPointer(b), into: b) }
             }
             #expect(buffer == expected)
+            try iv.withUnsafeBytes { ivBytes in
+                try buffer.withUnsafeMutableBytes { b in try keyed.decryptCBC(iv: ivBytes, UnsafeRawBufferPointer(b), into: b) }
+            }
+            #expect(buffer == data)
             if cipher != .tripleDES, blocks == 1 {
                 #expect(try keyed.encryptCBC(data) == AES.encryptECB(key: key, data))
             }

@@ -12,34 +12,35 @@ public import MRTDCrypto
 /// 3DES: 2-key 3DES-CBC with zero IV and the retail MAC (§9.8.6.1); AES: AES-CBC with
 /// IV = E(KSenc, SSC) and AES-CMAC truncated to 8 bytes (§9.8.6.2).
 public struct SecureMessagingSession: Sendable, CustomStringConvertible {
-    private let keys: SessionKeys
-    /// KSenc and KSmac keyed once for the whole session (key schedules, CMAC subkey), shared by copies of
-    /// the session (they lock). A new session — after Chip Authentication, a new PACE run — keys its own.
-    /// A key that does not fit the cipher is reported where it is first used, as a failed operation.
-    private let encryptor: Result<KeyedBlockCipher, CryptoError>
-    private let authenticator: Result<KeyedMAC, CryptoError>
-    private var counter: [UInt8]
+    /// The keys, keyed into cipher contexts once for the whole session (key schedules, CMAC subkey) and
+    /// shared by copies of the session (they lock). A new session — after Chip Authentication, a new
+    /// PACE run — keys its own.
+    private let crypto: SessionCrypto
+    /// The send sequence counter, big-endian in its first 8 (3DES) or 16 (AES) bytes.
+    private var ssc: (UInt64, UInt64) = (0, 0)
     private var dead = false
     /// INS of the last command unprotected on the chip side (odd INS → DO'85' in the response).
     private var lastCommandINS: UInt8 = 0
 
     public init(keys: SessionKeys, ssc: [UInt8]) {
         precondition(ssc.count == keys.cipher.blockSize, "SSC must be \(keys.cipher.blockSize) bytes for \(keys.cipher.rawValue)")
-        self.keys = keys
-        self.counter = ssc
-        encryptor = Result { () throws(CryptoError) in try KeyedBlockCipher(keys.cipher, key: keys.encryption) }
-        authenticator = Result { () throws(CryptoError) in try KeyedMAC(keys.cipher, key: keys.mac) }
+        crypto = SessionCrypto(keys)
+        withUnsafeMutableBytes(of: &self.ssc) { s in ssc.withUnsafeBytes { s.copyMemory(from: $0) } }
     }
     /// A session whose SSC starts at zero (PACE, CA).
     public init(keys: SessionKeys) {
         self.init(keys: keys, ssc: [UInt8](repeating: 0, count: keys.cipher.blockSize))
     }
 
+    private var keys: SessionKeys { crypto.keys }
     public var cipher: CipherAlgorithm { keys.cipher }
     /// True after any failure: every further call throws `.sessionDead`.
     public var isDead: Bool { dead }
     /// The current send sequence counter — secret: for tests and for resuming, never for logs.
-    public var sendSequenceCounter: [UInt8] { counter }
+    public var sendSequenceCounter: [UInt8] {
+        let bs = blockSize
+        return withUnsafeBytes(of: ssc) { Array($0[0..<bs]) }
+    }
     /// Redacted.
     public var description: String { "SecureMessagingSession(\(cipher.rawValue)\(dead ? ", dead" : ""), keys and SSC redacted)" }
 
@@ -63,12 +64,21 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
     // lie: no intermediate arrays besides the output.
 
     private mutating func incrementSSC() {
-        var i = counter.count - 1
-        while i >= 0 {
-            counter[i] &+= 1
-            if counter[i] != 0 { break }
-            i -= 1
+        let bs = blockSize
+        withUnsafeMutableBytes(of: &ssc) { counter in
+            var i = bs - 1
+            while i >= 0 {
+                counter[i] &+= 1
+                if counter[i] != 0 { break }
+                i -= 1
+            }
         }
+    }
+
+    /// The SSC's bytes, lent to `body`.
+    private func withSSC<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        let bs = blockSize
+        return withUnsafeBytes(of: ssc) { body(UnsafeRawBufferPointer(rebasing: $0[0..<bs])) }
     }
 
     private func fail(_ code: SecureMessagingError.Code, _ reason: String, statusWord: StatusWord? = nil) -> SecureMessagingError {
@@ -90,14 +100,14 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
 
     /// The cipher, or the reason it could not be keyed.
     private func encryption(_ code: SecureMessagingError.Code, _ what: String) throws(SecureMessagingError) -> KeyedBlockCipher {
-        switch encryptor {
+        switch crypto.encryptor {
         case .success(let c): return c
         case .failure(let e): throw fail(code, "\(what): \(e.code.rawValue)")
         }
     }
 
     private func authentication() throws(SecureMessagingError) -> KeyedMAC {
-        switch authenticator {
+        switch crypto.authenticator {
         case .success(let m): return m
         case .failure(let e): throw fail(.malformedResponse, "MAC computation failed: \(e.code.rawValue)")
         }
@@ -110,7 +120,7 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
             iv.initializeMemory(as: UInt8.self, repeating: 0)
         case .aes128, .aes192, .aes256:
             var failure: CryptoError?
-            counter.withUnsafeBytes { ssc in
+            withSSC { ssc in
                 do throws(CryptoError) { try c.encryptCBC(iv: nil, ssc, into: iv) } catch { failure = error }
             }
             if let failure { throw failure }
@@ -174,7 +184,7 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
     private func mac(header: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws(SecureMessagingError) {
         let m = try authentication()
         var failure: CryptoError?
-        counter.withUnsafeBytes { ssc in
+        withSSC { ssc in
             do throws(CryptoError) { try m.macPadded(ssc, header, bytes, into: out) } catch { failure = error }
         }
         if let failure { throw fail(.malformedResponse, "MAC computation failed: \(failure.code.rawValue)") }
@@ -449,6 +459,20 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
             throw CryptoError(.unsupportedAlgorithm, function: "SecureMessagingSession.camIV", "PACE-CAM requires AES")
         }
         return try AES.encryptECB(key: keys.encryption, [UInt8](repeating: 0xFF, count: 16))
+    }
+}
+
+/// A session's keys and their keyed cipher contexts. A key that does not fit the cipher is reported
+/// where it is first used, as a failed operation (with the code the one-shot functions gave).
+private final class SessionCrypto: Sendable {
+    let keys: SessionKeys
+    let encryptor: Result<KeyedBlockCipher, CryptoError>
+    let authenticator: Result<KeyedMAC, CryptoError>
+
+    init(_ keys: SessionKeys) {
+        self.keys = keys
+        encryptor = Result { () throws(CryptoError) in try KeyedBlockCipher(keys.cipher, key: keys.encryption) }
+        authenticator = Result { () throws(CryptoError) in try KeyedMAC(keys.cipher, key: keys.mac) }
     }
 }
 

@@ -167,11 +167,30 @@ public struct ECCurve: Sendable, Hashable {
         guard aN < pN, bN < pN else { throw CryptoError(.invalidParameters, function: fn, "a or b not reduced mod p") }
         guard nN > BigNumber(1), !hN.isZero else { throw CryptoError(.invalidParameters, function: fn, "order or cofactor out of range") }
         let width = pN.bytes.count
+        // Parameters identical to a named curve's (the usual case for DG14/DG15 keys and certificates
+        // with explicit parameters) need no further check: that curve's own group is valid, and building
+        // and checking the explicit group costs a generic scalar multiplication (0.4–0.5 ms for 256 bits).
+        // An uncompressed generator is compared as given; any other form is decoded on the explicit group
+        // below, and the table is consulted again after normalisation.
+        if generator.count == 1 + 2 * width, generator[0] == 0x04 {
+            let given = Parameters(p: pN.bytes, a: aN.bytes(width: width), b: bN.bytes(width: width),
+                                   generator: generator, order: nN.bytes, cofactor: hN.bytes)
+            if let named = NamedCurve.allCases.first(where: { NamedCurve.parameterTable[$0] == given }) {
+                self = ECCurve(named: named)
+                return
+            }
+        }
         let ctx = BNContext()
         let pBN = pN.bn, aBN = aN.bn, bBN = bN.bn
         let raw = try OpenSSL.check(EC_GROUP_new_curve_GFp(pBN.pointer, aBN.pointer, bBN.pointer, ctx.pointer), "EC_GROUP_new_curve_GFp")
         let explicitGroup = ECGroup(owning: raw)
         let g = try ECPoint(group: explicitGroup, encoded: generator)
+        let normalised = Parameters(p: pN.bytes, a: aN.bytes(width: width), b: bN.bytes(width: width),
+                                    generator: g.encoded(), order: nN.bytes, cofactor: hN.bytes)
+        if let named = NamedCurve.allCases.first(where: { NamedCurve.parameterTable[$0] == normalised }) {
+            self = ECCurve(named: named)
+            return
+        }
         let nBN = nN.bn, hBN = hN.bn
         try OpenSSL.check(EC_GROUP_set_generator(explicitGroup.pointer, g.pointer, nBN.pointer, hBN.pointer), "EC_GROUP_set_generator",
                           code: .invalidParameters)
@@ -179,16 +198,10 @@ public struct ECCurve: Sendable, Hashable {
         try OpenSSL.check(EC_POINT_mul(explicitGroup.pointer, check.pointer, nil, g.pointer, nBN.pointer, ctx.pointer), "EC_POINT_mul")
         guard check.isAtInfinity else { throw CryptoError(.invalidParameters, function: fn, "n·G is not the point at infinity") }
 
-        let normalised = Parameters(p: pN.bytes, a: aN.bytes(width: width), b: bN.bytes(width: width),
-                                    generator: g.encoded(), order: nN.bytes, cofactor: hN.bytes)
-        if let named = NamedCurve.allCases.first(where: { NamedCurve.parameterTable[$0] == normalised }) {
-            self = ECCurve(named: named)
-        } else {
-            parameters = normalised
-            namedCurve = nil
-            group = explicitGroup
-            mappedGenerator = nil
-        }
+        parameters = normalised
+        namedCurve = nil
+        group = explicitGroup
+        mappedGenerator = nil
     }
 
     public var p: [UInt8] { parameters.p }

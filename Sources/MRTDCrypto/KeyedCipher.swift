@@ -14,10 +14,11 @@ import Synchronization
 private final class KeyedContext: @unchecked Sendable {
     let pointer: OpaquePointer
     let blockSize: Int
-    /// The chaining value the context holds: the IV of the next block it will process.
-    private var chain: (UInt64, UInt64) = (0, 0)
+    /// The chaining value the context holds: the IV of the next block it will process. (Accessed only
+    /// under the owner's lock, so without the runtime's exclusivity bookkeeping.)
+    @exclusivity(unchecked) private var chain: (UInt64, UInt64) = (0, 0)
     /// False after a failed update (the context's state is then unknown): the next call re-initialises.
-    private var inStep = true
+    @exclusivity(unchecked) private var inStep = true
 
     init(cipher: OpaquePointer, key: UnsafeRawBufferPointer, encrypt: Bool, blockSize: Int, function: String) throws(CryptoError) {
         let ctx = try OpenSSL.check(EVP_CIPHER_CTX_new(), "EVP_CIPHER_CTX_new")
@@ -49,6 +50,9 @@ private final class KeyedContext: @unchecked Sendable {
         }
         return ok
     }
+
+    /// Marks the context out of step (after a failure in a multi-call operation); the next call re-initialises.
+    func invalidate() { inStep = false }
 
     /// XORs `block` (one block) with the chaining value.
     private func xorChain(into block: UnsafeMutableRawPointer) {
@@ -367,7 +371,10 @@ public final class KeyedMAC: Sendable, CustomStringConvertible {
                                 }
                                 return true
                             }
-                            guard streamed, written == head else { return false }
+                            guard streamed, written == head else {
+                                s.chaining.invalidate()  // a partial block may be left inside the context
+                                return false
+                            }
                         }
                         _ = pieces(head..<total) { src, n, at in (lastBytes.baseAddress! + at).copyMemory(from: src, byteCount: n); return true }
                         lastBytes[total - head] = 0x80

@@ -234,7 +234,29 @@ public struct ECCurve: Sendable, Hashable {
 
     /// Validates and returns the uncompressed encoding (accepts compressed input); rejects points not on the curve or at infinity.
     public func decodePoint(_ encoded: [UInt8]) throws(CryptoError) -> [UInt8] {
-        try finite(point(encoded), "ECCurve.decodePoint")
+        let pt = try point(encoded)
+        // An uncompressed encoding with both coordinates below p is already the canonical one: return it
+        // rather than re-encoding (which converts the point back to affine coordinates, about half the cost).
+        if isCanonicalUncompressed(encoded) {
+            guard !pt.isAtInfinity else { throw CryptoError(.invalidPoint, function: "ECCurve.decodePoint", "result is the point at infinity") }
+            return encoded
+        }
+        return try finite(pt, "ECCurve.decodePoint")
+    }
+
+    /// 04 || X || Y at the field width with X < p and Y < p (big-endian comparison with p).
+    private func isCanonicalUncompressed(_ encoded: [UInt8]) -> Bool {
+        let w = parameters.p.count
+        guard encoded.count == 1 + 2 * w, encoded[0] == 0x04 else { return false }
+        let p = parameters.p  // minimal big-endian; its width is the field width
+        func below(_ start: Int) -> Bool {
+            for i in 0..<w {
+                let b = encoded[start + i], q = p[i]
+                if b != q { return b < q }
+            }
+            return false  // equal to p
+        }
+        return below(1) && below(1 + w)
     }
     public func isOnCurve(_ point: [UInt8]) -> Bool {
         (try? decodePoint(point)) != nil

@@ -181,6 +181,14 @@ import MRTDTestSupport
         let compressed = [UInt8(2 | (a.publicKey.last! & 1))] + x
         #expect(try curve.decodePoint(compressed) == a.publicKey)
         #expect(throws: CryptoError.self) { try curve.decodePoint([0x00]) }
+        // the uncompressed encoding comes back as given; one whose X is not reduced (X + p, where that still
+        // fits the field width) is never returned as given: refused, or re-encoded canonically
+        #expect(try curve.decodePoint(a.publicKey) == a.publicKey)
+        let xPlusP = (BigNumber(x) + BigNumber(curve.p)).bytes
+        if xPlusP.count == curve.fieldSize {
+            let unreduced = [0x04] + xPlusP + Array(a.publicKey[(1 + curve.fieldSize)...])
+            if let decoded = try? curve.decodePoint(unreduced) { #expect(decoded == a.publicKey) }
+        }
         // n·G is the point at infinity: multiply refuses to return it
         #expect(throws: CryptoError.self) { try curve.multiplyGenerator(by: curve.order) }
     }

@@ -40,28 +40,48 @@ public struct CommandAPDU: Hashable, Sendable {
 
     public var header: [UInt8] { [cla, ins, p1, p2] }
 
-    /// The encoded APDU.
-    public var bytes: [UInt8] {
-        var out = header
+    /// The length of `bytes` (header, Lc and Le fields, data), computed without encoding.
+    public var encodedLength: Int {
         let ext = isExtended
-        if !data.isEmpty {
-            if ext {
-                out += [0x00, UInt8(data.count >> 8), UInt8(data.count & 0xFF)]
-            } else {
-                out.append(UInt8(data.count))
+        var n = 4
+        if !data.isEmpty { n += (ext ? 3 : 1) + data.count }
+        if ne != nil { n += ext ? (data.isEmpty ? 3 : 2) : 1 }
+        return n
+    }
+
+    /// The encoded APDU (built in one allocation of `encodedLength` bytes).
+    public var bytes: [UInt8] {
+        let ext = isExtended
+        let count = encodedLength
+        return [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
+            out[0] = cla; out[1] = ins; out[2] = p1; out[3] = p2
+            var i = 4
+            if !data.isEmpty {
+                if ext {
+                    out[i] = 0x00; out[i + 1] = UInt8(data.count >> 8); out[i + 2] = UInt8(data.count & 0xFF)
+                    i += 3
+                } else {
+                    out[i] = UInt8(data.count)
+                    i += 1
+                }
+                data.withUnsafeBufferPointer { d in
+                    _ = UnsafeMutableBufferPointer(rebasing: out[i..<(i + d.count)]).initialize(from: d)
+                }
+                i += data.count
             }
-            out += data
-        }
-        if let ne {
-            if ext {
-                let le = ne == 65536 ? 0 : ne
-                if data.isEmpty { out.append(0x00) }
-                out += [UInt8(le >> 8), UInt8(le & 0xFF)]
-            } else {
-                out.append(ne == 256 ? 0x00 : UInt8(ne))
+            if let ne {
+                if ext {
+                    let le = ne == 65536 ? 0 : ne
+                    if data.isEmpty { out[i] = 0x00; i += 1 }
+                    out[i] = UInt8(le >> 8); out[i + 1] = UInt8(le & 0xFF)
+                    i += 2
+                } else {
+                    out[i] = ne == 256 ? 0x00 : UInt8(ne)
+                    i += 1
+                }
             }
+            initialized = i
         }
-        return out
     }
 
     /// Parses an encoded command APDU of any case.

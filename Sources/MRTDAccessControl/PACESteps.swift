@@ -54,8 +54,8 @@ public enum PACE {
         do {
             switch group {
             case .ec(let curve):
-                let pk = try curve.decodePoint(chipMappingPublicKey)
-                let h = try curve.multiply(pk, by: terminalMappingKey.bytes)
+                // multiply validates the point (on the curve, finite, in the subgroup) as it decodes it
+                let h = try curve.multiply(chipMappingPublicKey, by: terminalMappingKey.bytes)
                 let sg = try curve.multiplyGenerator(by: s.bytes)
                 let g = try curve.add(sg, h)
                 return (h, .ec(try curve.withGenerator(g)))

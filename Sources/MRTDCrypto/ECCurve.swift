@@ -181,10 +181,12 @@ public struct ECCurve: Sendable, Hashable {
         guard aN < pN, bN < pN else { throw CryptoError(.invalidParameters, function: fn, "a or b not reduced mod p") }
         guard nN > BigNumber(1), !hN.isZero else { throw CryptoError(.invalidParameters, function: fn, "order or cofactor out of range") }
         let width = pN.bytes.count
-        // Parameters byte-identical to a named curve's (the usual case: document signers and CSCAs that
-        // spell out brainpool or NIST parameters) are that curve: its vetted group is used and the
-        // checks below, one of them a full scalar multiplication on a generic group, are not needed.
-        if generator.count == 1 + 2 * width, generator.first == 0x04 {
+        // Parameters identical to a named curve's (the usual case for DG14/DG15 keys and certificates
+        // with explicit parameters) need no further check: that curve's own group is valid, and building
+        // and checking the explicit group costs a generic scalar multiplication (0.4–0.5 ms for 256 bits).
+        // An uncompressed generator is compared as given; any other form is decoded on the explicit group
+        // below, and the table is consulted again after normalisation.
+        if generator.count == 1 + 2 * width, generator[0] == 0x04 {
             let given = Parameters(p: pN.bytes, a: aN.bytes(width: width), b: bN.bytes(width: width),
                                    generator: generator, order: nN.bytes, cofactor: hN.bytes)
             if let named = NamedCurve.allCases.first(where: { NamedCurve.parameterTable[$0] == given }) {
@@ -197,6 +199,12 @@ public struct ECCurve: Sendable, Hashable {
         let raw = try OpenSSL.check(EC_GROUP_new_curve_GFp(pBN.pointer, aBN.pointer, bBN.pointer, ctx.pointer), "EC_GROUP_new_curve_GFp")
         let explicitGroup = ECGroup(owning: raw)
         let g = try ECPoint(group: explicitGroup, encoded: generator)
+        let normalised = Parameters(p: pN.bytes, a: aN.bytes(width: width), b: bN.bytes(width: width),
+                                    generator: g.encoded(), order: nN.bytes, cofactor: hN.bytes)
+        if let named = NamedCurve.allCases.first(where: { NamedCurve.parameterTable[$0] == normalised }) {
+            self = ECCurve(named: named)
+            return
+        }
         let nBN = nN.bn, hBN = hN.bn
         try OpenSSL.check(EC_GROUP_set_generator(explicitGroup.pointer, g.pointer, nBN.pointer, hBN.pointer), "EC_GROUP_set_generator",
                           code: .invalidParameters)
@@ -204,16 +212,10 @@ public struct ECCurve: Sendable, Hashable {
         try OpenSSL.check(EC_POINT_mul(explicitGroup.pointer, check.pointer, nil, g.pointer, nBN.pointer, ctx.pointer), "EC_POINT_mul")
         guard check.isAtInfinity else { throw CryptoError(.invalidParameters, function: fn, "n·G is not the point at infinity") }
 
-        let normalised = Parameters(p: pN.bytes, a: aN.bytes(width: width), b: bN.bytes(width: width),
-                                    generator: g.encoded(), order: nN.bytes, cofactor: hN.bytes)
-        if let named = NamedCurve.allCases.first(where: { NamedCurve.parameterTable[$0] == normalised }) {
-            self = ECCurve(named: named)
-        } else {
-            parameters = normalised
-            namedCurve = nil
-            group = explicitGroup
-            mappedGenerator = nil
-        }
+        parameters = normalised
+        namedCurve = nil
+        group = explicitGroup
+        mappedGenerator = nil
     }
 
     public var p: [UInt8] { parameters.p }
@@ -246,7 +248,29 @@ public struct ECCurve: Sendable, Hashable {
 
     /// Validates and returns the uncompressed encoding (accepts compressed input); rejects points not on the curve or at infinity.
     public func decodePoint(_ encoded: [UInt8]) throws(CryptoError) -> [UInt8] {
-        try finite(point(encoded), "ECCurve.decodePoint")
+        let pt = try point(encoded)
+        // An uncompressed encoding with both coordinates below p is already the canonical one: return it
+        // rather than re-encoding (which converts the point back to affine coordinates, about half the cost).
+        if isCanonicalUncompressed(encoded) {
+            guard !pt.isAtInfinity else { throw CryptoError(.invalidPoint, function: "ECCurve.decodePoint", "result is the point at infinity") }
+            return encoded
+        }
+        return try finite(pt, "ECCurve.decodePoint")
+    }
+
+    /// 04 || X || Y at the field width with X < p and Y < p (big-endian comparison with p).
+    private func isCanonicalUncompressed(_ encoded: [UInt8]) -> Bool {
+        let w = parameters.p.count
+        guard encoded.count == 1 + 2 * w, encoded[0] == 0x04 else { return false }
+        let p = parameters.p  // minimal big-endian; its width is the field width
+        func below(_ start: Int) -> Bool {
+            for i in 0..<w {
+                let b = encoded[start + i], q = p[i]
+                if b != q { return b < q }
+            }
+            return false  // equal to p
+        }
+        return below(1) && below(1 + w)
     }
     public func isOnCurve(_ point: [UInt8]) -> Bool {
         (try? decodePoint(point)) != nil

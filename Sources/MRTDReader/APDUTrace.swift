@@ -36,7 +36,7 @@ public final class APDUTrace: Sendable {
         if let response { status = String(response.statusWord.description.prefix(4)) } else {
             status = "error: \(error.map { String(describing: type(of: $0)) } ?? "unknown")"
         }
-        let entry = Entry(ms: ms, header: header, commandLength: command.bytes.count,
+        let entry = Entry(ms: ms, header: header, commandLength: command.encodedLength,
                           responseLength: (response?.data.count ?? 0) + (response == nil ? 0 : 2),
                           status: status, note: APDUTrace.describe(command))
         entries.withLock { $0.append(entry) }
@@ -85,7 +85,7 @@ public final class MeteredTransport: CardTransport {
         do {
             let r = try await inner.transmit(command)
             let ns = DispatchTime.now().uptimeNanoseconds &- start
-            let sent = command.bytes.count
+            let sent = command.encodedLength
             stats.withLock { s in
                 s.apdus += 1
                 s.bytesSent += sent

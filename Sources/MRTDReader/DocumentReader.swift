@@ -51,6 +51,9 @@ struct ReadRun {
     var activeAuthentication: ActiveAuthenticationOutcome = .notAvailable
     var aaDone = false
     var plan: [LDSFile]? = nil
+    /// DG14 parsed once (for Chip Authentication and for Active Authentication's signature algorithm).
+    var dg14Infos: SecurityInfos?
+    var dg14Parsed = false
     var resumptions = 0
     var resumed: Set<LDSFile> = []
     var capabilities = TransportCapabilities.shortOnly
@@ -68,15 +71,15 @@ struct ReadRun {
     }
 
     mutating func account(_ phase: ReadPhase) {
+        // acc += now - lastSnapshot, without building the difference (same entries, zero deltas included)
         let now = metered.statistics
-        let d = now - lastSnapshot
+        var acc = phaseStats.removeValue(forKey: phase) ?? TransportStatistics()
+        acc.apdus += now.apdus - lastSnapshot.apdus
+        acc.bytesSent += now.bytesSent - lastSnapshot.bytesSent
+        acc.bytesReceived += now.bytesReceived - lastSnapshot.bytesReceived
+        acc.nanoseconds &+= now.nanoseconds &- lastSnapshot.nanoseconds
+        for (k, v) in now.apdusByInstruction { acc.apdusByInstruction[k, default: 0] += v - (lastSnapshot.apdusByInstruction[k] ?? 0) }
         lastSnapshot = now
-        var acc = phaseStats[phase] ?? TransportStatistics()
-        acc.apdus += d.apdus
-        acc.bytesSent += d.bytesSent
-        acc.bytesReceived += d.bytesReceived
-        acc.nanoseconds &+= d.nanoseconds
-        for (k, v) in d.apdusByInstruction { acc.apdusByInstruction[k, default: 0] += v }
         phaseStats[phase] = acc
     }
 
@@ -358,8 +361,17 @@ struct ReadRun {
 
     mutating func finish(_ p: PartialFile) { partials[p.file] = p }
 
+    /// DG14's SecurityInfos, parsed on first use once the file is complete; nil when absent or unparsable.
+    mutating func parsedDG14() -> SecurityInfos? {
+        if !dg14Parsed, let dg14 = partials[.dg14], dg14.isComplete {
+            dg14Infos = try? SecurityInfos.parseDG14(dg14.bytes)
+            dg14Parsed = true
+        }
+        return dg14Infos
+    }
+
     mutating func chipAuthenticate(channel: SecureChannel) async throws {
-        guard let dg14 = partials[.dg14], dg14.isComplete, let infos = try? SecurityInfos.parseDG14(dg14.bytes) else {
+        guard let infos = parsedDG14() else {
             chipAuthentication = cam != nil ? .notPerformed("PACE-CAM authenticated the chip") : .notAvailable
             return
         }
@@ -396,7 +408,7 @@ struct ReadRun {
             return
         }
         progress(ReadEvent(phase: .activeAuthentication, message: "active authentication"))
-        let aaInfo = partials[.dg14].flatMap { $0.isComplete ? try? SecurityInfos.parseDG14($0.bytes) : nil }?.activeAuthenticationInfo
+        let aaInfo = parsedDG14()?.activeAuthenticationInfo
         do {
             let (t, v) = try await ActiveAuthentication.perform(channel: channel, dg15: dg15.bytes, activeAuthenticationInfo: aaInfo,
                                                                challenge: options.activeAuthenticationChallenge, random: options.random)

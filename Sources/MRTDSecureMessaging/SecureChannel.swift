@@ -34,12 +34,10 @@ public actor SecureChannel {
         self.session = session
     }
 
-    private func acquire() async {
-        if busy {
-            await withCheckedContinuation { waiters.append($0) }
-        } else {
-            busy = true
-        }
+    /// Waits for the exchange in progress (only called when `busy`; the caller takes the free channel
+    /// without a suspension point).
+    private func waitForTurn() async {
+        await withCheckedContinuation { waiters.append($0) }
     }
 
     private func release() {
@@ -50,13 +48,13 @@ public actor SecureChannel {
     /// Throws `SecureMessagingError` (the session is then dead) or the transport's error
     /// (the channel is then dead as well).
     public func transmit(_ command: CommandAPDU) async throws -> ResponseAPDU {
-        await acquire()
+        if busy { await waitForTurn() } else { busy = true }
         defer { release() }
         guard !transportLost else {
             throw SecureMessagingError(.sessionDead, "the secure-messaging session was lost with the transport")
         }
         let protected = try session.protect(command)
-        let protectedLength = protected.bytes.count
+        let protectedLength = protected.encodedLength
         let rawResponse: ResponseAPDU
         do {
             rawResponse = try await transport.transmit(protected)
@@ -79,11 +77,11 @@ public actor SecureChannel {
     /// Sends a command without secure messaging (e.g. before PACE-CAM / after a failure); rarely needed.
     /// Does not touch the session.
     public func transmitPlain(_ command: CommandAPDU) async throws -> ResponseAPDU {
-        await acquire()
+        if busy { await waitForTurn() } else { busy = true }
         defer { release() }
         let response = try await transport.transmit(command)
         observer?(ChannelExchange(plainCommand: command, plainResponse: response,
-                                  protectedCommandLength: command.bytes.count, protectedResponseLength: response.data.count + 2))
+                                  protectedCommandLength: command.encodedLength, protectedResponseLength: response.data.count + 2))
         return response
     }
 

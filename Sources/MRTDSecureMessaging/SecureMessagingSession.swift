@@ -12,27 +12,35 @@ public import MRTDCrypto
 /// 3DES: 2-key 3DES-CBC with zero IV and the retail MAC (§9.8.6.1); AES: AES-CBC with
 /// IV = E(KSenc, SSC) and AES-CMAC truncated to 8 bytes (§9.8.6.2).
 public struct SecureMessagingSession: Sendable, CustomStringConvertible {
-    private let keys: SessionKeys
-    private var counter: [UInt8]
+    /// The keys, keyed into cipher contexts once for the whole session (key schedules, CMAC subkey) and
+    /// shared by copies of the session (they lock). A new session — after Chip Authentication, a new
+    /// PACE run — keys its own.
+    private let crypto: SessionCrypto
+    /// The send sequence counter, big-endian in its first 8 (3DES) or 16 (AES) bytes.
+    private var ssc: (UInt64, UInt64) = (0, 0)
     private var dead = false
     /// INS of the last command unprotected on the chip side (odd INS → DO'85' in the response).
     private var lastCommandINS: UInt8 = 0
 
     public init(keys: SessionKeys, ssc: [UInt8]) {
         precondition(ssc.count == keys.cipher.blockSize, "SSC must be \(keys.cipher.blockSize) bytes for \(keys.cipher.rawValue)")
-        self.keys = keys
-        self.counter = ssc
+        crypto = SessionCrypto(keys)
+        withUnsafeMutableBytes(of: &self.ssc) { s in ssc.withUnsafeBytes { s.copyMemory(from: $0) } }
     }
     /// A session whose SSC starts at zero (PACE, CA).
     public init(keys: SessionKeys) {
         self.init(keys: keys, ssc: [UInt8](repeating: 0, count: keys.cipher.blockSize))
     }
 
+    private var keys: SessionKeys { crypto.keys }
     public var cipher: CipherAlgorithm { keys.cipher }
     /// True after any failure: every further call throws `.sessionDead`.
     public var isDead: Bool { dead }
     /// The current send sequence counter — secret: for tests and for resuming, never for logs.
-    public var sendSequenceCounter: [UInt8] { counter }
+    public var sendSequenceCounter: [UInt8] {
+        let bs = blockSize
+        return withUnsafeBytes(of: ssc) { Array($0[0..<bs]) }
+    }
     /// Redacted.
     public var description: String { "SecureMessagingSession(\(cipher.rawValue)\(dead ? ", dead" : ""), keys and SSC redacted)" }
 
@@ -50,14 +58,27 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
     }
 
     // MARK: - Primitives
+    //
+    // The protected data objects are built in place in the array that becomes the APDU's data field
+    // (the cryptogram is encrypted where it will travel), and the MAC streams over the bytes where they
+    // lie: no intermediate arrays besides the output.
 
     private mutating func incrementSSC() {
-        var i = counter.count - 1
-        while i >= 0 {
-            counter[i] &+= 1
-            if counter[i] != 0 { break }
-            i -= 1
+        let bs = blockSize
+        withUnsafeMutableBytes(of: &ssc) { counter in
+            var i = bs - 1
+            while i >= 0 {
+                counter[i] &+= 1
+                if counter[i] != 0 { break }
+                i -= 1
+            }
         }
+    }
+
+    /// The SSC's bytes, lent to `body`.
+    private func withSSC<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        let bs = blockSize
+        return withUnsafeBytes(of: ssc) { body(UnsafeRawBufferPointer(rebasing: $0[0..<bs])) }
     }
 
     private func fail(_ code: SecureMessagingError.Code, _ reason: String, statusWord: StatusWord? = nil) -> SecureMessagingError {
@@ -75,55 +96,141 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
         }
     }
 
-    private func iv() throws(CryptoError) -> [UInt8] {
-        switch keys.cipher {
-        case .tripleDES: return [UInt8](repeating: 0, count: 8)
-        case .aes128, .aes192, .aes256: return try AES.encryptECB(key: keys.encryption, counter)
+    private var blockSize: Int { keys.cipher.blockSize }
+
+    /// The cipher, or the reason it could not be keyed.
+    private func encryption(_ code: SecureMessagingError.Code, _ what: String) throws(SecureMessagingError) -> KeyedBlockCipher {
+        switch crypto.encryptor {
+        case .success(let c): return c
+        case .failure(let e): throw fail(code, "\(what): \(e.code.rawValue)")
         }
     }
 
-    private func encrypt(_ plain: [UInt8]) throws(SecureMessagingError) -> [UInt8] {
+    private func authentication() throws(SecureMessagingError) -> KeyedMAC {
+        switch crypto.authenticator {
+        case .success(let m): return m
+        case .failure(let e): throw fail(.malformedResponse, "MAC computation failed: \(e.code.rawValue)")
+        }
+    }
+
+    /// The IV of one en- or decryption: zero for 3DES, E(KSenc, SSC) for AES (ICAO 9303-11 §9.8.6.2).
+    private func writeIV(_ c: KeyedBlockCipher, into iv: UnsafeMutableRawBufferPointer) throws(CryptoError) {
+        switch keys.cipher {
+        case .tripleDES:
+            iv.initializeMemory(as: UInt8.self, repeating: 0)
+        case .aes128, .aes192, .aes256:
+            var failure: CryptoError?
+            withSSC { ssc in
+                do throws(CryptoError) { try c.encryptCBC(iv: nil, ssc, into: iv) } catch { failure = error }
+            }
+            if let failure { throw failure }
+        }
+    }
+
+    /// Pads `plain` (method 2) into `out` — exactly the padded length — and encrypts it there.
+    private func encrypt(_ plain: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws(SecureMessagingError) {
+        let c = try encryption(.commandTooLong, "encryption failed")
+        if let base = plain.baseAddress, !plain.isEmpty { out.baseAddress!.copyMemory(from: base, byteCount: plain.count) }
+        out[plain.count] = 0x80
+        for i in (plain.count + 1)..<out.count { out[i] = 0 }
+        var ivStorage: (UInt64, UInt64) = (0, 0)
+        let bs = blockSize
         do {
-            let padded = Padding.pad(plain, blockSize: keys.cipher.blockSize)
-            let iv = try iv()
-            switch keys.cipher {
-            case .tripleDES: return try TripleDES.encryptCBC(key: keys.encryption, iv: iv, padded)
-            case .aes128, .aes192, .aes256: return try AES.encryptCBC(key: keys.encryption, iv: iv, padded)
+            try withUnsafeMutableBytes(of: &ivStorage) { (storage) throws(CryptoError) in
+                let iv = UnsafeMutableRawBufferPointer(rebasing: storage[0..<bs])
+                try writeIV(c, into: iv)
+                try c.encryptCBC(iv: UnsafeRawBufferPointer(iv), UnsafeRawBufferPointer(out), into: out)
             }
         } catch {
             throw fail(.commandTooLong, "encryption failed: \(error.code.rawValue)")
         }
     }
 
-    private func decrypt(_ cryptogram: [UInt8]) throws(SecureMessagingError) -> [UInt8] {
-        do {
-            let iv = try iv()
-            let padded: [UInt8]
-            switch keys.cipher {
-            case .tripleDES: padded = try TripleDES.decryptCBC(key: keys.encryption, iv: iv, cryptogram)
-            case .aes128, .aes192, .aes256: padded = try AES.decryptCBC(key: keys.encryption, iv: iv, cryptogram)
+    /// Decrypts `bytes[range]` and removes the method-2 padding.
+    private func decrypt(_ bytes: [UInt8], _ range: Range<Int>) throws(SecureMessagingError) -> [UInt8] {
+        let c = try encryption(.decryptionFailed, "cryptogram of \(range.count) bytes")
+        let bs = blockSize
+        let n = range.count
+        func failed(_ code: CryptoError.Code) -> SecureMessagingError {
+            fail(.decryptionFailed, "cryptogram of \(n) bytes: \(code.rawValue)")
+        }
+        guard n % bs == 0 else { throw failed(.invalidInput) }
+        guard n > 0 else { throw failed(.badPadding) }
+        var failure: CryptoError?
+        var plain = [UInt8](unsafeUninitializedCapacity: n) { buffer, initialized in
+            let out = UnsafeMutableRawBufferPointer(buffer)
+            var ivStorage: (UInt64, UInt64) = (0, 0)
+            withUnsafeMutableBytes(of: &ivStorage) { storage in
+                let iv = UnsafeMutableRawBufferPointer(rebasing: storage[0..<bs])
+                bytes.withUnsafeBytes { all in
+                    do throws(CryptoError) {
+                        try writeIV(c, into: iv)
+                        try c.decryptCBC(iv: UnsafeRawBufferPointer(iv), UnsafeRawBufferPointer(rebasing: all[range]), into: out)
+                    } catch { failure = error }
+                }
             }
-            return try Padding.unpad(padded, blockSize: keys.cipher.blockSize)
-        } catch {
-            throw fail(.decryptionFailed, "cryptogram of \(cryptogram.count) bytes: \(error.code.rawValue)")
+            initialized = failure == nil ? n : 0
+        }
+        if let failure { throw failed(failure.code) }
+        // ISO/IEC 9797-1 method 2: 80 then at most one block of zeros
+        var i = n - 1
+        while i >= 0 && plain[i] == 0 && n - i <= bs { i -= 1 }
+        guard i >= 0, plain[i] == 0x80, n - i <= bs else { throw failed(.badPadding) }
+        plain.removeSubrange(i...)
+        return plain
+    }
+
+    /// The 8-byte MAC over pad(SSC || header || bytes[range]) (the padding is applied here), written to `out`.
+    private func mac(header: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws(SecureMessagingError) {
+        let m = try authentication()
+        var failure: CryptoError?
+        withSSC { ssc in
+            do throws(CryptoError) { try m.macPadded(ssc, header, bytes, into: out) } catch { failure = error }
+        }
+        if let failure { throw fail(.malformedResponse, "MAC computation failed: \(failure.code.rawValue)") }
+    }
+
+    /// Verifies DO'8E' (at `macValue`) over pad(SSC || header || bytes[..<end]) in constant time.
+    private func verifyMAC(header: UnsafeRawBufferPointer, _ bytes: [UInt8], authenticatedEnd end: Int, macValue: Int) throws(SecureMessagingError) -> Bool {
+        var expected: UInt64 = 0
+        var received: UInt64 = 0
+        var failure: SecureMessagingError?
+        bytes.withUnsafeBytes { all in
+            withUnsafeMutableBytes(of: &expected) { e in
+                do throws(SecureMessagingError) {
+                    try mac(header: header, UnsafeRawBufferPointer(rebasing: all[..<end]), into: e)
+                } catch { failure = error }
+            }
+            withUnsafeMutableBytes(of: &received) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: all[macValue..<(macValue + 8)])) }
+        }
+        if let failure { throw failure }
+        return expected ^ received == 0
+    }
+
+    /// pad(CLA INS P1 P2) (one block) for the command MAC, lent to `body`.
+    private func withPaddedHeader<R, E: Error>(_ cla: UInt8, _ ins: UInt8, _ p1: UInt8, _ p2: UInt8,
+                                               _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        var storage: (UInt64, UInt64) = (0, 0)
+        let bs = blockSize
+        return try withUnsafeMutableBytes(of: &storage) { (s) throws(E) -> R in
+            s[0] = cla; s[1] = ins; s[2] = p1; s[3] = p2; s[4] = 0x80
+            return try body(UnsafeRawBufferPointer(rebasing: s[0..<bs]))
         }
     }
 
-    /// The 8-byte MAC over pad(SSC || input) (the padding is applied here).
-    private func mac(_ input: [UInt8]) throws(SecureMessagingError) -> [UInt8] {
-        do {
-            let n = Padding.pad(counter + input, blockSize: keys.cipher.blockSize)
-            switch keys.cipher {
-            case .tripleDES: return try RetailMAC.mac(key: keys.mac, n, padded: true)
-            case .aes128, .aes192, .aes256: return Array(try AESCMAC.mac(key: keys.mac, n).prefix(8))
-            }
-        } catch {
-            throw fail(.malformedResponse, "MAC computation failed: \(error.code.rawValue)")
+    /// Writes DO'87' (01 || cryptogram; even INS) or DO'85' (cryptogram; odd INS) for `plain` at `out[at...]`;
+    /// returns the end. The size is `SMTLV.cryptogramObjectCount`.
+    private func writeCryptogramObject(_ plain: [UInt8], odd: Bool, into out: UnsafeMutableRawBufferPointer, at: Int) throws(SecureMessagingError) -> Int {
+        let cryptogramCount = SMTLV.cryptogramCount(plain.count, blockSize: blockSize)
+        var p = SMTLV.writeHeader(odd ? 0x85 : 0x87, length: odd ? cryptogramCount : cryptogramCount + 1, into: out, at: at)
+        if !odd { out[p] = 0x01; p += 1 }
+        let region = UnsafeMutableRawBufferPointer(rebasing: out[p..<(p + cryptogramCount)])
+        var failure: SecureMessagingError?
+        plain.withUnsafeBytes { d in
+            do throws(SecureMessagingError) { try encrypt(d, into: region) } catch { failure = error }
         }
-    }
-
-    private func paddedHeader(_ cla: UInt8, _ ins: UInt8, _ p1: UInt8, _ p2: UInt8) -> [UInt8] {
-        Padding.pad([cla, ins, p1, p2], blockSize: keys.cipher.blockSize)
+        if let failure { throw failure }
+        return p + cryptogramCount
     }
 
     // MARK: - Reader side
@@ -139,22 +246,34 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
     private mutating func protectCommand(_ command: CommandAPDU) throws(SecureMessagingError) -> CommandAPDU {
         incrementSSC()
         let cla = command.cla | 0x0C
-        var dataObjects: [UInt8] = []
-        if !command.data.isEmpty {
-            let cryptogram = try encrypt(command.data)
-            if command.ins & 1 == 1 {
-                dataObjects += SMTLV.encode(0x85, cryptogram)
-            } else {
-                dataObjects += SMTLV.encode(0x87, [0x01] + cryptogram)
+        let odd = command.ins & 1 == 1
+        if !command.data.isEmpty { _ = try encryption(.commandTooLong, "encryption failed") }
+        _ = try authentication()
+        let dataObject = command.data.isEmpty ? 0 : SMTLV.cryptogramObjectCount(command.data.count, blockSize: blockSize, odd: odd)
+        let le = command.ne.map { Self.leBytes($0, extended: command.isExtended) }
+        let leObject = le.map { 2 + $0.count } ?? 0
+        let count = dataObject + leObject + 10
+        guard count <= 65535 else {
+            throw fail(.commandTooLong, "protected data field of \(count) bytes exceeds 65535")
+        }
+        let data = try [UInt8](unsafeUninitializedCapacity: count) { (buffer, initialized) throws(SecureMessagingError) in
+            let out = UnsafeMutableRawBufferPointer(buffer)
+            var p = 0
+            if !command.data.isEmpty {
+                p = try writeCryptogramObject(command.data, odd: odd, into: out, at: 0)
             }
-        }
-        if let ne = command.ne {
-            dataObjects += SMTLV.encode(0x97, Self.encodeLe(ne, extended: command.isExtended))
-        }
-        let cc = try mac(paddedHeader(cla, command.ins, command.p1, command.p2) + dataObjects)
-        let data = dataObjects + SMTLV.encode(0x8E, cc)
-        guard data.count <= 65535 else {
-            throw fail(.commandTooLong, "protected data field of \(data.count) bytes exceeds 65535")
+            if let le {
+                out[p] = 0x97; out[p + 1] = UInt8(le.count); out[p + 2] = le.first
+                if le.count == 2 { out[p + 3] = le.second }
+                p += 2 + le.count
+            }
+            let objects = UnsafeRawBufferPointer(rebasing: out[0..<p])
+            let macField = UnsafeMutableRawBufferPointer(rebasing: out[(p + 2)..<(p + 10)])
+            try withPaddedHeader(cla, command.ins, command.p1, command.p2) { (header) throws(SecureMessagingError) in
+                try mac(header: header, objects, into: macField)
+            }
+            out[p] = 0x8E; out[p + 1] = 8
+            initialized = count
         }
         let extended = command.isExtended || data.count > 255
         return CommandAPDU(cla: cla, ins: command.ins, p1: command.p1, p2: command.p2, data: data,
@@ -163,16 +282,16 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
 
     /// DO'97' content: Le as the unprotected command encodes it — one byte for a short command
     /// ('00' = 256), two bytes for an extended one ('0000' = 65536).
-    static func encodeLe(_ ne: Int, extended: Bool) -> [UInt8] {
-        if ne <= 256 && !extended { return [UInt8(ne & 0xFF)] }
-        return ne == 65536 ? [0, 0] : [UInt8(ne >> 8), UInt8(ne & 0xFF)]
+    private static func leBytes(_ ne: Int, extended: Bool) -> (first: UInt8, second: UInt8, count: Int) {
+        if ne <= 256 && !extended { return (UInt8(ne & 0xFF), 0, 1) }
+        return ne == 65536 ? (0, 0, 2) : (UInt8(ne >> 8), UInt8(ne & 0xFF), 2)
     }
 
-    static func decodeLe(_ le: [UInt8]) -> Int? {
+    static func decodeLe(_ le: ArraySlice<UInt8>) -> Int? {
         switch le.count {
-        case 1: return le[0] == 0 ? 256 : Int(le[0])
+        case 1: return le.first! == 0 ? 256 : Int(le.first!)
         case 2:
-            let v = Int(le[0]) << 8 | Int(le[1])
+            let v = Int(le[le.startIndex]) << 8 | Int(le[le.startIndex + 1])
             return v == 0 ? 65536 : v
         default: return nil
         }
@@ -186,37 +305,42 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
 
     private mutating func unprotectResponse(_ response: ResponseAPDU) throws(SecureMessagingError) -> ResponseAPDU {
         incrementSSC()
-        if response.data.isEmpty {
+        let bytes = response.data
+        if bytes.isEmpty {
             if response.statusWord.isSuccess {
                 throw fail(.malformedResponse, "response without secure-messaging data objects", statusWord: response.statusWord)
             }
             throw fail(.chipRejectedSecureMessaging,
                        "chip answered \(response.statusWord) without secure messaging", statusWord: response.statusWord)
         }
-        guard let objects = SMTLV.parse(response.data) else {
+        guard let last = SMTLV.lastObject(bytes) else {
             throw fail(.malformedResponse, "response data objects are not valid BER-TLV")
         }
-        guard let last = objects.last, last.tag == 0x8E else {
+        guard last.tag == 0x8E else {
             throw fail(.malformedResponse, "DO'8E' missing or not last")
         }
-        guard last.value.count == 8 else { throw fail(.malformedResponse, "DO'8E' of \(last.value.count) bytes") }
-        let authenticated = Array(response.data[..<last.offset])
-        let expected = try mac(authenticated)
-        guard ConstantTime.equals(expected, last.value) else {
+        guard last.valueCount == 8 else { throw fail(.malformedResponse, "DO'8E' of \(last.valueCount) bytes") }
+        let empty = UnsafeRawBufferPointer(start: nil, count: 0)
+        guard try verifyMAC(header: empty, bytes, authenticatedEnd: last.offset, macValue: last.valueStart) else {
             throw fail(.macMismatch, "response MAC (DO'8E') does not verify")
         }
         var plain: [UInt8] = []
         var status: StatusWord?
-        for object in objects.dropLast() {
+        var i = 0
+        while i < last.offset {
+            let object = SMTLV.object(in: bytes, at: i)!
+            i = object.end
             switch object.tag {
             case 0x87:
-                guard object.value.first == 0x01 else { throw fail(.malformedResponse, "DO'87' without padding-content indicator 01") }
-                plain = try decrypt(Array(object.value.dropFirst()))
+                guard object.valueCount > 0, bytes[object.valueStart] == 0x01 else {
+                    throw fail(.malformedResponse, "DO'87' without padding-content indicator 01")
+                }
+                plain = try decrypt(bytes, (object.valueStart + 1)..<object.end)
             case 0x85:
-                plain = try decrypt(object.value)
+                plain = try decrypt(bytes, object.valueStart..<object.end)
             case 0x99:
-                guard object.value.count == 2 else { throw fail(.malformedResponse, "DO'99' of \(object.value.count) bytes") }
-                status = StatusWord(object.value[0], object.value[1])
+                guard object.valueCount == 2 else { throw fail(.malformedResponse, "DO'99' of \(object.valueCount) bytes") }
+                status = StatusWord(bytes[object.valueStart], bytes[object.valueStart + 1])
             default:
                 throw fail(.malformedResponse, "unexpected data object '\(SMTLV.hexTag(object.tag))' in the response")
             }
@@ -237,28 +361,37 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
         guard command.isSecureMessaging else {
             throw fail(.malformedResponse, "command without secure messaging (CLA \(SMTLV.hexTag(UInt32(command.cla))))")
         }
-        guard let objects = SMTLV.parse(command.data) else {
+        let bytes = command.data
+        guard let last = SMTLV.lastObject(bytes) ?? (bytes.isEmpty ? SMTLV.Object.none : nil) else {
             throw fail(.malformedResponse, "command data objects are not valid BER-TLV")
         }
-        guard let last = objects.last, last.tag == 0x8E, last.value.count == 8 else {
+        guard last.tag == 0x8E, last.valueCount == 8 else {
             throw fail(.malformedResponse, "DO'8E' missing, not last or not 8 bytes")
         }
-        let authenticated = Array(command.data[..<last.offset])
-        let expected = try mac(paddedHeader(command.cla, command.ins, command.p1, command.p2) + authenticated)
-        guard ConstantTime.equals(expected, last.value) else {
+        let verified = try withPaddedHeader(command.cla, command.ins, command.p1, command.p2) { (header) throws(SecureMessagingError) in
+            try verifyMAC(header: header, bytes, authenticatedEnd: last.offset, macValue: last.valueStart)
+        }
+        guard verified else {
             throw fail(.macMismatch, "command MAC (DO'8E') does not verify")
         }
         var data: [UInt8] = []
         var ne: Int?
-        for object in objects.dropLast() {
+        var i = 0
+        while i < last.offset {
+            let object = SMTLV.object(in: bytes, at: i)!
+            i = object.end
             switch object.tag {
             case 0x87:
-                guard object.value.first == 0x01 else { throw fail(.malformedResponse, "DO'87' without padding-content indicator 01") }
-                data = try decrypt(Array(object.value.dropFirst()))
+                guard object.valueCount > 0, bytes[object.valueStart] == 0x01 else {
+                    throw fail(.malformedResponse, "DO'87' without padding-content indicator 01")
+                }
+                data = try decrypt(bytes, (object.valueStart + 1)..<object.end)
             case 0x85:
-                data = try decrypt(object.value)
+                data = try decrypt(bytes, object.valueStart..<object.end)
             case 0x97:
-                guard let value = Self.decodeLe(object.value) else { throw fail(.malformedResponse, "DO'97' of \(object.value.count) bytes") }
+                guard let value = Self.decodeLe(bytes[object.valueStart..<object.end]) else {
+                    throw fail(.malformedResponse, "DO'97' of \(object.valueCount) bytes")
+                }
                 ne = value
             default:
                 throw fail(.malformedResponse, "unexpected data object '\(SMTLV.hexTag(object.tag))' in the command")
@@ -277,14 +410,25 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
 
     private mutating func protectOutgoing(_ response: ResponseAPDU) throws(SecureMessagingError) -> ResponseAPDU {
         incrementSSC()
-        var objects: [UInt8] = []
-        if !response.data.isEmpty {
-            let cryptogram = try encrypt(response.data)
-            objects += lastCommandINS & 1 == 1 ? SMTLV.encode(0x85, cryptogram) : SMTLV.encode(0x87, [0x01] + cryptogram)
+        let odd = lastCommandINS & 1 == 1
+        if !response.data.isEmpty { _ = try encryption(.commandTooLong, "encryption failed") }
+        _ = try authentication()
+        let dataObject = response.data.isEmpty ? 0 : SMTLV.cryptogramObjectCount(response.data.count, blockSize: blockSize, odd: odd)
+        let count = dataObject + 4 + 10
+        let data = try [UInt8](unsafeUninitializedCapacity: count) { (buffer, initialized) throws(SecureMessagingError) in
+            let out = UnsafeMutableRawBufferPointer(buffer)
+            var p = 0
+            if !response.data.isEmpty {
+                p = try writeCryptogramObject(response.data, odd: odd, into: out, at: 0)
+            }
+            out[p] = 0x99; out[p + 1] = 2; out[p + 2] = response.statusWord.sw1; out[p + 3] = response.statusWord.sw2
+            p += 4
+            try mac(header: UnsafeRawBufferPointer(start: nil, count: 0), UnsafeRawBufferPointer(rebasing: out[0..<p]),
+                    into: UnsafeMutableRawBufferPointer(rebasing: out[(p + 2)..<(p + 10)]))
+            out[p] = 0x8E; out[p + 1] = 8
+            initialized = count
         }
-        objects += SMTLV.encode(0x99, [response.statusWord.sw1, response.statusWord.sw2])
-        let cc = try mac(objects)
-        return ResponseAPDU(data: objects + SMTLV.encode(0x8E, cc), statusWord: response.statusWord)
+        return ResponseAPDU(data: data, statusWord: response.statusWord)
     }
 
     // MARK: - PACE-CAM
@@ -318,52 +462,89 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
     }
 }
 
-/// The few BER-TLV data objects of secure messaging (one-byte tags, lengths up to '82 xx xx').
+/// A session's keys and their keyed cipher contexts. A key that does not fit the cipher is reported
+/// where it is first used, as a failed operation (with the code the one-shot functions gave).
+private final class SessionCrypto: Sendable {
+    let keys: SessionKeys
+    let encryptor: Result<KeyedBlockCipher, CryptoError>
+    let authenticator: Result<KeyedMAC, CryptoError>
+
+    init(_ keys: SessionKeys) {
+        self.keys = keys
+        encryptor = Result { () throws(CryptoError) in try KeyedBlockCipher(keys.cipher, key: keys.encryption) }
+        authenticator = Result { () throws(CryptoError) in try KeyedMAC(keys.cipher, key: keys.mac) }
+    }
+}
+
+/// The few BER-TLV data objects of secure messaging (one-byte tags, lengths up to '82 xx xx'), read
+/// where they lie (positions, never copies).
 enum SMTLV {
     struct Object {
         var tag: UInt32
         /// Offset of the object's first byte in the parsed buffer.
         var offset: Int
-        var value: [UInt8]
+        var valueStart: Int
+        var valueCount: Int
+        var end: Int { valueStart + valueCount }
+        /// Stands for "no object" (an empty field), which no check accepts.
+        static let none = Object(tag: 0, offset: 0, valueStart: 0, valueCount: 0)
     }
 
-    static func encode(_ tag: UInt8, _ value: [UInt8]) -> [UInt8] {
-        var out: [UInt8] = [tag]
-        let n = value.count
-        if n < 0x80 { out.append(UInt8(n)) }
-        else if n <= 0xFF { out += [0x81, UInt8(n)] }
-        else { out += [0x82, UInt8(n >> 8), UInt8(n & 0xFF)] }
-        return out + value
+    /// Cryptogram length for `plainCount` bytes padded with method 2.
+    static func cryptogramCount(_ plainCount: Int, blockSize: Int) -> Int { (plainCount / blockSize + 1) * blockSize }
+
+    /// Encoded size of DO'87' (with the padding-content indicator) or DO'85' for `plainCount` plain bytes.
+    static func cryptogramObjectCount(_ plainCount: Int, blockSize: Int, odd: Bool) -> Int {
+        let value = cryptogramCount(plainCount, blockSize: blockSize) + (odd ? 0 : 1)
+        return 1 + (value < 0x80 ? 1 : value <= 0xFF ? 2 : 3) + value
     }
 
-    /// Parses a flat sequence of primitive data objects; nil on any structural error.
-    static func parse(_ bytes: [UInt8]) -> [Object]? {
-        var objects: [Object] = []
-        var i = 0
-        while i < bytes.count {
-            let start = i
-            var tag = UInt32(bytes[i]); i += 1
-            if tag & 0x1F == 0x1F {  // multi-byte tag (not used by SM, tolerated)
-                repeat {
-                    guard i < bytes.count, objects.count < 64 else { return nil }
-                    tag = tag << 8 | UInt32(bytes[i]); i += 1
-                } while bytes[i - 1] & 0x80 != 0 && tag <= 0xFFFFFF
-            }
-            guard i < bytes.count else { return nil }
-            var length = Int(bytes[i]); i += 1
-            if length > 0x80 {
-                let count = length & 0x7F
-                guard count <= 3, i + count <= bytes.count else { return nil }
-                length = 0
-                for _ in 0..<count { length = length << 8 | Int(bytes[i]); i += 1 }
-            } else if length == 0x80 {
-                return nil  // indefinite length
-            }
-            guard i + length <= bytes.count else { return nil }
-            objects.append(Object(tag: tag, offset: start, value: Array(bytes[i..<(i + length)])))
-            i += length
+    /// Writes tag and length at `out[at...]`; returns the offset of the value.
+    static func writeHeader(_ tag: UInt8, length n: Int, into out: UnsafeMutableRawBufferPointer, at: Int) -> Int {
+        out[at] = tag
+        if n < 0x80 { out[at + 1] = UInt8(n); return at + 2 }
+        if n <= 0xFF { out[at + 1] = 0x81; out[at + 2] = UInt8(n); return at + 3 }
+        out[at + 1] = 0x82; out[at + 2] = UInt8(n >> 8); out[at + 3] = UInt8(n & 0xFF)
+        return at + 4
+    }
+
+    /// The primitive data object starting at `i` (the `index`-th of the field); nil on a structural error.
+    static func object(in bytes: [UInt8], at start: Int, index: Int = 0) -> Object? {
+        var i = start
+        var tag = UInt32(bytes[i]); i += 1
+        if tag & 0x1F == 0x1F {  // multi-byte tag (not used by SM, tolerated)
+            repeat {
+                guard i < bytes.count, index < 64 else { return nil }
+                tag = tag << 8 | UInt32(bytes[i]); i += 1
+            } while bytes[i - 1] & 0x80 != 0 && tag <= 0xFFFFFF
         }
-        return objects
+        guard i < bytes.count else { return nil }
+        var length = Int(bytes[i]); i += 1
+        if length > 0x80 {
+            let count = length & 0x7F
+            guard count <= 3, i + count <= bytes.count else { return nil }
+            length = 0
+            for _ in 0..<count { length = length << 8 | Int(bytes[i]); i += 1 }
+        } else if length == 0x80 {
+            return nil  // indefinite length
+        }
+        guard i + length <= bytes.count else { return nil }
+        return Object(tag: tag, offset: start, valueStart: i, valueCount: length)
+    }
+
+    /// Checks that `bytes` is a flat sequence of primitive data objects and returns the last one;
+    /// nil on any structural error or when there is none.
+    static func lastObject(_ bytes: [UInt8]) -> Object? {
+        var last: Object?
+        var i = 0
+        var index = 0
+        while i < bytes.count {
+            guard let o = object(in: bytes, at: i, index: index) else { return nil }
+            last = o
+            i = o.end
+            index += 1
+        }
+        return last
     }
 
     static func hexTag(_ tag: UInt32) -> String {

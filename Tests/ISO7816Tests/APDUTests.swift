@@ -36,6 +36,22 @@ import MRTDTestSupport
         #expect(try CommandAPDU(bytes: b).data == data)
     }
 
+    /// `encodedLength` is the length of `bytes` in every case, short, extended and forced extended, and
+    /// the encoding parses back to the same command.
+    @Test func encodedLengthMatchesEncoding() throws {
+        for count in [0, 1, 2, 255, 256, 300, 65535] {
+            for ne in [nil, 1, 255, 256, 257, 65535, 65536] as [Int?] {
+                for forced in [false, true] {
+                    let apdu = CommandAPDU(cla: 0x0C, ins: 0xB0, p1: 1, p2: 2, data: [UInt8](repeating: 0xA5, count: count), ne: ne, forceExtended: forced)
+                    let bytes = apdu.bytes
+                    #expect(apdu.encodedLength == bytes.count, "data \(count) ne \(String(describing: ne)) forced \(forced)")
+                    let back = try CommandAPDU(bytes: bytes)
+                    #expect(back.data == apdu.data && back.ne == apdu.ne && back.header == apdu.header)
+                }
+            }
+        }
+    }
+
     @Test func shortNe256EncodesAs00() {
         #expect(CommandAPDU.readBinary(offset: 0, ne: 256).bytes == hex("00B0000000"))
         #expect(CommandAPDU.readBinary(offset: 0x1234, ne: 0xDF).bytes == hex("00B01234DF"))

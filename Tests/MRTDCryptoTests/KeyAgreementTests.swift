@@ -160,11 +160,35 @@ import MRTDTestSupport
         #expect(throws: CryptoError.self) {
             try ECCurve(p: curve.p, a: curve.a, b: flipBit(curve.b, at: curve.b.count - 1, bit: 1), generator: curve.generator, order: curve.order, cofactor: curve.cofactor)
         }
+        // ... also with a compressed generator (decoded, then matched)
+        let gx = Array(curve.generator[1...curve.fieldSize])
+        let compressedG = [UInt8(2 | (curve.generator.last! & 1))] + gx
+        let explicitCompressed = try ECCurve(p: curve.p, a: curve.a, b: curve.b, generator: compressedG, order: curve.order, cofactor: curve.cofactor)
+        #expect(explicitCompressed == curve && explicitCompressed.namedCurve == curve.namedCurve)
+        // parameters that are not a named curve's still get the full checks: another generator of the same
+        // group is a valid explicit curve, a wrong order is refused (n·G ≠ O)
+        let otherG = try curve.multiplyGenerator(by: [2])
+        let other = try ECCurve(p: curve.p, a: curve.a, b: curve.b, generator: otherG, order: curve.order, cofactor: curve.cofactor)
+        #expect(other.namedCurve == nil && other.generator == otherG)
+        #expect(try other.multiplyGenerator(by: [3]) == curve.multiplyGenerator(by: [6]))
+        var wrongOrder = curve.order
+        wrongOrder[wrongOrder.count - 1] ^= 0x02
+        #expect(throws: CryptoError.self) {
+            try ECCurve(p: curve.p, a: curve.a, b: curve.b, generator: curve.generator, order: wrongOrder, cofactor: curve.cofactor)
+        }
         // compressed encoding decodes to the same point
         let x = Array(a.publicKey[1...curve.fieldSize])
         let compressed = [UInt8(2 | (a.publicKey.last! & 1))] + x
         #expect(try curve.decodePoint(compressed) == a.publicKey)
         #expect(throws: CryptoError.self) { try curve.decodePoint([0x00]) }
+        // the uncompressed encoding comes back as given; one whose X is not reduced (X + p, where that still
+        // fits the field width) is never returned as given: refused, or re-encoded canonically
+        #expect(try curve.decodePoint(a.publicKey) == a.publicKey)
+        let xPlusP = (BigNumber(x) + BigNumber(curve.p)).bytes
+        if xPlusP.count == curve.fieldSize {
+            let unreduced = [0x04] + xPlusP + Array(a.publicKey[(1 + curve.fieldSize)...])
+            if let decoded = try? curve.decodePoint(unreduced) { #expect(decoded == a.publicKey) }
+        }
         // n·G is the point at infinity: multiply refuses to return it
         #expect(throws: CryptoError.self) { try curve.multiplyGenerator(by: curve.order) }
     }

@@ -128,6 +128,55 @@ private func randomKeys(_ cipher: CipherAlgorithm) -> SessionKeys {
         #expect(other.isDead)
     }
 
+    /// Each session keys its own cipher contexts once: after a re-key (Chip Authentication, a new PACE run)
+    /// the new session protects with the new keys only — checked against the one-shot primitives — while a
+    /// copy of a session shares its contexts but keeps its own SSC.
+    @Test(arguments: CipherAlgorithm.allCases)
+    func reKeyedSessionUsesNewKeys(_ cipher: CipherAlgorithm) throws {
+        let old = randomKeys(cipher), new = randomKeys(cipher)
+        let command = CommandAPDU(ins: 0xB0, p1: 0x81, p2: 0, ne: 4)
+        var reader = SecureMessagingSession(keys: old)
+        var chipOld = SecureMessagingSession(keys: old)
+        _ = try chipOld.unprotectCommand(reader.protect(command))
+        #expect(try reader.unprotect(chipOld.protectResponse(ResponseAPDU(data: [1, 2, 3, 4], sw: 0x9000))).data == [1, 2, 3, 4])
+
+        reader = SecureMessagingSession(keys: new)
+        let protected = try reader.protect(command)
+        // DO'97' and the MAC over pad(SSC = 1 || pad(header) || DO'97'), computed one-shot with the new KSmac
+        let bs = cipher.blockSize
+        let ssc = [UInt8](repeating: 0, count: bs - 1) + [1]
+        let input = ssc + Padding.pad([0x0C, 0xB0, 0x81, 0x00], blockSize: bs) + [0x97, 0x01, 0x04]
+        let mac = cipher == .tripleDES ? try RetailMAC.mac(key: new.mac, input)
+                                       : Array(try AESCMAC.mac(key: new.mac, Padding.pad(input, blockSize: 16)).prefix(8))
+        #expect(protected.data == [0x97, 0x01, 0x04, 0x8E, 0x08] + mac)
+        var stale = SecureMessagingSession(keys: old)
+        #expect(throws: SecureMessagingError.self) { try stale.unprotectCommand(protected) }
+        var chipNew = SecureMessagingSession(keys: new)
+        #expect(try chipNew.unprotectCommand(protected) == command)
+        let answer = try chipNew.protectResponse(ResponseAPDU(data: [5, 6, 7], sw: 0x9000))
+        // a copy shares the keyed contexts, not the SSC: both unwrap the same answer
+        var copy = reader
+        #expect(try copy.unprotect(answer).data == [5, 6, 7])
+        #expect(try reader.unprotect(answer).data == [5, 6, 7])
+        #expect(copy.sendSequenceCounter == reader.sendSequenceCounter)
+        // the old session still works under the old keys
+        var oldReader = SecureMessagingSession(keys: old, ssc: [UInt8](repeating: 0, count: bs - 1) + [2])
+        #expect(try chipOld.unprotectCommand(oldReader.protect(command)) == command)
+    }
+
+    /// A key that does not fit the cipher fails the operation (and kills the session), as before.
+    @Test func unfitKeyFailsTheOperation() throws {
+        let keys = SessionKeys(cipher: .aes256, encryption: SecretBytes([UInt8](repeating: 1, count: 20)), mac: SecretBytes([UInt8](repeating: 2, count: 32)))
+        var session = SecureMessagingSession(keys: keys)
+        let error = #expect(throws: SecureMessagingError.self) { try session.protect(CommandAPDU(ins: 0xA4, p1: 2, p2: 0x0C, data: [1, 0x1E])) }
+        #expect(error?.code == .commandTooLong)
+        #expect(session.isDead)
+        let badMAC = SessionKeys(cipher: .aes128, encryption: SecretBytes([UInt8](repeating: 1, count: 16)), mac: SecretBytes([UInt8](repeating: 2, count: 8)))
+        var other = SecureMessagingSession(keys: badMAC)
+        let macError = #expect(throws: SecureMessagingError.self) { try other.protect(CommandAPDU(ins: 0xB0, p1: 0, p2: 0, ne: 4)) }
+        #expect(macError?.code == .malformedResponse)
+    }
+
     @Test func descriptionsAreRedacted() {
         let k = SessionKeys(cipher: .aes128, encryption: SecretBytes([UInt8](repeating: 0xAB, count: 16)), mac: SecretBytes([UInt8](repeating: 0xCD, count: 16)))
         let s = SecureMessagingSession(keys: k)

@@ -110,6 +110,9 @@ public struct FileReader: Sendable {
                         throw TLVError(.indefiniteLengthNotAllowed, offset: 0, "\(partial.file.rawValue) has no definite length")
                     }
                     partial.totalLength = header.headerLength + len
+                    // room for the whole file at once (no regrowth per chunk) — up to 1 MiB, whatever length a
+                    // chip claims; a larger file grows as it arrives
+                    partial.bytes.reserveCapacity(min(header.headerLength + len, 1 << 20))
                 }
                 let room = partial.totalLength! - partial.bytes.count
                 partial.bytes += data.prefix(room)

@@ -43,6 +43,8 @@ struct BenchReport: Sendable, Codable {
     var cores: Int
     var runs: Int
     var quick: Bool
+    /// The cost of one CPU-clock read, subtracted per read that lands in a phase (see `BenchClock`).
+    var clockReadMicroseconds: Double = 0
     var link: Link
     var primitives: [Primitive]
     var rows: [BenchRow]
@@ -140,6 +142,7 @@ struct BenchRunner {
                                  quick: settings.quick, link: link,
                                  primitives: costs.table.map { BenchReport.Primitive(name: $0.0, microseconds: r3($0.1)) },
                                  rows: rows, trustStore: trust, memory: memory, acceptance: [], seconds: 0, notes: notes + trust.notes)
+        report.clockReadMicroseconds = r3(BenchClock.cpuClockReadNanoseconds / 1000)
         report.acceptance = Self.acceptance(report)
         report.seconds = r3(Double(BenchClock.wallNanoseconds() &- started) / 1e9)
         return report
@@ -201,6 +204,7 @@ extension BenchReport {
         out.append("link model: \(link.kbps) kbit/s, \(link.apduMs) ms per APDU turnaround, \(link.chipMsPerSMAPDU) ms chip crypto per SM APDU")
         out.append("  \(link.model)")
         out.append("CPU = engine CPU (median [min–max]); chip = the virtual chip's own CPU, excluded; floor = OpenSSL primitives the phase needs")
+        out.append("instrumentation: one CPU-clock read costs \(clockReadMicroseconds) µs here; the reads landing in a phase (APDUs + 1) are subtracted from its CPU")
         var current = ""
         for row in rows {
             let key = "\(row.profile) \(row.apduMode) DG2 \(row.dg2Bytes / 1000) KB"

@@ -42,23 +42,24 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(step.rawValue): \(code.rawValue): \(reason)" }
 }
 
-/// Runs ASN.1 reading code and maps its `TLVError` to a `TrustError` of the given step.
+/// Runs ASN.1 reading code and maps its `TLVError` to a `TrustError` of the given step. `what` is only
+/// evaluated on failure (it often names a certificate, whose rendering costs more than the work).
 @inline(__always)
-func asn1<T>(_ step: TrustError.Step, _ what: String, _ body: () throws(TLVError) -> T) throws(TrustError) -> T {
+func asn1<T>(_ step: TrustError.Step, _ what: @autoclosure () -> String, _ body: () throws(TLVError) -> T) throws(TrustError) -> T {
     do {
         return try body()
     } catch {
-        throw TrustError(.malformed, step, "\(what): \(error.description)")
+        throw TrustError(.malformed, step, "\(what()): \(error.description)")
     }
 }
 
-/// Runs crypto code and maps its `CryptoError` to a `TrustError` of the given step.
+/// Runs crypto code and maps its `CryptoError` to a `TrustError` of the given step (`what`: on failure only).
 @inline(__always)
-func crypto<T>(_ step: TrustError.Step, _ what: String, _ body: () throws(CryptoError) -> T) throws(TrustError) -> T {
+func crypto<T>(_ step: TrustError.Step, _ what: @autoclosure () -> String, _ body: () throws(CryptoError) -> T) throws(TrustError) -> T {
     do {
         return try body()
     } catch {
         let code: TrustError.Code = error.code == .unsupportedAlgorithm ? .unsupportedAlgorithm : .malformed
-        throw TrustError(code, step, "\(what): \(error.description)")
+        throw TrustError(code, step, "\(what()): \(error.description)")
     }
 }

@@ -53,7 +53,9 @@ public struct MRZCheck: Sendable, Hashable, CustomStringConvertible {
         self.field = field
         self.printed = printed
         computed = MRZCheckDigit.compute(input)
-        let printedValue: Int? = printed == "<" && fillerMeansZero ? 0 : printed.wholeNumberValue
+        let ascii = printed.asciiValue
+        let printedValue: Int? = printed == "<" && fillerMeansZero ? 0
+            : ascii.flatMap { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) ? Int($0 - UInt8(ascii: "0")) : nil }
         isValid = computed != nil && printedValue == computed
     }
 

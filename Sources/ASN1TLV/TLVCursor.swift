@@ -13,11 +13,16 @@ public struct TLVHeader: Sendable, Hashable {
     /// Index after the whole encoding (after the end-of-contents octets of an indefinite length).
     public let end: Int
 
-    public var isConstructed: Bool { TLVTag.isConstructed(tag) }
-    public var isIndefiniteLength: Bool { valueEnd != end }
-    public var encodedRange: Range<Int> { start..<end }
-    public var valueRange: Range<Int> { valueStart..<valueEnd }
-    public var valueLength: Int { valueEnd - valueStart }
+    @usableFromInline
+    init(tag: UInt32, start: Int, valueStart: Int, valueEnd: Int, end: Int) {
+        self.tag = tag; self.start = start; self.valueStart = valueStart; self.valueEnd = valueEnd; self.end = end
+    }
+
+    @inlinable public var isConstructed: Bool { tag <= 0xFF ? tag & 0x20 != 0 : TLVTag.isConstructed(tag) }
+    @inlinable public var isIndefiniteLength: Bool { valueEnd != end }
+    @inlinable public var encodedRange: Range<Int> { start..<end }
+    @inlinable public var valueRange: Range<Int> { valueStart..<valueEnd }
+    @inlinable public var valueLength: Int { valueEnd - valueStart }
 }
 
 /// A forward reader over a sequence of BER-TLV / DER data objects that builds no tree and copies
@@ -32,18 +37,19 @@ public struct TLVCursor: Sendable {
     /// The buffer (indices of `TLVHeader`s are its indices).
     public let bytes: ArraySlice<UInt8>
     /// Index of the next header to read.
-    public private(set) var position: Int
+    public var position: Int { cursorPosition }
+    @usableFromInline var cursorPosition: Int
     /// End of the region this cursor reads.
     public let end: Int
-    let parser: TLVParser
+    @usableFromInline let parser: TLVParser
     /// Index that error offsets are relative to.
-    let base: Int
-    let depth: Int
+    @usableFromInline let base: Int
+    @usableFromInline let depth: Int
 
     /// A cursor over the whole of `bytes`.
     public init(_ bytes: ArraySlice<UInt8>, rules: TLVParser.Rules = .ber) {
         self.bytes = bytes
-        self.position = bytes.startIndex
+        self.cursorPosition = bytes.startIndex
         self.end = bytes.endIndex
         self.parser = TLVParser(rules: rules)
         self.base = bytes.startIndex
@@ -54,26 +60,30 @@ public struct TLVCursor: Sendable {
         self.init(bytes[...], rules: rules)
     }
 
-    private init(bytes: ArraySlice<UInt8>, range: Range<Int>, parser: TLVParser, base: Int, depth: Int) {
+    @usableFromInline
+    init(bytes: ArraySlice<UInt8>, range: Range<Int>, parser: TLVParser, base: Int, depth: Int) {
         self.bytes = bytes
-        self.position = range.lowerBound
+        self.cursorPosition = range.lowerBound
         self.end = range.upperBound
         self.parser = parser
         self.base = base
         self.depth = depth
     }
 
+    @inlinable
     public var isAtEnd: Bool { position >= end }
 
     /// Reads the next header and moves past its encoding; nil at the end of the region.
+    @inlinable
     public mutating func next() throws(TLVError) -> TLVHeader? {
-        guard position < end else { return nil }
-        let h = try header(at: position, limit: end, depth: depth)
-        position = h.end
+        guard cursorPosition < end else { return nil }
+        let h = try header(at: cursorPosition, limit: end, depth: depth)
+        cursorPosition = h.end
         return h
     }
 
     /// The next object, which must exist and carry `tag`.
+    @inlinable
     public mutating func next(_ tag: UInt32, _ what: String) throws(TLVError) -> TLVHeader {
         guard let h = try next() else {
             throw TLVError(.truncated, offset: position - base, "missing \(what) (\(TLVTag.describe(tag)))")
@@ -92,6 +102,7 @@ public struct TLVCursor: Sendable {
     }
 
     /// A cursor over the contents of a constructed object read by this cursor.
+    @inlinable
     public func children(of h: TLVHeader) throws(TLVError) -> TLVCursor {
         guard h.isConstructed else {
             throw TLVError(.unexpectedTag, offset: h.start - base, "\(TLVTag.describe(h.tag)) is primitive, not constructed")
@@ -103,12 +114,15 @@ public struct TLVCursor: Sendable {
     }
 
     /// Contents octets of `h`.
+    @inlinable
     public func value(_ h: TLVHeader) -> ArraySlice<UInt8> { bytes[h.valueStart..<h.valueEnd] }
     /// Tag, length and contents of `h`, exactly as read.
+    @inlinable
     public func encoded(_ h: TLVHeader) -> ArraySlice<UInt8> { bytes[h.start..<h.end] }
 
     /// `h` as a `TLVNode` without children, for the value readers of `TLVNode` (`integerValue()`,
     /// `objectIdentifierValue()`, `stringValue()`, `timeValue()`, …) on primitive objects.
+    @inlinable
     public func node(_ h: TLVHeader) -> TLVNode {
         TLVNode(tag: h.tag, offset: h.start - base, encoded: bytes[h.start..<h.end], value: bytes[h.valueStart..<h.valueEnd],
                 children: [], isIndefiniteLength: h.isIndefiniteLength)
@@ -120,15 +134,66 @@ public struct TLVCursor: Sendable {
     }
 
     /// Error offset of `h` relative to the start of the buffer.
+    @inlinable
     public func offset(_ h: TLVHeader) -> Int { h.start - base }
 
     // MARK: - Internals
 
-    private func header(at i: Int, limit: Int, depth: Int) throws(TLVError) -> TLVHeader {
-        let region = bytes[..<limit]
-        let (tag, afterTag) = try parser.readTag(region, at: i, base: base)
-        let constructed = TLVTag.isConstructed(tag)
-        let (declared, valueStart) = try parser.readLength(region, at: afterTag, base: base, constructed: constructed)
+    @usableFromInline
+    func header(at i: Int, limit: Int, depth: Int) throws(TLVError) -> TLVHeader {
+        // Tag and length read in place (the same rules as TLVParser.readTag/readLength, without
+        // building a sub-slice per object: this is the hot loop of reading a master list).
+        guard i < limit else { throw TLVError(.truncated, offset: i - base, "missing tag") }
+        let first = bytes[i]
+        var tag = UInt32(first)
+        var j = i + 1
+        if first & 0x1F == 0x1F {
+            var count = 0
+            while true {
+                guard j < limit else { throw TLVError(.truncated, offset: j - base, "truncated multi-byte tag") }
+                let o = bytes[j]
+                if count == 0 && o == 0x80 && parser.rules.distinguished {
+                    throw TLVError(.invalidTag, offset: j - base, "non-minimal tag number")
+                }
+                tag = tag << 8 | UInt32(o)
+                j += 1
+                count += 1
+                if o & 0x80 == 0 { break }
+                if count >= 3 { throw TLVError(.invalidTag, offset: i - base, "tag longer than 4 octets") }
+            }
+        }
+        let afterTag = j
+        let constructed = first & 0x20 != 0
+        guard j < limit else { throw TLVError(.truncated, offset: j - base, "missing length") }
+        let l0 = bytes[j]
+        var declared: Int? = nil
+        if l0 < 0x80 {
+            declared = Int(l0)
+            j += 1
+        } else if l0 == 0x80 {
+            guard !parser.rules.distinguished, parser.rules.allowIndefiniteLength else {
+                throw TLVError(.indefiniteLengthNotAllowed, offset: j - base, "indefinite length not allowed here")
+            }
+            guard constructed else {
+                throw TLVError(.invalidLength, offset: j - base, "indefinite length on a primitive encoding")
+            }
+            j += 1
+        } else {
+            let n = Int(l0 & 0x7F)
+            guard n <= 4 else { throw TLVError(.lengthTooLarge, offset: j - base, "length of \(n) octets") }
+            guard j + n < limit else { throw TLVError(.truncated, offset: j - base, "truncated length") }
+            var len = 0
+            for k in 1...n { len = len << 8 | Int(bytes[j + k]) }
+            if parser.rules.distinguished, len < 0x80 || bytes[j + 1] == 0 {
+                throw TLVError(.nonMinimalEncoding, offset: j - base, "length not minimally encoded")
+            }
+            guard len <= parser.rules.maxLength else {
+                throw TLVError(.lengthTooLarge, offset: j - base, "declared length \(len) exceeds the limit \(parser.rules.maxLength)")
+            }
+            declared = len
+            j += 1 + n
+        }
+        let valueStart = j
         if let len = declared {
             guard len <= limit - valueStart else {
                 throw TLVError(.truncated, offset: afterTag - base,
@@ -140,14 +205,14 @@ public struct TLVCursor: Sendable {
         guard depth < parser.rules.maxDepth else {
             throw TLVError(.depthExceeded, offset: i - base, "nesting deeper than \(parser.rules.maxDepth)")
         }
-        var j = valueStart
+        var k = valueStart
         while true {
-            guard j + 1 < limit else {
-                throw TLVError(.truncated, offset: j - base, "missing end-of-contents for \(TLVTag.describe(tag))")
+            guard k + 1 < limit else {
+                throw TLVError(.truncated, offset: k - base, "missing end-of-contents for \(TLVTag.describe(tag))")
             }
-            if bytes[j] == 0 && bytes[j + 1] == 0 { break }
-            j = try header(at: j, limit: limit, depth: depth + 1).end
+            if bytes[k] == 0 && bytes[k + 1] == 0 { break }
+            k = try header(at: k, limit: limit, depth: depth + 1).end
         }
-        return TLVHeader(tag: tag, start: i, valueStart: valueStart, valueEnd: j, end: j + 2)
+        return TLVHeader(tag: tag, start: i, valueStart: valueStart, valueEnd: k, end: k + 2)
     }
 }

@@ -88,33 +88,40 @@ struct BenchRunner {
         let fullReadPeak = ProcessMemory.peakMB
         if first.verification.status != .accepted { notes.append("\(peakCase.label): verdict \(first.verification.status.rawValue)") }
 
-        // 2. Primitive costs.
-        log("bench: measuring OpenSSL primitives")
-        let costs = try PrimitiveCosts.measure(scale: settings.quick || settings.trustOnly ? 0.25 : 1)
-
-        // 3. The matrix.
+        // 3. The matrix, read in rounds: every cell once per round, and the primitives measured again after
+        // each round. On a shared virtual machine the speed drifts by tens of percent over a run; rounds spread
+        // every cell and every primitive over the same moments, so a slow stretch weighs on all of them alike.
         var rows: [BenchRow] = []
         var cases: [BenchCase] = []
         for p in settings.profiles { for e in settings.modes { for d in settings.dg2Sizes { cases.append(BenchCase(profile: p, extended: e, dg2Size: d)) } } }
-        var paceDoc: (PreparedDocument, ReadResult)? = nil
+        var docs: [PreparedDocument] = []
         for c in cases {
-            log("bench: \(c.label) × \(settings.runs)")
+            log("bench: preparing \(c.label)")
             let doc = try PreparedDocument(c)
             _ = try await doc.readOnce() // warm-up
-            var samples: [ReadRunSample] = []
-            for _ in 0..<settings.runs { samples.append(try await doc.readOnce()) }
-            // The cell's floors come from primitives measured right after its reads: on a shared virtual
-            // machine the speed drifts by tens of percent over a run, and a floor measured at the start
-            // would compare the cell with another moment's machine.
-            let cellCosts = try PrimitiveCosts.measure(scale: 0.25)
-            let apdus = Set(samples.map(\.total.apdus))
+            docs.append(doc)
+        }
+        var samples: [[ReadRunSample]] = Array(repeating: [], count: docs.count)
+        var roundCosts: [PrimitiveCosts] = []
+        for round in 0..<settings.runs {
+            if !docs.isEmpty { log("bench: round \(round + 1) of \(settings.runs) (\(docs.count) cells)") }
+            for (i, doc) in docs.enumerated() { samples[i].append(try await doc.readOnce()) }
+            if !docs.isEmpty { roundCosts.append(try PrimitiveCosts.measure(scale: 0.2)) }
+        }
+        // The primitives' table shows what the floors used: the median over the rounds (one full measurement
+        // when no cell was read, as with --trust-only).
+        let matrixCosts = roundCosts.isEmpty ? try PrimitiveCosts.measure(scale: 0.25) : PrimitiveCosts.median(roundCosts)
+        var paceDoc: (PreparedDocument, ReadResult)? = nil
+        for (i, c) in cases.enumerated() {
+            let doc = docs[i], cellSamples = samples[i]
+            let apdus = Set(cellSamples.map(\.total.apdus))
             if apdus.count > 1 { notes.append("\(c.label): APDU count varied between runs: \(apdus.sorted())") }
-            if let s = samples.last, s.verification.status != .accepted { notes.append("\(c.label): verdict \(s.verification.status.rawValue)") }
-            if let s = samples.last, s.total.apdus != s.result.statistics.apdus {
+            if let s = cellSamples.last, s.verification.status != .accepted { notes.append("\(c.label): verdict \(s.verification.status.rawValue)") }
+            if let s = cellSamples.last, s.total.apdus != s.result.statistics.apdus {
                 notes.append("\(c.label): the chip counted \(s.total.apdus) APDUs, the reader \(s.result.statistics.apdus)")
             }
-            rows += CaseAnalysis(prepared: doc, samples: samples, costs: cellCosts, link: settings.link).rows()
-            if c.profile == "pace-gm-brainpool-aes128" && (paceDoc == nil || c.extended) { paceDoc = (doc, samples.last!.result) }
+            rows += CaseAnalysis(prepared: doc, samples: cellSamples, costs: matrixCosts, link: settings.link).rows()
+            if c.profile == "pace-gm-brainpool-aes128" && (paceDoc == nil || c.extended) { paceDoc = (doc, cellSamples.last!.result) }
         }
 
         // 4. Trust-store workloads.
@@ -144,7 +151,7 @@ struct BenchRunner {
                                     model: "modelledMs = apdus × apduMs + (bytesSent + bytesReceived) × 8 / kbps + smAPDUs × chipMsPerSMAPDU")
         var report = BenchReport(build: Self.buildMode, cores: ProcessInfo.processInfo.activeProcessorCount, runs: settings.runs,
                                  quick: settings.quick, link: link,
-                                 primitives: costs.table.map { BenchReport.Primitive(name: $0.0, microseconds: r3($0.1)) },
+                                 primitives: matrixCosts.table.map { BenchReport.Primitive(name: $0.0, microseconds: r3($0.1)) },
                                  rows: rows, trustStore: trust, memory: memory, acceptance: [], seconds: 0, notes: notes + trust.notes)
         report.clockReadMicroseconds = r3(BenchClock.cpuClockReadNanoseconds / 1000)
         report.acceptance = Self.acceptance(report)

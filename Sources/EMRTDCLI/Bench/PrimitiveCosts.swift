@@ -31,6 +31,37 @@ struct PrimitiveCosts: Sendable {
     /// RSA-1024 public operation (Active Authentication ISO/IEC 9796-2 message recovery).
     var rsa1024Public: Double = 0
 
+    /// Field by field, the median of several measurements (taken between rounds of reads).
+    static func median(_ all: [PrimitiveCosts]) -> PrimitiveCosts {
+        guard let first = all.first else { return PrimitiveCosts() }
+        func med(_ xs: [Double]) -> Double { Spread(xs).median }
+        func lin(_ xs: [Linear]) -> Linear { Linear(fixed: med(xs.map(\.fixed)), perByte: med(xs.map(\.perByte))) }
+        func dict<K>(_ path: KeyPath<PrimitiveCosts, [K: Double]>) -> [K: Double] {
+            var out: [K: Double] = [:]
+            for k in first[keyPath: path].keys { out[k] = med(all.compactMap { $0[keyPath: path][k] }) }
+            return out
+        }
+        func linDict<K>(_ path: KeyPath<PrimitiveCosts, [K: Linear]>) -> [K: Linear] {
+            var out: [K: Linear] = [:]
+            for k in first[keyPath: path].keys { out[k] = lin(all.compactMap { $0[keyPath: path][k] }) }
+            return out
+        }
+        var m = PrimitiveCosts()
+        m.ecMultiply = dict(\.ecMultiply)
+        m.ecMultiplyGenerator = dict(\.ecMultiplyGenerator)
+        m.ecMultiplyExplicitCurve = dict(\.ecMultiplyExplicitCurve)
+        m.dhModExp1024 = med(all.map(\.dhModExp1024))
+        m.cbc = linDict(\.cbc)
+        m.mac = linDict(\.mac)
+        m.aesBlock = dict(\.aesBlock)
+        m.sha256 = lin(all.map(\.sha256))
+        m.sha1 = lin(all.map(\.sha1))
+        m.ecdsaVerifyP256 = med(all.map(\.ecdsaVerifyP256))
+        m.ecdsaVerifyBrainpool = med(all.map(\.ecdsaVerifyBrainpool))
+        m.rsa1024Public = med(all.map(\.rsa1024Public))
+        return m
+    }
+
     /// Named values for the report (nanoseconds → microseconds).
     var table: [(String, Double)] {
         var t: [(String, Double)] = []

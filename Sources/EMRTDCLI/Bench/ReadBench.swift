@@ -289,7 +289,8 @@ struct CaseAnalysis {
 
     /// Passive authentication: SHA-256 over every data group, two ECDSA P-256 verifications (SOD signature, document
     /// signer certificate; the generated test PKI signs with P-256); when EF.CardSecurity was read, its signature
-    /// (verified by the cardSecuritySignature check); for PACE-CAM also CA·PK_IC.
+    /// (verified by the cardSecuritySignature check); for PACE-CAM also CA·PK_IC; and the Active Authentication
+    /// signature, which `DocumentVerifier` verifies again from the transcript (the row is the whole verification).
     var passiveAuthenticationFloor: Double {
         var ns = 0.0
         for (f, b) in result.files where f.dataGroupNumber != nil { ns += costs.sha256.cost(b.count) }
@@ -298,6 +299,14 @@ struct CaseAnalysis {
             ns += costs.ecdsaVerifyP256 + costs.sha256.cost(cardSecurity.count)
         }
         if result.chipAuthenticationMapping != nil { ns += costs.ecMultiply[paceCurve] ?? 0 }
+        // The verifier re-checks the Active Authentication transcript (so that a saved bundle verifies offline).
+        if case .performed = result.activeAuthentication {
+            switch spec.activeAuthentication {
+            case .rsa?: ns += costs.rsa1024Public + costs.sha1.cost(128)
+            case .ecdsa(let curve, _)?: ns += curve == .brainpoolP256r1 ? costs.ecdsaVerifyBrainpool : costs.ecdsaVerifyP256
+            case nil: break
+            }
+        }
         return ns
     }
 

@@ -75,7 +75,7 @@ public struct TrustStore: Sendable {
     private var indexBySubject: [String: [Int]] = [:]
     private var indexByIssuerSerial: [IssuerSerialKey: [Int]] = [:]
     private var crlIndexByIssuer: [String: [Int]] = [:]
-    private var masterListIndexByDigest: [[UInt8]: Int] = [:]
+    private var masterListIndexByContent: [ByteKey: Int] = [:]
 
     public init(masterListSignerRoots: [Certificate] = []) {
         self.masterListSignerRoots = masterListSignerRoots
@@ -136,8 +136,8 @@ public struct TrustStore: Sendable {
     /// is recorded and thrown.
     @discardableResult
     public mutating func addMasterList(_ bytes: [UInt8], source: String) throws(Refusal) -> MasterListRecord {
-        let digest = HashAlgorithm.sha256.hash(bytes)
-        if let i = masterListIndexByDigest[digest] { return masterLists[i] } // the same file given twice
+        // The same file given twice (compared byte for byte; hashed by its tail, the signature)
+        if let i = masterListIndexByContent[ByteKey(bytes)] { return masterLists[i] }
         let list: CSCAMasterList
         let verification: CSCAMasterList.Verification
         do {
@@ -154,7 +154,7 @@ public struct TrustStore: Sendable {
         let record = MasterListRecord(source: source, signer: verification.signer, root: verification.root,
                                       signingTime: verification.signingTime, certificateCount: list.certificates.count,
                                       added: added, duplicates: dup, unreadableEntries: list.unreadableEntries)
-        masterListIndexByDigest[digest] = masterLists.count
+        masterListIndexByContent[ByteKey(bytes)] = masterLists.count
         masterLists.append(record)
         return record
     }
@@ -259,11 +259,11 @@ public struct TrustStore: Sendable {
         let before = refused.count
         var byKind: [FileKind: [(String, [UInt8])]] = [:]
         for path in files {
-            guard let data = FileManager.default.contents(atPath: path) else {
+            guard let data = Self.readFile(path) else {
                 _ = refuse(path, TrustError(.unreadable, .trustStore, "cannot read the file"))
                 continue
             }
-            let blocks = Self.derBlocks([UInt8](data))
+            let blocks = Self.derBlocks(data)
             if blocks.isEmpty { _ = refuse(path, TrustError(.unreadable, .trustStore, "empty file")) }
             for (n, der) in blocks.enumerated() {
                 let source = blocks.count > 1 ? "\(path)#\(n + 1)" : path
@@ -288,16 +288,48 @@ public struct TrustStore: Sendable {
 
     /// Loads a master-list signer root (DER or PEM) from a file and pins it.
     public mutating func pinMasterListSignerRoot(path: String) throws(TrustError) {
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let data = Self.readFile(path) else {
             throw TrustError(.unreadable, .trustStore, "cannot read \(path)")
         }
-        for der in Self.derBlocks([UInt8](data)) {
+        for der in Self.derBlocks(data) {
             pinMasterListSignerRoot(try Certificate(der: der))
+        }
+    }
+
+    /// The bytes of a file (read straight into an array: no `Data` copy of a megabyte master list); nil when unreadable.
+    static func readFile(_ path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        var out: [UInt8] = []
+        var chunk = max(Int(st.st_size), 4096)
+        while true {
+            let start = out.count
+            var failed = false
+            out.append(contentsOf: repeatElement(0, count: chunk))
+            var got = 0
+            out.withUnsafeMutableBytes { buf in
+                while got < chunk {
+                    let n = read(fd, buf.baseAddress! + start + got, chunk - got)
+                    if n < 0 { if errno == EINTR { continue }; failed = true; return }
+                    if n == 0 { return }
+                    got += n
+                }
+            }
+            if failed { return nil }
+            out.removeLast(chunk - got)
+            if got < chunk { return out } // end of file
+            chunk = 64 * 1024 // the file grew while being read: go on
         }
     }
 
     /// Splits PEM text into DER blocks; returns the input itself when it is not PEM.
     static func derBlocks(_ bytes: [UInt8]) -> [[UInt8]] {
+        // DER starts with its tag (0x30, SEQUENCE, for all three kinds); PEM is text holding "-----BEGIN ".
+        // Only what may be text is validated as UTF-8 (a master list is close to a megabyte).
+        if bytes.first == 0x30 { return [bytes] }
         guard let text = String(validating: bytes, as: UTF8.self), text.contains("-----BEGIN ") else { return bytes.isEmpty ? [] : [bytes] }
         var out: [[UInt8]] = []
         var body: String? = nil

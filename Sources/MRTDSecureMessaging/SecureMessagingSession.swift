@@ -99,10 +99,10 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
     private var blockSize: Int { keys.cipher.blockSize }
 
     /// The cipher, or the reason it could not be keyed.
-    private func encryption(_ code: SecureMessagingError.Code, _ what: String) throws(SecureMessagingError) -> KeyedBlockCipher {
+    private func encryption(_ code: SecureMessagingError.Code, _ what: @autoclosure () -> String) throws(SecureMessagingError) -> KeyedBlockCipher {
         switch crypto.encryptor {
         case .success(let c): return c
-        case .failure(let e): throw fail(code, "\(what): \(e.code.rawValue)")
+        case .failure(let e): throw fail(code, "\(what()): \(e.code.rawValue)")
         }
     }
 

@@ -17,34 +17,26 @@ public struct ObjectIdentifier: Hashable, Sendable, CustomStringConvertible, Com
 
     /// From the contents octets of an OBJECT IDENTIFIER.
     public init(contents: ArraySlice<UInt8>, offset: Int = 0) throws(TLVError) {
-        guard !contents.isEmpty else { throw TLVError(.invalidValue, offset: offset, "empty OBJECT IDENTIFIER") }
+        try Self.validate(contents: contents, offset: offset)
         var arcs: [UInt64] = []
         arcs.reserveCapacity(contents.count + 1)
         var v: UInt64 = 0
-        var started = false
         for b in contents {
-            if !started && b == 0x80 {
-                throw TLVError(.nonMinimalEncoding, offset: offset, "OBJECT IDENTIFIER arc with leading 0x80")
-            }
-            guard v >> 57 == 0 else { throw TLVError(.invalidValue, offset: offset, "OBJECT IDENTIFIER arc too large") }
             v = v << 7 | UInt64(b & 0x7F)
-            started = true
-            if b & 0x80 == 0 {
-                if arcs.isEmpty {
-                    // The first subidentifier packs the first two arcs (X.690 §8.19.4).
-                    if v < 40 { arcs.append(0); arcs.append(v) } else if v < 80 { arcs.append(1); arcs.append(v - 40) } else { arcs.append(2); arcs.append(v - 80) }
-                } else {
-                    arcs.append(v)
-                }
-                v = 0
-                started = false
+            guard b & 0x80 == 0 else { continue }
+            if arcs.isEmpty {
+                // The first subidentifier packs the first two arcs (X.690 §8.19.4).
+                if v < 40 { arcs.append(0); arcs.append(v) } else if v < 80 { arcs.append(1); arcs.append(v - 40) } else { arcs.append(2); arcs.append(v - 80) }
+            } else {
+                arcs.append(v)
             }
+            v = 0
         }
-        guard !started else { throw TLVError(.truncated, offset: offset, "OBJECT IDENTIFIER ends inside an arc") }
         self.arcs = arcs
     }
 
-    /// Checks contents octets as `init(contents:offset:)` does, without building the arcs.
+    /// Checks contents octets (non-empty, minimal arcs of at most 64 bits, no arc cut short) without
+    /// building the arcs; `init(contents:offset:)` runs it first.
     public static func validate(contents: ArraySlice<UInt8>, offset: Int = 0) throws(TLVError) {
         guard !contents.isEmpty else { throw TLVError(.invalidValue, offset: offset, "empty OBJECT IDENTIFIER") }
         var v: UInt64 = 0

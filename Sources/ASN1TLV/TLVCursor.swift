@@ -98,7 +98,7 @@ public struct TLVCursor: Sendable {
     /// The tag of the next object without moving; nil at the end of the region.
     public func peekTag() throws(TLVError) -> UInt32? {
         guard position < end else { return nil }
-        return try parser.readTag(bytes[..<end], at: position, base: base).0
+        return try parser.readTag(bytes, at: cursorPosition, limit: end, base: base).0
     }
 
     /// A cursor over the contents of a constructed object read by this cursor.
@@ -141,58 +141,8 @@ public struct TLVCursor: Sendable {
 
     @usableFromInline
     func header(at i: Int, limit: Int, depth: Int) throws(TLVError) -> TLVHeader {
-        // Tag and length read in place (the same rules as TLVParser.readTag/readLength, without
-        // building a sub-slice per object: this is the hot loop of reading a master list).
-        guard i < limit else { throw TLVError(.truncated, offset: i - base, "missing tag") }
-        let first = bytes[i]
-        var tag = UInt32(first)
-        var j = i + 1
-        if first & 0x1F == 0x1F {
-            var count = 0
-            while true {
-                guard j < limit else { throw TLVError(.truncated, offset: j - base, "truncated multi-byte tag") }
-                let o = bytes[j]
-                if count == 0 && o == 0x80 && parser.rules.distinguished {
-                    throw TLVError(.invalidTag, offset: j - base, "non-minimal tag number")
-                }
-                tag = tag << 8 | UInt32(o)
-                j += 1
-                count += 1
-                if o & 0x80 == 0 { break }
-                if count >= 3 { throw TLVError(.invalidTag, offset: i - base, "tag longer than 4 octets") }
-            }
-        }
-        let afterTag = j
-        let constructed = first & 0x20 != 0
-        guard j < limit else { throw TLVError(.truncated, offset: j - base, "missing length") }
-        let l0 = bytes[j]
-        var declared: Int? = nil
-        if l0 < 0x80 {
-            declared = Int(l0)
-            j += 1
-        } else if l0 == 0x80 {
-            guard !parser.rules.distinguished, parser.rules.allowIndefiniteLength else {
-                throw TLVError(.indefiniteLengthNotAllowed, offset: j - base, "indefinite length not allowed here")
-            }
-            guard constructed else {
-                throw TLVError(.invalidLength, offset: j - base, "indefinite length on a primitive encoding")
-            }
-            j += 1
-        } else {
-            let n = Int(l0 & 0x7F)
-            guard n <= 4 else { throw TLVError(.lengthTooLarge, offset: j - base, "length of \(n) octets") }
-            guard j + n < limit else { throw TLVError(.truncated, offset: j - base, "truncated length") }
-            var len = 0
-            for k in 1...n { len = len << 8 | Int(bytes[j + k]) }
-            if parser.rules.distinguished, len < 0x80 || bytes[j + 1] == 0 {
-                throw TLVError(.nonMinimalEncoding, offset: j - base, "length not minimally encoded")
-            }
-            guard len <= parser.rules.maxLength else {
-                throw TLVError(.lengthTooLarge, offset: j - base, "declared length \(len) exceeds the limit \(parser.rules.maxLength)")
-            }
-            declared = len
-            j += 1 + n
-        }
+        let (tag, afterTag) = try parser.readTag(bytes, at: i, limit: limit, base: base)
+        let (declared, j) = try parser.readLength(bytes, at: afterTag, limit: limit, base: base, constructed: TLVTag.isConstructed(tag))
         let valueStart = j
         if let len = declared {
             guard len <= limit - valueStart else {

@@ -92,15 +92,19 @@ public struct TLVParser: Sendable {
 
     // MARK: - Internals
 
-    func readTag(_ b: ArraySlice<UInt8>, at i: Int, base: Int) throws(TLVError) -> (UInt32, Int) {
-        guard i < b.endIndex else { throw TLVError(.truncated, offset: i - base, "missing tag") }
+    /// Reads the identifier octets at `i`, not beyond `limit` (`TLVCursor` passes its region's end
+    /// instead of slicing the buffer for every object).
+    @usableFromInline
+    func readTag(_ b: ArraySlice<UInt8>, at i: Int, limit: Int? = nil, base: Int) throws(TLVError) -> (UInt32, Int) {
+        let limit = limit ?? b.endIndex
+        guard i < limit else { throw TLVError(.truncated, offset: i - base, "missing tag") }
         let first = b[i]
         var tag = UInt32(first)
         var j = i + 1
         if first & 0x1F == 0x1F {
             var count = 0
             while true {
-                guard j < b.endIndex else { throw TLVError(.truncated, offset: j - base, "truncated multi-byte tag") }
+                guard j < limit else { throw TLVError(.truncated, offset: j - base, "truncated multi-byte tag") }
                 let o = b[j]
                 if count == 0 && o == 0x80 && rules.distinguished {
                     throw TLVError(.invalidTag, offset: j - base, "non-minimal tag number")
@@ -116,8 +120,10 @@ public struct TLVParser: Sendable {
     }
 
     /// Returns the declared length (nil = indefinite) and the index after the length octets.
-    func readLength(_ b: ArraySlice<UInt8>, at i: Int, base: Int, constructed: Bool) throws(TLVError) -> (Int?, Int) {
-        guard i < b.endIndex else { throw TLVError(.truncated, offset: i - base, "missing length") }
+    @usableFromInline
+    func readLength(_ b: ArraySlice<UInt8>, at i: Int, limit: Int? = nil, base: Int, constructed: Bool) throws(TLVError) -> (Int?, Int) {
+        let limit = limit ?? b.endIndex
+        guard i < limit else { throw TLVError(.truncated, offset: i - base, "missing length") }
         let first = b[i]
         if first < 0x80 { return (Int(first), i + 1) }
         if first == 0x80 {
@@ -131,7 +137,7 @@ public struct TLVParser: Sendable {
         }
         let n = Int(first & 0x7F)
         guard n <= 4 else { throw TLVError(.lengthTooLarge, offset: i - base, "length of \(n) octets") }
-        guard i + n < b.endIndex else { throw TLVError(.truncated, offset: i - base, "truncated length") }
+        guard i + n < limit else { throw TLVError(.truncated, offset: i - base, "truncated length") }
         var len = 0
         for k in 1...n { len = len << 8 | Int(b[i + k]) }
         if rules.distinguished {

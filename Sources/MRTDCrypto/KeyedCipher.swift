@@ -308,13 +308,7 @@ public final class KeyedMAC: Sendable, CustomStringConvertible {
             var l = [UInt8](repeating: 0, count: 16)
             let ok = l.withUnsafeMutableBytes { ctx.encrypt(iv: nil, inPlace: $0.baseAddress!, count: 16) }
             guard ok else { throw OpenSSL.error("\(function): EVP_CipherUpdate") }
-            var k1 = [UInt8](repeating: 0, count: 16)
-            var carry: UInt8 = 0
-            for i in stride(from: 15, through: 0, by: -1) {
-                k1[i] = l[i] << 1 | carry
-                carry = l[i] >> 7
-            }
-            if carry == 1 { k1[15] ^= 0x87 }
+            var k1 = AESCMAC.double(l)
             state = Mutex(State(chaining: ctx, final: nil, subkey: k1))
             for i in 0..<16 { l[i] = 0; k1[i] = 0 }
         }

@@ -209,7 +209,7 @@ public enum RetailMAC {
 /// AES-CMAC (NIST SP 800-38B, RFC 4493), full 16-byte tag.
 public enum AESCMAC {
     /// Doubling in GF(2^128) (RFC 4493 §2.3 subkey generation).
-    private static func double(_ block: [UInt8]) -> [UInt8] {
+    static func double(_ block: [UInt8]) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 16)
         var carry: UInt8 = 0
         for i in stride(from: 15, through: 0, by: -1) {

@@ -27,6 +27,10 @@ import Synchronization
 /// read, so a BER oddity cannot change what was signed. It is strict where it matters: the outer
 /// and inner signature algorithms must be the same OID (RFC 5280 §4.1.1.2), the structure must be
 /// complete, and unknown critical extensions are reported (`unhandledCriticalExtensions`).
+///
+/// Reading is one pass with a `TLVCursor`: every field is checked when read, names and the
+/// extensions' structure included; the extensions' values are decoded on first use (`decoded`), and
+/// the inside of the SubjectPublicKeyInfo is read by MRTDCrypto when the key is used (`publicKey()`).
 public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     /// The parsed certificate, shared by every copy (a copy is one reference, not a dozen arrays).
     final class Storage: Sendable {
@@ -70,7 +74,7 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
                 var list: [CertificateExtension] = []
                 if let r = extensionsRange {
                     var cursor = TLVCursor(encoded[r])
-                    // The structure was checked when the certificate was read (`skimExtensions`).
+                    // The structure was checked when the certificate was read (`CertificateExtension.skimList`).
                     if let h = try? cursor.next(), let l = try? CertificateExtension.parseList(h, in: cursor, step: .certificate) { list = l }
                 }
                 let value = Extensions(list: list, decoded: DecodedExtensions(list))

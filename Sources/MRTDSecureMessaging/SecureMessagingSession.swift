@@ -180,6 +180,15 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
         return plain
     }
 
+    /// The plaintext of a DO'87' (after its padding-content indicator 01) or DO'85' (ICAO 9303-11 §9.8.5).
+    private func decryptCryptogram(_ object: SMTLV.Object, in bytes: [UInt8]) throws(SecureMessagingError) -> [UInt8] {
+        guard object.tag == 0x87 else { return try decrypt(bytes, object.valueStart..<object.end) }
+        guard object.valueCount > 0, bytes[object.valueStart] == 0x01 else {
+            throw fail(.malformedResponse, "DO'87' without padding-content indicator 01")
+        }
+        return try decrypt(bytes, (object.valueStart + 1)..<object.end)
+    }
+
     /// The 8-byte MAC over pad(SSC || header || bytes[range]) (the padding is applied here), written to `out`.
     private func mac(header: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws(SecureMessagingError) {
         let m = try authentication()
@@ -331,13 +340,8 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
             let object = SMTLV.object(in: bytes, at: i)!
             i = object.end
             switch object.tag {
-            case 0x87:
-                guard object.valueCount > 0, bytes[object.valueStart] == 0x01 else {
-                    throw fail(.malformedResponse, "DO'87' without padding-content indicator 01")
-                }
-                plain = try decrypt(bytes, (object.valueStart + 1)..<object.end)
-            case 0x85:
-                plain = try decrypt(bytes, object.valueStart..<object.end)
+            case 0x87, 0x85:
+                plain = try decryptCryptogram(object, in: bytes)
             case 0x99:
                 guard object.valueCount == 2 else { throw fail(.malformedResponse, "DO'99' of \(object.valueCount) bytes") }
                 status = StatusWord(bytes[object.valueStart], bytes[object.valueStart + 1])
@@ -381,13 +385,8 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
             let object = SMTLV.object(in: bytes, at: i)!
             i = object.end
             switch object.tag {
-            case 0x87:
-                guard object.valueCount > 0, bytes[object.valueStart] == 0x01 else {
-                    throw fail(.malformedResponse, "DO'87' without padding-content indicator 01")
-                }
-                data = try decrypt(bytes, (object.valueStart + 1)..<object.end)
-            case 0x85:
-                data = try decrypt(bytes, object.valueStart..<object.end)
+            case 0x87, 0x85:
+                data = try decryptCryptogram(object, in: bytes)
             case 0x97:
                 guard let value = Self.decodeLe(bytes[object.valueStart..<object.end]) else {
                     throw fail(.malformedResponse, "DO'97' of \(object.valueCount) bytes")

@@ -20,6 +20,7 @@ enum Presentation {
             out.append("Name         \(d.surname), \(d.givenNames)")
             out.append("Nationality  \(d.nationality)   Sex \(d.sex)   Born \(d.dateOfBirth)   Expires \(d.dateOfExpiry)")
             if let p = d.personalNumber { out.append("Personal no. \(p)") }
+            out += PersonalDataPresentation.lines(d)
         }
         if let ac = r.accessControl {
             var s = "Access       \(ac.protocol) with \(ac.password)"

@@ -19,13 +19,19 @@ import ASN1TLV
 /// | 5F17 | other valid travel document numbers (separated by '<') |
 /// | 5F18 | custody information |
 ///
-/// Text is kept as stored (fillers included); use `LDSFields.split` to split on '<'. Personal data: no
-/// `description` prints it.
+/// Text is kept as stored (fillers included); `LDSFields` turns it into what a person reads (names,
+/// '<'-separated parts, ISO 8601 dates). Personal data: no `description` prints it.
+///
+/// Bounded: at most `LDSFields.maxEntries` other names, and a declared count outside 1…99 is refused; a
+/// declared count that differs from the names present is kept in `otherNamesDeclaredCount` for the caller
+/// to flag (documents are seen with both the wrapped and the bare form).
 public struct DG11File: Sendable, Hashable {
     public let raw: [UInt8]
     public let tagList: [UInt32]
     public let fullName: String?
     public let otherNames: [String]
+    /// The count inside the 'A0' template, when present.
+    public let otherNamesDeclaredCount: Int?
     public let personalNumber: String?
     /// YYYYMMDD (BCD converted to digits).
     public let fullDateOfBirth: String?
@@ -51,12 +57,7 @@ public struct DG11File: Sendable, Hashable {
             try root.child(tag).map { n throws(LDSParseError) in try r.text(n) }
         }
         fullName = try text(0x5F0E)
-        var others: [String] = []
-        if let group = root.child(0xA0) {
-            for c in group.children where c.tag == 0x5F0F { others.append(try r.text(c)) }
-        }
-        for c in root.children where c.tag == 0x5F0F { others.append(try r.text(c)) }
-        otherNames = others
+        (otherNamesDeclaredCount, otherNames) = try LDSFields.repeated(0x5F0F, in: root, reader: r, "other names")
         personalNumber = try text(0x5F10)
         fullDateOfBirth = try root.child(0x5F2B).map { n throws(LDSParseError) in try LDSFields.date(n, reader: r) }
         placeOfBirth = try text(0x5F11)
@@ -73,6 +74,42 @@ public struct DG11File: Sendable, Hashable {
 
 /// Helpers for the text fields of DG11/DG12/DG16.
 public enum LDSFields {
+    /// The most entries a repeated element (other names, other persons, persons to notify, displayed images)
+    /// may have: a count is one octet in ICAO 9303-10's templates, and 99 is the largest count its examples allow.
+    public static let maxEntries = 99
+
+    /// The values of a repeated text element: inside `A0 { 02 count, tag … }` and, as some documents store
+    /// them, bare under `root`. Returns the declared count (nil without an 'A0' count) and the values.
+    static func repeated(_ tag: UInt32, in root: TLVNode, reader r: LDSReader,
+                         _ what: String) throws(LDSParseError) -> (declared: Int?, values: [String]) {
+        var declared: Int?
+        var nodes: [TLVNode] = []
+        if let group = root.child(0xA0) {
+            guard group.isConstructed else { throw r.error(.unexpectedTag, group, "'A0' (\(what)) must be constructed") }
+            if let c = group.child(0x02) { declared = try count(c, reader: r, what) }
+            nodes += group.children.filter { $0.tag == tag }
+        }
+        nodes += root.children.filter { $0.tag == tag }
+        guard nodes.count <= maxEntries else {
+            throw r.error(.invalidValue, root, "\(nodes.count) \(what) present, at most \(maxEntries) accepted")
+        }
+        var values: [String] = []
+        for n in nodes { values.append(try r.text(n)) }
+        return (declared, values)
+    }
+
+    /// A count element ('02', one or two octets) in 1…`maxEntries`.
+    static func count(_ n: TLVNode, reader r: LDSReader, _ what: String) throws(LDSParseError) -> Int {
+        guard !n.isConstructed, (1...2).contains(n.value.count) else {
+            throw r.error(.invalidValue, n, "bad number of \(what)")
+        }
+        let v = n.value.reduce(0) { $0 << 8 | Int($1) }
+        guard (1...maxEntries).contains(v) else {
+            throw r.error(.invalidValue, n, "number of \(what) \(v) outside 1…\(maxEntries)")
+        }
+        return v
+    }
+
     /// Splits a field on '<' (the separator of multi-part fields such as address and place of birth),
     /// dropping empty parts.
     public static func split(_ s: String) -> [String] {

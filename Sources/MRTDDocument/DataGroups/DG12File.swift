@@ -14,12 +14,16 @@ import ASN1TLV
 /// | 5F1E | image of the rear of the document |
 /// | 5F55 | date and time of personalisation, YYYYMMDDhhmmss (or BCD) |
 /// | 5F56 | serial number of the personalisation system |
+///
+/// Bounded as DG11: at most `LDSFields.maxEntries` other persons, a declared count in 1…99.
 public struct DG12File: Sendable, Hashable {
     public let raw: [UInt8]
     public let tagList: [UInt32]
     public let issuingAuthority: String?
     public let dateOfIssue: String?
     public let otherPersons: [String]
+    /// The count inside the 'A0' template, when present.
+    public let otherPersonsDeclaredCount: Int?
     public let endorsementsAndObservations: String?
     public let taxOrExitRequirements: String?
     public let imageOfFront: [UInt8]?
@@ -37,12 +41,7 @@ public struct DG12File: Sendable, Hashable {
         }
         issuingAuthority = try text(0x5F19)
         dateOfIssue = try root.child(0x5F26).map { n throws(LDSParseError) in try LDSFields.date(n, reader: r) }
-        var others: [String] = []
-        if let group = root.child(0xA0) {
-            for c in group.children where c.tag == 0x5F1A { others.append(try r.text(c)) }
-        }
-        for c in root.children where c.tag == 0x5F1A { others.append(try r.text(c)) }
-        otherPersons = others
+        (otherPersonsDeclaredCount, otherPersons) = try LDSFields.repeated(0x5F1A, in: root, reader: r, "other persons")
         endorsementsAndObservations = try text(0x5F1B)
         taxOrExitRequirements = try text(0x5F1C)
         imageOfFront = root.child(0x5F1D)?.valueBytes

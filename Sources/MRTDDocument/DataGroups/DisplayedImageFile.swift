@@ -2,7 +2,8 @@ import ASN1TLV
 
 /// DG5 (displayed portrait), DG6 (reserved) and DG7 (displayed signature or usual mark)
 /// (ICAO 9303-10 §4.7.5–4.7.7): `65|66|67 { 02 number of instances, 5F40|5F43 <image> … }`.
-/// The image tag is '5F40' for the portrait and '5F43' for the signature or usual mark.
+/// The image tag is '5F40' for the portrait and '5F43' for the signature or usual mark. Bounded: a declared
+/// count in 1…99 and at most `LDSFields.maxEntries` images.
 public struct DisplayedImageFile: Sendable, Hashable {
     public struct Image: Sendable, Hashable {
         /// '5F40' or '5F43' (other '5F4x' tags are kept too).
@@ -28,11 +29,12 @@ public struct DisplayedImageFile: Sendable, Hashable {
         self.file = file
         raw = bytes
         let root = try r.parseFile(bytes, tag: file.tag!)
-        let count = try r.require(root, 0x02, "number of instances")
-        guard (1...2).contains(count.value.count) else { throw r.error(.invalidValue, count, "bad number of instances") }
-        declaredCount = count.value.reduce(0) { $0 << 8 | Int($1) }
-        images = root.children.filter { $0.tag & 0xFFF0 == 0x5F40 && !$0.isConstructed }
-            .map { Image(tag: $0.tag, data: $0.valueBytes) }
+        declaredCount = try LDSFields.count(try r.require(root, 0x02, "number of instances"), reader: r, "instances")
+        let nodes = root.children.filter { $0.tag & 0xFFF0 == 0x5F40 && !$0.isConstructed }
+        guard nodes.count <= LDSFields.maxEntries else {
+            throw r.error(.invalidValue, root, "\(nodes.count) displayed images present, at most \(LDSFields.maxEntries) accepted")
+        }
+        images = nodes.map { Image(tag: $0.tag, data: $0.valueBytes) }
         guard !images.isEmpty else { throw r.error(.missingElement, root, "no displayed image '5F40'/'5F43'") }
     }
 }

@@ -54,6 +54,16 @@ public struct ReadReport: Codable, Sendable, Hashable {
         public var optionalData: String
         public var personalNumber: String?
         public var mrz: String
+        /// DG11 (docs/report.md), when read and parsed.
+        public var additionalPersonalDetails: AdditionalPersonalDetails? = nil
+        /// DG12, when read and parsed.
+        public var additionalDocumentDetails: AdditionalDocumentDetails? = nil
+        /// DG16, when read and parsed.
+        public var personsToNotify: [PersonToNotify]? = nil
+        /// DG5 displayed portraits, when read and parsed.
+        public var displayedPortraits: [ImageInfo]? = nil
+        /// DG7 displayed signatures or usual marks, when read and parsed.
+        public var displayedSignatures: [ImageInfo]? = nil
         public init(documentCode: String, issuingState: String, documentNumber: String, surname: String, givenNames: String,
                     nationality: String, dateOfBirth: String, sex: String, dateOfExpiry: String, optionalData: String,
                     personalNumber: String?, mrz: String) {

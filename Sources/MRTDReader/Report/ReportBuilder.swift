@@ -67,7 +67,11 @@ public enum ReportBuilder {
                                    resumed: fact?.resumptions ?? 0)
         }
         let doc = LDSDocument(files: files)
-        if let mrz = doc.mrz { r.document = document(from: mrz, reference: reference) }
+        if let mrz = doc.mrz {
+            var d = document(from: mrz, reference: reference)
+            addPersonalData(&d, from: doc, warnings: &r.warnings)
+            r.document = d
+        }
         if let face = doc.faceImage {
             r.faceImage = ReadReport.FaceImage(format: face.format.rawValue, width: face.width ?? face.declaredWidth ?? 0,
                                                height: face.height ?? face.declaredHeight ?? 0, path: faceImagePath)

@@ -56,6 +56,26 @@ public struct Specimen: Sendable, Hashable {
     public var personalizationTime: String
     public var personalizationDeviceSerial: String
 
+    // DG16 (ICAO 9303-10 §4.7.16)
+    public struct PersonToNotify: Sendable, Hashable {
+        /// yyyymmdd
+        public var dateRecorded: String
+        /// primary<<secondary
+        public var name: String
+        public var telephone: String
+        /// fields separated by '<'
+        public var address: String
+        public init(dateRecorded: String, name: String, telephone: String, address: String) {
+            self.dateRecorded = dateRecorded; self.name = name; self.telephone = telephone; self.address = address
+        }
+    }
+    public var personsToNotify: [PersonToNotify] = [
+        PersonToNotify(dateRecorded: "20210416", name: "ERIKSSON<<LARS", telephone: "+1 555 0101",
+                       address: "123 MAPLE STREET<ZENITH<UTOPIA"),
+        PersonToNotify(dateRecorded: "20210416", name: "ERIKSSON<<EVA<MARIA", telephone: "+1 555 0102",
+                       address: "7 HARBOUR ROAD<PORT ZENITH<UTOPIA"),
+    ]
+
     /// The TD3 Utopia passport specimen (ICAO 9303-4 Appendix A), expiring 15 April 2031.
     public static let utopiaPassport = Specimen(
         format: .td3, documentCode: "P", issuingState: "UTO", surname: "ERIKSSON", givenNames: "ANNA MARIA",

@@ -150,6 +150,9 @@ public enum SpecimenGenerator {
         files[.dg11] = LDSEncoders.dg11(specimen, proofOfCitizenship: LDSEncoders.documentImage(seed: 1))
         files[.dg12] = LDSEncoders.dg12(specimen, frontImage: LDSEncoders.documentImage(seed: 2),
                                         rearImage: LDSEncoders.documentImage(seed: 3))
+        files[.dg5] = LDSEncoders.displayedImages(.dg5, images: [LDSEncoders.displayedPortrait()])
+        files[.dg7] = LDSEncoders.displayedImages(.dg7, images: [LDSEncoders.displayedSignature()])
+        if !specimen.personsToNotify.isEmpty { files[.dg16] = LDSEncoders.dg16(specimen) }
         var dg14Infos: [[UInt8]] = []
         var caInfos: [[UInt8]] = []
         if let ca = spec.chipAuthentication, let spki = caPublicKeyInfo {

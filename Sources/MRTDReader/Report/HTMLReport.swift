@@ -179,10 +179,14 @@ public enum HTMLReport {
 
     static func files(_ r: ReadReport) -> String {
         guard !r.files.isEmpty || !r.unreadFiles.isEmpty || !r.warnings.isEmpty else { return "" }
-        var rows = r.files.map { ($0.name, "\($0.size) bytes, SHA-256 \(String($0.sha256.prefix(16)))…") }
-        rows += r.unreadFiles.sorted(by: { $0.key < $1.key }).map { ($0.key, "not read: \($0.value)") }
-        rows += r.warnings.map { ("Warning", $0) }
-        return table("Files", rows)
+        var h = "<section><h2>Files</h2><table class=\"files\">"
+        for f in r.files {
+            h += "<tr><th scope=\"row\">\(escape(f.name))</th><td>\(f.size) bytes<span class=\"sha\">, SHA-256 "
+            h += "\(escape(String(f.sha256.prefix(16))))…</span></td></tr>"
+        }
+        let rest = r.unreadFiles.sorted(by: { $0.key < $1.key }).map { ($0.key, "not read: \($0.value)") } + r.warnings.map { ("Warning", $0) }
+        for (k, v) in rest { h += "<tr><th scope=\"row\">\(escape(k))</th><td>\(escape(v))</td></tr>" }
+        return h + "</table></section>\n"
     }
 
     static func footer(_ r: ReadReport) -> String {
@@ -234,7 +238,7 @@ public enum HTMLReport {
     table{border-collapse:collapse;width:100%}
     th,td{text-align:left;vertical-align:top;padding:.12em .4em .12em 0;border-bottom:1px solid #e3e3e3;overflow-wrap:anywhere}
     th{font-weight:600;width:38%;color:#333}
-    .checks th{width:26%}.checks td.status{width:13%;white-space:nowrap;font-weight:700}
+    .checks th{width:1%;white-space:nowrap;overflow-wrap:normal}.checks td.status{width:1%;white-space:nowrap;font-weight:700;padding-right:.8em}
     tr.passed td.status{color:var(--ok)}tr.failed td.status{color:var(--bad)}tr.notPresent td.status,tr.notChecked td.status{color:var(--none)}
     .mrz{font:13px/1.3 "OCR B","DejaVu Sans Mono",monospace;background:#f6f6f6;padding:.3em .5em;margin:.4em 0 0;white-space:pre-wrap;overflow-wrap:anywhere}
     .images{display:flex;flex-wrap:wrap;gap:.6em}.images figure{margin:0;width:10em}.images img{max-width:10em;max-height:8em;border:1px solid var(--line)}
@@ -242,15 +246,21 @@ public enum HTMLReport {
     footer{padding:.4em 1em;font-size:.8em;color:#444;border-top:1px solid var(--line)}
     @page{size:A4;margin:10mm}
     @media print{
-      body{font-size:7.6pt;-webkit-print-color-adjust:exact;print-color-adjust:exact}
-      .banner{padding:.35em .8em}
-      main{padding:.4em 0}
-      .face{flex-basis:30mm}.face img,.face .noimage{width:30mm}.face .noimage{height:40mm}
-      .columns{columns:2;column-gap:5mm}
-      .mrz{font-size:7.6pt}
-      .images img{max-width:24mm;max-height:18mm}.images figure{width:24mm}
-      section{margin-bottom:.45em}
-      footer{padding:.3em 0}
+      body{font-size:7pt;line-height:1.2;-webkit-print-color-adjust:exact;print-color-adjust:exact}
+      .banner{padding:.3em .8em;font-size:1em}
+      main{padding:.3em 0}
+      .top{gap:4mm}
+      .face{flex-basis:27mm}.face img,.face .noimage{width:27mm}.face .noimage{height:36mm}
+      th,td{padding:0 .3em 0 0}
+      h2{font-size:7.5pt;border-bottom-width:1px;margin-bottom:.1em}
+      section{margin-bottom:.35em}
+      .columns{columns:3;column-gap:4mm;margin-top:.3em}
+      .mrz{font-size:7pt;padding:.15em .4em;margin-top:.2em}
+      .checks td{font-size:6.5pt}
+      .images{gap:2mm}.images figure{width:19mm}.images img{max-width:19mm;max-height:12mm}
+      .images figcaption{font-size:5pt}
+      .files .sha{display:none}
+      footer{padding:.2em 0;font-size:6.5pt}
     }
     """
 }

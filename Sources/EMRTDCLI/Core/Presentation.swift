@@ -22,15 +22,7 @@ enum Presentation {
             if let p = d.personalNumber { out.append("Personal no. \(p)") }
             out += PersonalDataPresentation.lines(d)
         }
-        if let ac = r.accessControl {
-            var s = "Access       \(ac.protocol) with \(ac.password)"
-            if let m = ac.mapping { s += ", \(m)" }
-            if let k = ac.keyAgreement { s += "-\(k)" }
-            if let p = ac.parameterId { s += " (parameter id \(p))" }
-            s += ", \(ac.cipher)"
-            if ac.fellBackToBAC { s += " — fell back to BAC" }
-            out.append(s)
-        }
+        if let ac = r.accessControl { out.append("Access       \(ac.summary)") }
         if let f = r.faceImage { out.append("Face image   \(f.format) \(f.width)×\(f.height)\(f.path.map { " → \($0)" } ?? "")") }
         if !r.files.isEmpty {
             out.append("")

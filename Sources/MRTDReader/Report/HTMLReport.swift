@@ -154,15 +154,7 @@ public enum HTMLReport {
 
     static func accessAndTransport(_ r: ReadReport) -> String {
         var rows: [(String, String)] = []
-        if let ac = r.accessControl {
-            var s = "\(ac.protocol) with \(ac.password)"
-            if let m = ac.mapping { s += ", \(m)" }
-            if let k = ac.keyAgreement { s += "-\(k)" }
-            if let p = ac.parameterId { s += " (parameter id \(p))" }
-            s += ", \(ac.cipher)"
-            if ac.fellBackToBAC { s += ", fell back to BAC" }
-            rows.append(("Access control", s))
-        }
+        if let ac = r.accessControl { rows.append(("Access control", ac.summary)) }
         if let rd = r.reader {
             rows.append(("Reader", rd.name))
             rows.append(("APDU sizes", "\(rd.extendedLength ? "extended" : "short") length, command ≤ \(rd.maxCommandSize), response ≤ \(rd.maxResponseSize) bytes"))

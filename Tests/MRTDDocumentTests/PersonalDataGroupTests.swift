@@ -156,4 +156,37 @@ struct PersonalDataGroupTests {
         let ok = (0..<99).flatMap { Self.t(0x5F0F, "N\($0)<<X") }
         #expect((try? DG11File(bytes: Self.t(0x6B, ok)))?.otherNames.count == 99)
     }
+    /// Every single-bit flip of every byte of the appendix examples and the hand-built DG12/DG5/DG7: the parser
+    /// returns a value or a typed error, and what a person reads is derived from any value without trapping.
+    @Test func everySingleBitFlipParsesOrThrows() {
+        var values = 0, errors = 0
+        for seed in [Self.appendixDG11, Self.appendixDG16, Build.dg11, Build.dg12, Build.dg16, Build.dg5, Build.dg7] {
+            let file = Self.file(of: seed)
+            for i in seed.indices {
+                for bit in 0..<8 {
+                    let b = flipBit(seed, at: i, bit: bit)
+                    do {
+                        switch try LDSFileContent.parse(file, bytes: b) {
+                        case .dg11(let g):
+                            _ = (g.fullName.map(LDSFields.name), g.otherNames.map(LDSFields.name), g.address.map(LDSFields.parts),
+                                 g.fullDateOfBirth.flatMap(LDSFields.iso8601), g.profession.map(LDSFields.readable))
+                        case .dg12(let g):
+                            _ = (g.dateOfIssue.flatMap(LDSFields.iso8601), g.personalizationTime.flatMap(LDSFields.iso8601),
+                                 g.imageOfFront.map { ImageFormat.dimensions($0) }, g.otherPersons.map(LDSFields.name))
+                        case .dg16(let g):
+                            _ = g.persons.map { ($0.name.map(LDSFields.name), $0.dateRecorded.flatMap(LDSFields.iso8601)) }
+                        case .displayedImage(let g):
+                            _ = g.images.map(\.dimensions)
+                        default: break
+                        }
+                        values += 1
+                    } catch {
+                        #expect(error.offset >= 0 && error.offset <= b.count, "\(error)")
+                        errors += 1
+                    }
+                }
+            }
+        }
+        #expect(values > 0 && errors > 0)
+    }
 }

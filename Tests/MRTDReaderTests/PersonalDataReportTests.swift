@@ -127,6 +127,33 @@ import MRTDTestSupport
         #expect(!r.warnings.joined().contains("ERIKSSON"))
     }
 
+    /// Every truncation of every personal data group of the generated specimen, through the report and the
+    /// HTML page: never a trap, the broken group is named in a warning and none of it is shown.
+    @Test func everyTruncationGoesThroughReportAndPage() async throws {
+        let files = try await Cache.shared.get().result.files
+        let dg1 = try #require(files[.dg1])
+        var warned = 0, total = 0
+        for f in [LDSFile.dg5, .dg7, .dg11, .dg12, .dg16] {
+            let full = try #require(files[f])
+            for n in 0..<full.count {
+                var r = ReadReport()
+                let cut = Array(full.prefix(n))
+                ReportBuilder.fill(&r, files: [.dg1: dg1, f: cut], facts: [:], reference: ASN1Time(year: 2026, month: 1, day: 1),
+                                   faceImagePath: nil)
+                let d = try #require(r.document)
+                let html = HTMLReport.render(r, face: nil, images: HTMLReport.documentImages(LDSDocument(files: [f: cut])))
+                #expect(!html.contains("<script"))
+                // a prefix never holds the length its outer tag declares: always refused, never half shown
+                if r.warnings == ["\(f.rawValue) could not be parsed: \(try #require(LDSDocument(files: [f: cut]).errors[f]))"] {
+                    warned += 1
+                }
+                #expect(PersonalDataSection.sections(of: d).isEmpty)
+                total += 1
+            }
+        }
+        #expect(warned == total && total > 5000)
+    }
+
     /// The specimen fixtures hold none of these data groups: their report has none of the fields and no warning.
     @Test func specimenFixtureWithoutPersonalDataGroups() async throws {
         let dir = "specimens/bsi2008/"

@@ -22,10 +22,11 @@ let package = Package(
         // C libraries
         .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "CLibCryptoShims", dependencies: ["CLibCrypto"]),
-        // pcsc-lite's pkg-config adds -pthread, which SwiftPM rejects with a warning: give the include path here instead.
+        // pcsc-lite's pkg-config adds -pthread, which SwiftPM rejects with a warning, and its headers include each
+        // other without the PCSC/ prefix: CPCSCLiteShims/include forwards those two includes (no unsafeFlags, so
+        // other packages can depend on EMRTDKit by version).
         .systemLibrary(name: "CPCSCLite", providers: [.apt(["libpcsclite-dev"])]),
-        .target(name: "CPCSCLiteShims", dependencies: ["CPCSCLite"],
-                cSettings: [.unsafeFlags(["-I/usr/include/PCSC"])]),
+        .target(name: "CPCSCLiteShims", dependencies: ["CPCSCLite"]),
 
         // Pure Swift foundations
         .target(name: "ASN1TLV", swiftSettings: strict),
@@ -47,7 +48,8 @@ let package = Package(
 
         // The only importer of pcsc-lite
         .target(name: "PCSCTransport", dependencies: ["ISO7816", "CPCSCLite", "CPCSCLiteShims"],
-                swiftSettings: strict + [.unsafeFlags(["-Xcc", "-I/usr/include/PCSC"])]),
+                resources: [.embedInCode("Resources/readers.json")],
+                swiftSettings: strict),
 
         .target(name: "VirtualChip",
                 dependencies: ["ISO7816", "MRTDCrypto", "MRTDSecureMessaging", "MRTDDocument", "ASN1TLV"],
@@ -84,7 +86,7 @@ let package = Package(
                                    "ISO7816", "MRTDTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "PCSCTransportTests", dependencies: ["PCSCTransport", "ISO7816", "VirtualChip", "MRTDTestSupport"],
-                    swiftSettings: strict + [.unsafeFlags(["-Xcc", "-I/usr/include/PCSC"])]),
+                    swiftSettings: strict),
         .testTarget(name: "VirtualChipTests",
                     dependencies: ["VirtualChip", "MRTDSecureMessaging", "MRTDCrypto", "MRTDDocument", "ISO7816",
                                    "ASN1TLV", "MRTDTestSupport"],

@@ -49,6 +49,7 @@ import VirtualChip
         for c in v.checks {
             #expect(html.contains("<th scope=\"row\">\(HTMLReport.escape(c.name))</th>"), "\(c.name) missing")
             #expect(html.contains(HTMLReport.escape(c.detail)), "\(c.name) detail missing")
+            #expect(html.contains("<td class=\"status\">\(HTMLReport.escape(c.statusText))</td>"))
         }
         let ac = try #require(r.accessControl)
         #expect(html.contains("\(ac.protocol) with \(ac.password)") && html.contains(ac.cipher))
@@ -68,6 +69,9 @@ import VirtualChip
             #expect(html.contains("<span class=\"word\">\(word)</span>") && html.contains(">\(symbol)</span>"))
             #expect(html.contains(".banner.\(status){background:"))
         }
+        // a check's status is a word and a symbol as well
+        let statuses = ["passed", "failed", "notPresent", "notChecked"].map { ReadReport.Check(name: "x", status: $0, detail: "").statusText }
+        #expect(statuses == ["✓ passed", "✗ FAILED", "– not present", "– not checked"])
         r.verification = nil
         #expect(HTMLReport.render(r, face: nil).contains("<span class=\"word\">NOT VERIFIED</span>"))
     }

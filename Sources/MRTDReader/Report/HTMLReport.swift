@@ -139,14 +139,7 @@ public enum HTMLReport {
         guard let v else { return "" }
         var h = "<section class=\"wide\"><h2>Checks</h2><table class=\"checks\">"
         for c in v.checks {
-            let word: String
-            switch c.status {
-            case "passed": word = "✓ passed"
-            case "failed": word = "✗ FAILED"
-            case "notPresent": word = "– not present"
-            default: word = "– not checked"
-            }
-            h += "<tr class=\"\(escape(c.status))\"><th scope=\"row\">\(escape(c.name))</th><td class=\"status\">\(escape(word))</td>"
+            h += "<tr class=\"\(escape(c.status))\"><th scope=\"row\">\(escape(c.name))</th><td class=\"status\">\(escape(c.statusText))</td>"
             h += "<td>\(escape(c.detail))</td></tr>"
         }
         return h + "</table></section>\n"

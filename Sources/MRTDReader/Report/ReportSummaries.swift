@@ -11,3 +11,16 @@ extension ReadReport.AccessControl {
         return s
     }
 }
+
+extension ReadReport.Check {
+    /// The status as a person reads it, with a symbol so that it never rests on colour alone:
+    /// "✓ passed", "✗ FAILED", "– not present", "– not checked".
+    public var statusText: String {
+        switch status {
+        case "passed": return "✓ passed"
+        case "failed": return "✗ FAILED"
+        case "notPresent": return "– not present"
+        default: return "– not checked"
+        }
+    }
+}

@@ -178,7 +178,7 @@ public struct ECCurve: Sendable, Hashable {
     /// bit more than p (Hasse), h no wider than p. Then: p odd and > 3, a and b below p, n > 1, h > 0.
     /// Parameters equal to a named curve's are that curve. Any other curve must pass the validity checks of
     /// SEC 1 §3.1.1.2.1 (cheapest first): 4a³ + 27b² ≠ 0 mod p, G on the curve, |p + 1 − h·n| ≤ 2√p,
-    /// n ≠ p, n ∤ p^B − 1 for B < 100 (MOV), n and p prime, and n·G = O.
+    /// n ≠ p, n ∤ p^B − 1 for B < 100 (MOV), n·G = O, then n and p prime.
     public init(p: [UInt8], a: [UInt8], b: [UInt8], generator: [UInt8], order: [UInt8], cofactor: [UInt8]) throws(CryptoError) {
         let fn = "ECCurve.init(p:a:b:generator:order:cofactor:)"
         try CryptoLimits.check(p, atMost: CryptoLimits.maxECFieldBits, "maxECFieldBits", what: "EC field p", function: fn)
@@ -224,6 +224,9 @@ public struct ECCurve: Sendable, Hashable {
         let check = try ECPoint(group: explicitGroup)
         try OpenSSL.check(EC_POINT_mul(explicitGroup.pointer, check.pointer, nil, g.pointer, nBN.pointer, ctx.pointer), "EC_POINT_mul")
         guard check.isAtInfinity else { throw CryptoError(.invalidParameters, function: fn, "n·G is not the point at infinity") }
+        // the primality proofs last: the dearest checks (Miller–Rabin rounds), reached only by parameters that passed the rest
+        guard nN.isProbablePrime else { throw CryptoError(.invalidParameters, function: fn, "the order n is not prime") }
+        guard pN.isProbablePrime else { throw CryptoError(.invalidParameters, function: fn, "the field p is not prime") }
 
         parameters = normalised
         namedCurve = nil
@@ -231,8 +234,8 @@ public struct ECCurve: Sendable, Hashable {
         mappedGenerator = nil
     }
 
-    /// SEC 1 §3.1.1.2.1 checks of a curve that is none of the named ones, cheapest first (the generator
-    /// was already decoded on the curve, and n·G = O is checked by the caller).
+    /// The cheap SEC 1 §3.1.1.2.1 checks of a curve that is none of the named ones (the generator was already
+    /// decoded on the curve; n·G = O and the primality of n and p are checked by the caller, in that order).
     private static func checkValidity(p: BigNumber, a: BigNumber, b: BigNumber, order n: BigNumber, cofactor h: BigNumber,
                                       function fn: String) throws(CryptoError) {
         // non-singular: 4a³ + 27b² ≢ 0 (mod p)
@@ -253,8 +256,6 @@ public struct ECCurve: Sendable, Hashable {
             power = BigNumber.modMul(power, pModN, n)
             if power == BigNumber(1) { throw CryptoError(.invalidParameters, function: fn, "embedding degree below 100 (MOV condition)") }
         }
-        guard n.isProbablePrime else { throw CryptoError(.invalidParameters, function: fn, "the order n is not prime") }
-        guard p.isProbablePrime else { throw CryptoError(.invalidParameters, function: fn, "the field p is not prime") }
     }
 
     public var p: [UInt8] { parameters.p }

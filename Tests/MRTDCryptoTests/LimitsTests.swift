@@ -66,6 +66,21 @@ import MRTDTestSupport
         Self.expectLimit("maxECFieldBits") { () throws(CryptoError) in _ = try Self.explicitCurve(bits: bits) }
     }
 
+    @Test func signerKeyOnAHugeExplicitCurveIsRefused() {
+        // a SubjectPublicKeyInfo (as in a document signer certificate) with explicit parameters of 16384 bits
+        var p = Self.oddNumber(bits: 16384)
+        p[1] = 0x00
+        let w = p.count
+        let point = [0x04] + [UInt8](repeating: 0x11, count: 2 * w)
+        let primeField: [UInt8] = [0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x01, 0x01]
+        let parameters = Self.der(0x30, [0x02, 0x01, 0x01] + Self.der(0x30, primeField + Self.der(0x02, [0] + p))
+                                  + Self.der(0x30, Self.der(0x04, [3]) + Self.der(0x04, [7])) + Self.der(0x04, point)
+                                  + Self.der(0x02, [0] + p) + [0x02, 0x01, 0x01])
+        let ecPublicKey: [UInt8] = [0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01]
+        let spki = Self.der(0x30, Self.der(0x30, ecPublicKey + parameters) + Self.der(0x03, [0] + point))
+        Self.expectLimit("maxECFieldBits") { () throws(CryptoError) in _ = try PublicKey(subjectPublicKeyInfo: spki) }
+    }
+
     @Test func explicitCurveWithinTheCapStillGetsTheValidityChecks() throws {
         // secp256k1 (SEC 2 §2.4.1) is no named curve of ours: taken as explicit parameters after every check
         let p = hex("FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEFFFFFC2F")

@@ -120,6 +120,18 @@ import Testing
         #expect(store.certificates.count == 1 && store.duplicateCount == 2)
     }
 
+    @Test func oneLoadReadsAtMostItsBudget() throws {
+        // five files of 15 MB (zeros: each alone within the file cap) in one folder: 64 MiB in all is read at most
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for i in 0..<5 { try Self.sparseFile(dir.appendingPathComponent("\(i).ml"), size: 15_000_000) }
+        var store = TrustStore()
+        let refused = try store.load(path: dir.path)
+        #expect(refused.count == 5)
+        #expect(refused.filter { $0.error.code == .limitExceeded && $0.error.reason.contains("TrustLimits.maxLoadBytes") }.count == 1,
+                "\(refused)")
+    }
+
     @Test func countsPEMBlocks() {
         #expect(TrustStore.countPEMBlocks(Array("-----BEGIN X-----\nAA\n-----END X-----\n-----BEGIN Y".utf8)) == 2)
         #expect(TrustStore.countPEMBlocks(Array("----BEGIN -----BEGIN".utf8)) == 0)

@@ -29,22 +29,32 @@ public enum TrustLimits {
     /// The largest file read at all: the largest of the caps above.
     public static let maxFileBytes = max(maxMasterListBytes, maxPEMBytes, maxCRLBytes, maxCertificateBytes)
 
+    /// What one `TrustStore.load(paths:)` reads in all (it holds the files until certificates, master lists
+    /// and CRLs are added in that order): 64 MiB. A folder with the master lists of every country that
+    /// publishes one (~50 lists of 0.2–1 MB) and their roots is under 50 MB.
+    public static let maxLoadBytes = 64 * 1024 * 1024
+
+    /// Files one `load(paths:)` takes from folders: 16,384. A folder of every CSCA certificate of the ICAO
+    /// PKD, one per file, holds under 2,000.
+    public static let maxLoadFiles = 16_384
+
     /// Reads a regular file of at most `limit` bytes. Refuses, without opening it, anything that is not a
     /// regular file (FIFO, device, socket: opening a FIFO blocks until a writer comes), and a file whose
     /// size is above `limit`; the open itself is non-blocking (the file may be swapped between the check
     /// and the open). Reads in chunks of at most 1 MiB and stops at `limit` + 1 bytes whatever `stat`
     /// said (a file may grow, a size may lie), so memory stays below `limit` plus one chunk.
-    public static func readRegularFile(_ path: String, limit: Int = maxFileBytes) throws(TrustError) -> [UInt8] {
+    public static func readRegularFile(_ path: String, limit: Int = maxFileBytes,
+                                       limitName: String = "TrustLimits.maxFileBytes") throws(TrustError) -> [UInt8] {
         var st = stat()
         guard stat(path, &st) == 0 else { throw TrustError(.unreadable, .trustStore, "cannot read \(path): \(String(cString: strerror(errno)))") }
         try checkRegular(st, path)
-        try checkSize(Int(st.st_size), path, limit: limit)
+        try checkSize(Int(st.st_size), path, limit: limit, limitName)
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw TrustError(.unreadable, .trustStore, "cannot open \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         guard fstat(fd, &st) == 0 else { throw TrustError(.unreadable, .trustStore, "cannot read \(path)") }
         try checkRegular(st, path)
-        try checkSize(Int(st.st_size), path, limit: limit)
+        try checkSize(Int(st.st_size), path, limit: limit, limitName)
         var out: [UInt8] = []
         out.reserveCapacity(min(Int(st.st_size), limit) + 1)
         let chunk = 1 << 20
@@ -57,7 +67,7 @@ public enum TrustLimits {
             }
             if n == 0 { return out }
             out.append(contentsOf: buffer[..<n])
-            try checkSize(out.count, path, limit: limit)
+            try checkSize(out.count, path, limit: limit, limitName)
         }
     }
 
@@ -77,19 +87,9 @@ public enum TrustLimits {
         }
     }
 
-    private static func checkSize(_ size: Int, _ path: String, limit: Int) throws(TrustError) {
+    private static func checkSize(_ size: Int, _ path: String, limit: Int, _ name: String) throws(TrustError) {
         guard size <= limit else {
-            throw TrustError(.limitExceeded, .trustStore,
-                             "\(path) holds more than \(limit) bytes, the limit for trust material (\(limitName(limit)))")
-        }
-    }
-
-    static func limitName(_ limit: Int) -> String {
-        switch limit {
-        case maxFileBytes: return "TrustLimits.maxFileBytes"
-        case maxCertificateBytes: return "TrustLimits.maxCertificateBytes"
-        case maxCRLBytes: return "TrustLimits.maxCRLBytes"
-        default: return "a TrustLimits cap"
+            throw TrustError(.limitExceeded, .trustStore, "\(path) holds more than \(limit) bytes, the limit for trust material (\(name))")
         }
     }
 

@@ -254,10 +254,17 @@ public struct TrustStore: Sendable {
             }
             if isDir.boolValue {
                 var found: [String] = []
+                var tooMany = false
                 if let e = FileManager.default.enumerator(at: URL(fileURLWithPath: path), includingPropertiesForKeys: [.isRegularFileKey]) {
                     for case let url as URL in e where (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
+                        guard files.count + found.count < TrustLimits.maxLoadFiles else { tooMany = true; break }
                         found.append(url.path)
                     }
+                }
+                if tooMany {
+                    _ = refuse(path, TrustError(.limitExceeded, .trustStore,
+                                                "more than \(TrustLimits.maxLoadFiles) files in one load (TrustLimits.maxLoadFiles): the folder is not read"))
+                    continue
                 }
                 files += found.sorted()
             } else {
@@ -266,10 +273,19 @@ public struct TrustStore: Sendable {
         }
         let before = refused.count
         var byKind: [FileKind: [(String, [UInt8])]] = [:]
+        // everything read in one load is held until it is added (certificates first, then lists, then CRLs): bounded
+        var budget = TrustLimits.maxLoadBytes
         for path in files {
             let blocks: [[UInt8]]
             do {
-                blocks = try Self.derBlocks(try TrustLimits.readRegularFile(path))
+                let bytes: [UInt8]
+                if budget < TrustLimits.maxFileBytes {
+                    bytes = try TrustLimits.readRegularFile(path, limit: budget, limitName: "TrustLimits.maxLoadBytes, what one load reads in all")
+                } else {
+                    bytes = try TrustLimits.readRegularFile(path)
+                }
+                budget -= bytes.count
+                blocks = try Self.derBlocks(bytes)
             } catch {
                 _ = refuse(path, error)
                 continue

@@ -2,6 +2,7 @@ import Testing
 import ISO7816
 import MRTDReader
 import MRTDDocument
+import Foundation
 
 /// The reader refuses a file whose declared length is above its kind's cap (`LDSLimits`) after the first
 /// chunk, before reading the rest (issue 11: an EF.COM tag list of 1 MB cost 8–18 s on a live read).
@@ -47,5 +48,45 @@ import MRTDDocument
         var selected = false
         #expect(try await reader.read(&p, channel: .plain(t), selected: &selected) == .complete)
         #expect(p.bytes == dg2.file)
+    }
+}
+
+/// An evidence bundle is read like trust material: regular files only, each within its kind's cap, in
+/// bounded reads (a FIFO named EF.SOD.bin blocked `emrtd verify` forever; a sparse DG2.bin reporting
+/// gigabytes would have been allocated whole).
+@Suite struct BundleLimitTests {
+    static func bundle() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mrtdreader-limits-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    @Test(.timeLimit(.minutes(5))) func fifoInABundleIsRefusedWithoutBlocking() throws {
+        let dir = try Self.bundle()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try #require(mkfifo(dir.appendingPathComponent(LDSFile.sod.bundleFileName).path, 0o600) == 0)
+        do {
+            _ = try EvidenceBundle.load(from: dir)
+            Issue.record("a FIFO was read as EF.SOD")
+        } catch {
+            #expect("\(error)".contains("is a FIFO"), "\(error)")
+        }
+    }
+
+    @Test func sparseDataGroupInABundleIsRefusedFromItsSize() throws {
+        let dir = try Self.bundle()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent(LDSFile.dg2.bundleFileName).path
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        let fd = open(path, O_WRONLY)
+        try #require(fd >= 0)
+        try #require(ftruncate(fd, off_t(64) << 30) == 0)
+        close(fd)
+        do {
+            _ = try EvidenceBundle.load(from: dir)
+            Issue.record("a 64 GiB DG2 was read")
+        } catch {
+            #expect("\(error)".contains("LDSLimits.maxLargeDataGroupBytes"), "\(error)")
+        }
     }
 }

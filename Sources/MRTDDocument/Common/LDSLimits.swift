@@ -50,7 +50,7 @@ public enum LDSLimits {
     }
 
     /// The name of the constant behind `maximumLength(of:)`, for error messages.
-    static func limitName(of file: LDSFile) -> String {
+    public static func limitName(of file: LDSFile) -> String {
         switch file {
         case .com: return "maxCOMBytes"
         case .atrInfo: return "maxATRInfoBytes"

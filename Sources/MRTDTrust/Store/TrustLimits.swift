@@ -89,7 +89,7 @@ public enum TrustLimits {
 
     private static func checkSize(_ size: Int, _ path: String, limit: Int, _ name: String) throws(TrustError) {
         guard size <= limit else {
-            throw TrustError(.limitExceeded, .trustStore, "\(path) holds more than \(limit) bytes, the limit for trust material (\(name))")
+            throw TrustError(.limitExceeded, .trustStore, "\(path) holds more than \(limit) bytes (\(name))")
         }
     }
 

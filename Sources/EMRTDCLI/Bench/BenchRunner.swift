@@ -133,7 +133,7 @@ struct BenchRunner {
                                    document: trustDoc.0, result: trustDoc.1)
 
         // 4b. Hostile inputs beside genuine ones of the same kind (issue 11).
-        let hostile = HostileBench.run(runs: settings.quick ? 3 : 5, log: log)
+        let hostile = await HostileBench.run(runs: settings.quick ? 3 : 5, log: log)
 
         // 5. Memory growth over consecutive reads (a fast profile).
         let loopCase = BenchCase(profile: "bac", extended: false, dg2Size: 15_000)

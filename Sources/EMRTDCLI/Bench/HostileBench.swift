@@ -36,38 +36,40 @@ struct HostileBenchReport: Sendable, Codable {
 
 enum HostileBench {
     /// One side of a row: the work, returning the refusal (nil when accepted).
-    typealias Work = () -> String?
+    typealias Work = () async -> String?
 
-    static func run(runs: Int, log: @Sendable (String) -> Void) -> HostileBenchReport {
+    static func run(runs: Int, log: @Sendable (String) -> Void) async -> HostileBenchReport {
         var report = HostileBenchReport()
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("emrtd-hostile-bench-\(getpid())")
         try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         do {
-            try runRows(into: &report, dir: dir, runs: runs, log: log)
+            try await runRows(into: &report, dir: dir, runs: runs, log: log)
         } catch {
             report.notes.append("hostile-input rows stopped: \(error)")
         }
         return report
     }
 
-    static func runRows(into report: inout HostileBenchReport, dir: URL, runs: Int, log: @Sendable (String) -> Void) throws {
-        func row(_ kind: String, hostile: String, genuine: String, _ h: Work, _ g: Work) {
+    static func runRows(into report: inout HostileBenchReport, dir: URL, runs: Int, log: @Sendable (String) -> Void) async throws {
+        var rows: [HostileBenchReport.Row] = []
+        func row(_ kind: String, hostile: String, genuine: String, _ h: Work, _ g: Work) async {
             log("bench: hostile input: \(kind): \(hostile)")
-            let (gMs, gPeak, _) = measure(runs: runs, g)
-            let (hMs, hPeak, refusal) = measure(runs: runs, h)
+            let (gMs, gPeak, _) = await measure(runs: runs, g)
+            let (hMs, hPeak, refusal) = await measure(runs: runs, h)
             let ratio = gMs > 0 ? r3(hMs / gMs) : nil
             let met: Bool? = ratio.flatMap { r in hPeak.map { r <= 3 && $0 <= 100 } }
-            report.rows.append(.init(kind: kind, hostile: hostile, genuine: genuine, hostileMs: r3(hMs), genuineMs: r3(gMs), ratio: ratio,
+            rows.append(.init(kind: kind, hostile: hostile, genuine: genuine, hostileMs: r3(hMs), genuineMs: r3(gMs), ratio: ratio,
                                      hostilePeakMB: hPeak.map(r3), genuinePeakMB: gPeak.map(r3), refused: refusal != nil,
                                      refusal: String((refusal ?? "ACCEPTED").prefix(160)), goalMet: met))
         }
 
         // --- trust material (TrustStore.load(path:), as `--trust PATH`)
+        defer { report.rows = rows }
         guard let folder = TrustBench.masterListFolder(explicit: nil),
               let mlName = (try? FileManager.default.contentsOfDirectory(atPath: folder))?.first(where: { $0.hasPrefix("DE_ML_") }) else {
             report.notes.append("master-list fixtures not found: trust-material rows skipped")
-            try documentRows(row)
+            try await documentRows(row)
             return
         }
         let rootPath = folder + "/DE_ROOT_CA_CSCA07.cer", mlPath = folder + "/" + mlName
@@ -95,9 +97,9 @@ enum HostileBench {
         }
         _ = mkfifo(fifo, 0o600)
         let oneCSCA = "one CSCA certificate (DER, 1 KB)"
-        row("--trust file", hostile: "sparse file reporting 64 GiB", genuine: oneCSCA, load(sparse), load(rootPath))
-        row("--trust file", hostile: "100 MB of zeros", genuine: oneCSCA, load(zeros), load(rootPath))
-        row("--trust file", hostile: "a FIFO without writer", genuine: oneCSCA, load(fifo), load(rootPath))
+        await row("--trust file", hostile: "sparse file reporting 64 GiB", genuine: oneCSCA, load(sparse), load(rootPath))
+        await row("--trust file", hostile: "100 MB of zeros", genuine: oneCSCA, load(zeros), load(rootPath))
+        await row("--trust file", hostile: "a FIFO without writer", genuine: oneCSCA, load(fifo), load(rootPath))
 
         // PEM bundles: the genuine one is the German master list's CSCAs written out
         let list = try CSCAMasterList(bytes: [UInt8](Data(contentsOf: URL(fileURLWithPath: mlPath))))
@@ -111,7 +113,7 @@ enum HostileBench {
         for n in [5000, 20_000] {
             let path = dir.appendingPathComponent("\(n).pem").path
             try pem([[UInt8]](repeating: rootDER, count: n)).write(toFile: path, atomically: false, encoding: .utf8)
-            row("--trust PEM", hostile: "\(n) self-signed CSCAs in one PEM", genuine: genuinePEMText, load(path), load(genuinePEM))
+            await row("--trust PEM", hostile: "\(n) self-signed CSCAs in one PEM", genuine: genuinePEMText, load(path), load(genuinePEM))
             try? FileManager.default.removeItem(atPath: path)
         }
 
@@ -124,14 +126,14 @@ enum HostileBench {
         let unsigned = TLVWriter.encode(0x30, [0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x02] + TLVWriter.encode(0xA0, sd))
         let unsignedPath = dir.appendingPathComponent("unsigned.ml").path
         try Data(unsigned).write(to: URL(fileURLWithPath: unsignedPath))
-        row("--trust master list", hostile: "unsigned 14 MB master list", genuine: "German master list (\(list.certificates.count) CSCAs)",
+        await row("--trust master list", hostile: "unsigned 14 MB master list", genuine: "German master list (\(list.certificates.count) CSCAs)",
             load(unsignedPath, pin: true), load(mlPath, pin: true))
         try? FileManager.default.removeItem(atPath: unsignedPath)
 
-        try documentRows(row)
+        try await documentRows(row)
     }
 
-    static func documentRows(_ row: (String, String, String, Work, Work) -> Void) throws {
+    static func documentRows(_ row: (String, String, String, Work, Work) async -> Void) async throws {
         let g = try SpecimenGenerator.generate(named: "pace-gm-brainpool-aes128")
         let files = g.profile.files
         func tiny(_ tag: UInt32, _ count: Int) -> [UInt8] { TLVWriter.encode(tag, (0..<count).map { $0 % 2 == 0 ? UInt8(0x04) : 0 }) }
@@ -140,19 +142,32 @@ enum HostileBench {
         }
         if let sod = files[.sod] {
             let hostile = tiny(0x77, 16 << 20)
-            row("EF.SOD parse", "16 MB EF.SOD of tiny elements", "generated EF.SOD (\(sod.count) bytes)",
+            await row("EF.SOD parse", "16 MB EF.SOD of tiny elements", "generated EF.SOD (\(sod.count) bytes)",
                 parse { try SODFile(bytes: hostile) }, parse { try SODFile(bytes: sod) })
         }
         if let dg11 = files[.dg11] {
             let hostile = TLVWriter.encode(0x6B, TLVWriter.encode(0x5C, [0x5F, 0x0E]) + tiny(0x5F0E, 10 << 20))
-            row("DG11 parse", "10 MB DG11", "generated DG11 (\(dg11.count) bytes)",
+            await row("DG11 parse", "10 MB DG11", "generated DG11 (\(dg11.count) bytes)",
                 parse { try DG11File(bytes: hostile) }, parse { try DG11File(bytes: dg11) })
         }
         if let com = files[.com] {
             let versions = TLVWriter.encode(0x5F01, Array("0107".utf8)) + TLVWriter.encode(0x5F36, Array("040000".utf8))
             let hostile = TLVWriter.encode(0x60, versions + TLVWriter.encode(0x5C, [UInt8](repeating: 0x61, count: 1 << 20)))
-            row("EF.COM parse", "EF.COM with a 1 MB tag list", "generated EF.COM (\(com.count) bytes)",
+            await row("EF.COM parse", "EF.COM with a 1 MB tag list", "generated EF.COM (\(com.count) bytes)",
                 parse { try COMFile(bytes: hostile) }, parse { try COMFile(bytes: com) })
+        }
+
+        // live reads (virtual chip, in process): the reader refuses an oversized file after its first chunk
+        let genuineRead = try PreparedDocument(BenchCase(profile: "pace-gm-brainpool-aes128", extended: true, dg2Size: 15_000))
+        func read(_ doc: PreparedDocument) -> Work {
+            return { do { _ = try await doc.readOnce(); return nil } catch { return "\(error)" } }
+        }
+        for (file, bytes, what) in [(LDSFile.com, TLVWriter.encode(0x60, [UInt8](repeating: 0x5C, count: 1 << 20)), "an EF.COM of 1 MB"),
+                                    (.dg11, TLVWriter.encode(0x6B, [UInt8](repeating: 0x5F, count: 10 << 20)), "a DG11 of 10 MB")] {
+            var hostileRead = genuineRead
+            hostileRead.profile.files[file] = bytes
+            await row("live read (PACE, extended length)", "chip serving \(what)", "the same chip with its genuine files (whole read)",
+                      read(hostileRead), read(genuineRead))
         }
 
         // passive authentication of an EF.SOD whose signer certificate carries a 32768-bit RSA key
@@ -170,7 +185,7 @@ enum HostileBench {
                     return r.hasFailure ? r.checks.first { $0.status == .failed }.map { "\($0)" } : nil
                 }
             }
-            row("passive authentication", "EF.SOD signed under a 32768-bit RSA key", "generated EF.SOD (ECDSA brainpoolP256r1 signer)",
+            await row("passive authentication", "EF.SOD signed under a 32768-bit RSA key", "generated EF.SOD (ECDSA brainpoolP256r1 signer)",
                 pa(hostileSOD), pa(sod))
         }
 
@@ -181,7 +196,7 @@ enum HostileBench {
             var p = [UInt8](repeating: 0xA5, count: bits / 8)
             p[0] = 0xC5; p[p.count - 1] |= 1
             let point = [0x04] + [UInt8](repeating: 0x11, count: 2 * p.count)
-            row("explicit EC parameters", "\(bits)-bit explicit curve", "explicit brainpoolP256r1 parameters",
+            await row("explicit EC parameters", "\(bits)-bit explicit curve", "explicit brainpoolP256r1 parameters",
                 parse { try ECCurve(p: p, a: [3], b: [7], generator: point, order: p, cofactor: [1]) }, genuineCurve)
         }
         // within the cap, the dearest refusal: a 1024-bit prime field (RFC 5114's), G = (2, 3) on y² = x³ + x + b,
@@ -190,13 +205,13 @@ enum HostileBench {
         let b1024 = BigNumber.modSub(BigNumber(9), BigNumber(8 + 2), p1024)
         let n1024 = p1024 - BigNumber([1] + [UInt8](repeating: 0, count: 50))
         let g1024 = [0x04] + BigNumber(2).bytes(width: p1024.bytes.count) + BigNumber(3).bytes(width: p1024.bytes.count)
-        row("explicit EC parameters", "1024-bit curve refused by its last check (n·G ≠ O)", "explicit brainpoolP256r1 parameters",
+        await row("explicit EC parameters", "1024-bit curve refused by its last check (n·G ≠ O)", "explicit brainpoolP256r1 parameters",
             parse { try ECCurve(p: p1024.bytes, a: [1], b: b1024.bytes, generator: g1024, order: n1024.bytes, cofactor: [1]) }, genuineCurve)
         // a curve that is none of the named ones gets every SEC 1 check (secp256k1 here: accepted)
         let k1p = hexConstant("FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEFFFFFC2F")
         let k1g = hexConstant("0479BE667EF9DCBBAC55A06295CE870B07029BFCDB2DCE28D959F2815B16F81798483ADA7726A3C4655DA4FBFC0E1108A8FD17B448A68554199C47D08FFB10D4B8")
         let k1n = hexConstant("FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141")
-        row("explicit EC parameters", "secp256k1 written out (no named curve: full SEC 1 checks, accepted)", "explicit brainpoolP256r1 parameters",
+        await row("explicit EC parameters", "secp256k1 written out (no named curve: full SEC 1 checks, accepted)", "explicit brainpoolP256r1 parameters",
             parse { try ECCurve(p: k1p, a: [0], b: [7], generator: k1g, order: k1n, cofactor: [1]) }, genuineCurve)
     }
 
@@ -222,15 +237,15 @@ enum HostileBench {
 
     /// Median CPU milliseconds over `runs`, the resident memory added at the peak of the first run, and the
     /// refusal of the last run.
-    static func measure(runs: Int, _ work: Work) -> (Double, Double?, String?) {
+    static func measure(runs: Int, _ work: Work) async -> (Double, Double?, String?) {
         let before = ProcessMemory.rssMB
         let reset = ProcessMemory.resetPeak()
-        var refusal = work()
+        var refusal = await work()
         let peak = reset ? ProcessMemory.peakMB.flatMap { p in before.map { max(0, p - $0) } } : nil
         var samples: [Double] = []
         for _ in 0..<max(1, runs) {
             let t0 = BenchClock.cpuNanoseconds()
-            refusal = work()
+            refusal = await work()
             samples.append(Double(BenchClock.cpuNanoseconds() &- t0) / 1e6)
         }
         samples.sort()

@@ -61,7 +61,7 @@ enum HostileBench {
             let met: Bool? = ratio.flatMap { r in hPeak.map { r <= 3 && $0 <= 100 } }
             rows.append(.init(kind: kind, hostile: hostile, genuine: genuine, hostileMs: r3(hMs), genuineMs: r3(gMs), ratio: ratio,
                                      hostilePeakMB: hPeak.map(r3), genuinePeakMB: gPeak.map(r3), refused: refusal != nil,
-                                     refusal: String((refusal ?? "ACCEPTED").prefix(160)), goalMet: met))
+                                     refusal: String((refusal ?? "ACCEPTED").prefix(400)), goalMet: met))
         }
 
         // --- trust material (TrustStore.load(path:), as `--trust PATH`)

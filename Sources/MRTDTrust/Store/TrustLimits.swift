@@ -7,7 +7,7 @@ import Foundation
 /// before it is parsed; a master list's signature is verified before its certificates are parsed.
 public enum TrustLimits {
     /// A CSCA master list: 16 MiB. The German list of ~580 CSCAs is 0.9 MB, the Dutch one of ~410 is
-    /// 0.6 MB; the ICAO PKD's combined list stays below 3 MB.
+    /// 0.6 MB.
     public static let maxMasterListBytes = 16 * 1024 * 1024
 
     /// One certificate: 64 KiB. CSCA and document-signer certificates are 0.8–2.5 KB (a 8192-bit RSA
@@ -23,7 +23,7 @@ public enum TrustLimits {
     public static let maxPEMBytes = 16 * 1024 * 1024
 
     /// PEM blocks (certificates or CRLs) in one file: 4,096. The largest genuine bundle is a master list's
-    /// content written out: ~580 CSCAs for Germany, under 2,000 for every CSCA of the ICAO PKD.
+    /// content written out: 588 CSCAs in the German list; every CSCA in use worldwide is estimated under 2,000.
     public static let maxPEMBlocks = 4096
 
     /// The largest file read at all: the largest of the caps above.
@@ -31,11 +31,11 @@ public enum TrustLimits {
 
     /// What one `TrustStore.load(paths:)` reads in all (it holds the files until certificates, master lists
     /// and CRLs are added in that order): 64 MiB. A folder with the master lists of every country that
-    /// publishes one (~50 lists of 0.2–1 MB) and their roots is under 50 MB.
+    /// publishes one (~50 lists of 0.2–1 MB) and their roots is estimated under 50 MB.
     public static let maxLoadBytes = 64 * 1024 * 1024
 
     /// Files one `load(paths:)` takes from folders: 16,384. A folder of every CSCA certificate of the ICAO
-    /// PKD, one per file, holds under 2,000.
+    /// PKD, one per file, is estimated under 2,000.
     public static let maxLoadFiles = 16_384
 
     /// Reads a regular file of at most `limit` bytes. Refuses, without opening it, anything that is not a

@@ -40,3 +40,27 @@ import MRTDAccessControl
         }
     }
 }
+
+/// Active Authentication keys are held to `LDSLimits.maxActiveAuthenticationRSABits` (4096) where the reader
+/// takes them from DG15, below the 8192 bits other RSA keys may have.
+@Suite struct ActiveAuthenticationKeyLimitTests {
+    static func dg15(modulusBits: Int) -> [UInt8] {
+        var n = [UInt8](repeating: 0xA5, count: modulusBits / 8)
+        n[0] = 0xC5
+        n[n.count - 1] |= 1
+        let rsaKey = TLVWriter.encode(0x30, TLVWriter.encode(0x02, [0] + n) + TLVWriter.encode(0x02, [1, 0, 1]))
+        let alg = TLVWriter.encode(0x30, [0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x01, 0x05, 0x00])
+        return TLVWriter.encode(0x6F, TLVWriter.encode(0x30, alg + TLVWriter.encode(0x03, [0] + rsaKey)))
+    }
+
+    @Test func aaKeyAboveItsCapIsRefused() throws {
+        do {
+            _ = try ActiveAuthentication.publicKey(dg15: Self.dg15(modulusBits: 8192))
+            Issue.record("an 8192-bit AA key was taken")
+        } catch {
+            #expect(error.reason.contains("LDSLimits.maxActiveAuthenticationRSABits"), "\(error)")
+        }
+        let atCap = try ActiveAuthentication.publicKey(dg15: Self.dg15(modulusBits: LDSLimits.maxActiveAuthenticationRSABits))
+        #expect(atCap.kind == .rsa(modulusBits: LDSLimits.maxActiveAuthenticationRSABits))
+    }
+}

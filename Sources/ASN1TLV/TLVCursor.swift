@@ -108,7 +108,7 @@ public struct TLVCursor: Sendable {
             throw TLVError(.unexpectedTag, offset: h.start - base, "\(TLVTag.describe(h.tag)) is primitive, not constructed")
         }
         guard depth < parser.rules.maxDepth else {
-            throw TLVError(.depthExceeded, offset: h.start - base, "nesting deeper than \(parser.rules.maxDepth)")
+            throw TLVError(.depthExceeded, offset: h.start - base, "nesting deeper than \(parser.rules.maxDepth) (TLVLimits.maxDepth)")
         }
         return TLVCursor(bytes: bytes, range: h.valueStart..<h.valueEnd, parser: parser, base: base, depth: depth + 1)
     }
@@ -153,7 +153,7 @@ public struct TLVCursor: Sendable {
         }
         // Indefinite length: step over the children until end-of-contents (00 00).
         guard depth < parser.rules.maxDepth else {
-            throw TLVError(.depthExceeded, offset: i - base, "nesting deeper than \(parser.rules.maxDepth)")
+            throw TLVError(.depthExceeded, offset: i - base, "nesting deeper than \(parser.rules.maxDepth) (TLVLimits.maxDepth)")
         }
         var k = valueStart
         while true {

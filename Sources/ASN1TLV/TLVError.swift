@@ -11,6 +11,8 @@ public struct TLVError: Error, Hashable, Sendable, CustomStringConvertible {
         case indefiniteLengthNotAllowed
         case nonMinimalEncoding
         case depthExceeded
+        /// More data objects than `TLVParser.Rules.maxElements` (`TLVLimits.maxElements`).
+        case tooManyElements
         case trailingData
         case unexpectedTag
         case invalidValue

@@ -1,7 +1,8 @@
 /// Reads BER-TLV (ISO/IEC 7816-4 §5.2, X.690 §8) and DER (X.690 §10) into `TLVNode`s.
 ///
-/// Bounded: nesting depth and declared lengths are limited, a declared length larger than the
-/// remaining input is an error (never an allocation), and `parse` must consume its whole input.
+/// Bounded: nesting depth, declared lengths and the number of nodes built are limited (`TLVLimits`), a
+/// declared length larger than the remaining input is an error (never an allocation), and `parse` must
+/// consume its whole input. A hostile input therefore costs at most `maxElements` nodes, whatever its size.
 public struct TLVParser: Sendable {
     public struct Rules: Sendable, Hashable {
         /// DER: definite minimal lengths only, no indefinite length.
@@ -14,14 +15,18 @@ public struct TLVParser: Sendable {
         public var maxLength: Int
         /// Parse the contents of constructed encodings into children.
         public var parseChildren: Bool
+        /// Largest number of nodes one parse builds (the top node and all its descendants).
+        public var maxElements: Int
 
-        public init(distinguished: Bool, allowIndefiniteLength: Bool, maxDepth: Int = 32,
-                    maxLength: Int = 16 * 1024 * 1024, parseChildren: Bool = true) {
+        public init(distinguished: Bool, allowIndefiniteLength: Bool, maxDepth: Int = TLVLimits.maxDepth,
+                    maxLength: Int = TLVLimits.maxLength, parseChildren: Bool = true,
+                    maxElements: Int = TLVLimits.maxElements) {
             self.distinguished = distinguished
             self.allowIndefiniteLength = allowIndefiniteLength
             self.maxDepth = maxDepth
             self.maxLength = maxLength
             self.parseChildren = parseChildren
+            self.maxElements = maxElements
         }
 
         /// Lenient BER as found in real documents (indefinite length allowed, non-minimal lengths tolerated).
@@ -49,8 +54,9 @@ public struct TLVParser: Sendable {
         let p = TLVParser(rules: rules)
         var index = bytes.startIndex
         var nodes: [TLVNode] = []
+        var budget = rules.maxElements
         while index < bytes.endIndex {
-            let (node, next) = try p.readNode(bytes, at: index, base: bytes.startIndex, depth: 0)
+            let (node, next) = try p.readNode(bytes, at: index, base: bytes.startIndex, depth: 0, budget: &budget)
             nodes.append(node)
             index = next
         }
@@ -65,7 +71,8 @@ public struct TLVParser: Sendable {
     /// bytes after it are allowed (used for files read in chunks and padded values).
     public static func parsePrefix(_ bytes: ArraySlice<UInt8>, rules: Rules = .ber) throws(TLVError) -> (TLVNode, Int) {
         let p = TLVParser(rules: rules)
-        let (node, next) = try p.readNode(bytes, at: bytes.startIndex, base: bytes.startIndex, depth: 0)
+        var budget = rules.maxElements
+        let (node, next) = try p.readNode(bytes, at: bytes.startIndex, base: bytes.startIndex, depth: 0, budget: &budget)
         return (node, next - bytes.startIndex)
     }
 
@@ -82,7 +89,8 @@ public struct TLVParser: Sendable {
 
     public func parseOne(_ bytes: ArraySlice<UInt8>) throws(TLVError) -> TLVNode {
         guard !bytes.isEmpty else { throw TLVError(.truncated, offset: 0, "empty input") }
-        let (node, next) = try readNode(bytes, at: bytes.startIndex, base: bytes.startIndex, depth: 0)
+        var budget = rules.maxElements
+        let (node, next) = try readNode(bytes, at: bytes.startIndex, base: bytes.startIndex, depth: 0, budget: &budget)
         if next != bytes.endIndex {
             throw TLVError(.trailingData, offset: next - bytes.startIndex,
                            "\(bytes.endIndex - next) bytes after the end of \(TLVTag.describe(node.tag))")
@@ -146,15 +154,21 @@ public struct TLVParser: Sendable {
             }
         }
         guard len <= rules.maxLength else {
-            throw TLVError(.lengthTooLarge, offset: i - base, "declared length \(len) exceeds the limit \(rules.maxLength)")
+            throw TLVError(.lengthTooLarge, offset: i - base, "declared length \(len) exceeds the limit \(rules.maxLength) (TLVLimits.maxLength)")
         }
         return (len, i + 1 + n)
     }
 
-    func readNode(_ b: ArraySlice<UInt8>, at i: Int, base: Int, depth: Int) throws(TLVError) -> (TLVNode, Int) {
+    /// Reads one node and its descendants; `budget` is how many more nodes this parse may build (checked
+    /// before each one is read, so a file of millions of tiny elements stops after `maxElements`).
+    func readNode(_ b: ArraySlice<UInt8>, at i: Int, base: Int, depth: Int, budget: inout Int) throws(TLVError) -> (TLVNode, Int) {
         guard depth <= rules.maxDepth else {
-            throw TLVError(.depthExceeded, offset: i - base, "nesting deeper than \(rules.maxDepth)")
+            throw TLVError(.depthExceeded, offset: i - base, "nesting deeper than \(rules.maxDepth) (TLVLimits.maxDepth)")
         }
+        guard budget > 0 else {
+            throw TLVError(.tooManyElements, offset: i - base, "more than \(rules.maxElements) data objects (TLVLimits.maxElements)")
+        }
+        budget -= 1
         let (tag, afterTag) = try readTag(b, at: i, base: base)
         let constructed = TLVTag.isConstructed(tag)
         let (declared, valueStart) = try readLength(b, at: afterTag, base: base, constructed: constructed)
@@ -169,7 +183,7 @@ public struct TLVParser: Sendable {
             if constructed && rules.parseChildren {
                 var j = valueStart
                 while j < valueEnd {
-                    let (child, next) = try readNode(b[..<valueEnd], at: j, base: base, depth: depth + 1)
+                    let (child, next) = try readNode(b[..<valueEnd], at: j, base: base, depth: depth + 1, budget: &budget)
                     children.append(child)
                     j = next
                 }
@@ -185,7 +199,7 @@ public struct TLVParser: Sendable {
                 throw TLVError(.truncated, offset: j - base, "missing end-of-contents for \(TLVTag.describe(tag))")
             }
             if b[j] == 0 && b[j + 1] == 0 { break }
-            let (child, next) = try readNode(b, at: j, base: base, depth: depth + 1)
+            let (child, next) = try readNode(b, at: j, base: base, depth: depth + 1, budget: &budget)
             children.append(child)
             j = next
         }

@@ -70,9 +70,16 @@ public enum ActiveAuthentication {
 
     public static func publicKey(dg15 file: [UInt8]) throws(AccessControlError) -> PublicKey {
         let spki = try publicKeyInfo(dg15: file)
-        do { return try PublicKey(subjectPublicKeyInfo: spki) } catch {
+        let key: PublicKey
+        do { key = try PublicKey(subjectPublicKeyInfo: spki) } catch {
             throw AccessControlError(.invalidInput, step: step, "DG15 public key: \(error.description)")
         }
+        // docs/reliability.md, "Limits": AA keys are held to a smaller cap than other RSA keys
+        if case .rsa(let bits) = key.kind, bits > LDSLimits.maxActiveAuthenticationRSABits {
+            throw AccessControlError(.invalidInput, step: step, "DG15 RSA key of \(bits) bits exceeds the limit of "
+                                     + "\(LDSLimits.maxActiveAuthenticationRSABits) bits (LDSLimits.maxActiveAuthenticationRSABits)")
+        }
+        return key
     }
 
     /// INTERNAL AUTHENTICATE (§6.1.3) with the challenge, Le sized from the key: the modulus length (RSA) or

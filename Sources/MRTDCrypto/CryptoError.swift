@@ -8,6 +8,8 @@ public struct CryptoError: Error, Hashable, Sendable, CustomStringConvertible {
     public enum Code: String, Sendable {
         case invalidKey, invalidInput, invalidPoint, invalidParameters, unsupportedAlgorithm
         case badPadding, verificationFailed, openSSL
+        /// A key or domain parameter beyond `CryptoLimits` (the reason names the limit).
+        case limitExceeded
     }
     public var code: Code
     public var function: String

@@ -20,9 +20,11 @@ public struct DHGroup: Sendable, Hashable {
         qValue = BigNumber(hexConstant(c.2))
     }
 
-    /// Checks: p odd and > 3; g in [2, p-2]; when q is given, q < p and g^q ≡ 1 (mod p).
+    /// Checks, before any arithmetic: p of at most `CryptoLimits.maxDHModulusBits`. Then p odd and > 3;
+    /// g in [2, p-2]; when q is given, q < p and g^q ≡ 1 (mod p).
     public init(p: [UInt8], g: [UInt8], q: [UInt8]?) throws(CryptoError) {
         let fn = "DHGroup.init(p:g:q:)"
+        try CryptoLimits.check(p, atMost: CryptoLimits.maxDHModulusBits, "maxDHModulusBits", what: "DH modulus p", function: fn)
         let pN = BigNumber(p), gN = BigNumber(g)
         guard pN > BigNumber(3), pN.bytes.last! & 1 == 1 else { throw CryptoError(.invalidParameters, function: fn, "p is not an odd number > 3") }
         guard gN > BigNumber(1), gN < pN - BigNumber(1) else { throw CryptoError(.invalidParameters, function: fn, "g not in [2, p-2]") }

@@ -65,7 +65,12 @@ public struct PublicKey: Sendable, Hashable {
         }
     }
 
+    /// Checks the modulus against `CryptoLimits.maxRSAModulusBits` and the exponent against
+    /// `maxRSAExponentBits` before any arithmetic.
     public init(rsaModulus: [UInt8], exponent: [UInt8]) throws(CryptoError) {
+        let fn = "PublicKey(rsaModulus:exponent:)"
+        try CryptoLimits.check(rsaModulus, atMost: CryptoLimits.maxRSAModulusBits, "maxRSAModulusBits", what: "RSA modulus", function: fn)
+        try CryptoLimits.check(exponent, atMost: CryptoLimits.maxRSAExponentBits, "maxRSAExponentBits", what: "RSA public exponent", function: fn)
         let n = BigNumber(rsaModulus), e = BigNumber(exponent)
         guard n.bitCount >= 512, n.bytes.last! & 1 == 1 else {
             throw CryptoError(.invalidKey, function: "PublicKey(rsaModulus:exponent:)", "modulus of \(n.bitCount) bits or even")

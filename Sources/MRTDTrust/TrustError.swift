@@ -22,6 +22,8 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
         case expired
         /// An input file cannot be read or is of an unknown kind.
         case unreadable
+        /// An input exceeds a limit of `TrustLimits`, `CryptoLimits` or `TLVLimits` (the reason names it).
+        case limitExceeded
     }
 
     /// Where in the processing the failure happened.
@@ -49,7 +51,8 @@ func asn1<T>(_ step: TrustError.Step, _ what: @autoclosure () -> String, _ body:
     do {
         return try body()
     } catch {
-        throw TrustError(.malformed, step, "\(what()): \(error.description)")
+        let limit = error.code == .tooManyElements || error.code == .depthExceeded || error.code == .lengthTooLarge
+        throw TrustError(limit ? .limitExceeded : .malformed, step, "\(what()): \(error.description)")
     }
 }
 
@@ -59,7 +62,12 @@ func crypto<T>(_ step: TrustError.Step, _ what: @autoclosure () -> String, _ bod
     do {
         return try body()
     } catch {
-        let code: TrustError.Code = error.code == .unsupportedAlgorithm ? .unsupportedAlgorithm : .malformed
+        let code: TrustError.Code
+        switch error.code {
+        case .unsupportedAlgorithm: code = .unsupportedAlgorithm
+        case .limitExceeded: code = .limitExceeded
+        default: code = .malformed
+        }
         throw TrustError(code, step, "\(what()): \(error.description)")
     }
 }

@@ -110,10 +110,11 @@ struct BenchSettings: Sendable {
     Matrix: BAC/3DES, PACE-GM-ECDH brainpoolP256r1/AES-128, PACE-GM-ECDH P-256/AES-256, PACE-IM, PACE-CAM,
     PACE-GM-DH/3DES × short APDUs only / extended length × DG2 of 15 KB / 60 KB. Also: the cost of the
     OpenSSL primitives each phase needs, the German and Dutch master lists loaded and compared with
-    `openssl cms -verify`, peak memory, and RSS before/after 1,000 consecutive reads.
+    `openssl cms -verify`, hostile inputs refused beside genuine ones of the same kind (issue 11), peak memory,
+    and RSS before/after 1,000 consecutive reads.
 
     Options:
-      --json                      one JSON object (rows, link, primitives, trustStore, memory, acceptance)
+      --json                      one JSON object (rows, link, primitives, trustStore, hostileInput, memory, acceptance)
       --runs N                    reads per matrix cell (median and spread; default 5, --quick 3)
       --quick                     DG2 15 KB only, 3 runs, 100 reads in the memory loop
       --link-kbps K               air data rate in kbit/s (default 424)
@@ -121,7 +122,7 @@ struct BenchSettings: Sendable {
       --chip-ms-per-sm-apdu MS    the chip's crypto per secure-messaging APDU (default 0: inside the turnaround)
       --reads N                   consecutive reads in the memory-growth loop (default 1000)
       --profile NAME              only this profile (repeatable)
-      --trust-only                only the trust-store workloads (no read matrix, no memory loop)
+      --trust-only                only the trust-store and hostile-input workloads (no read matrix, no memory loop)
       --masterlists DIR           folder with DE_ML_*.ml, DE_ROOT_CA_CSCA07.cer, NL_ML_*.ml, NL_ROOT_CA.cer
                                   (default: shared/fixtures/masterlists in this folder or an ancestor)
     CPU is process CPU time (CLOCK_PROCESS_CPUTIME_ID) with the virtual chip's own time measured inside a

@@ -49,6 +49,8 @@ struct BenchReport: Sendable, Codable {
     var primitives: [Primitive]
     var rows: [BenchRow]
     var trustStore: TrustBenchReport
+    /// Refusing hostile inputs beside genuine ones (issue 11; docs/reliability.md).
+    var hostileInput: HostileBenchReport
     var memory: Memory
     var acceptance: [Acceptance]
     var seconds: Double
@@ -130,6 +132,9 @@ struct BenchRunner {
         let trust = TrustBench.run(folder: settings.masterLists, runs: settings.trustOnly ? max(settings.runs, 9) : settings.quick ? 3 : 9,
                                    document: trustDoc.0, result: trustDoc.1)
 
+        // 4b. Hostile inputs beside genuine ones of the same kind (issue 11).
+        let hostile = await HostileBench.run(runs: settings.quick ? 3 : 5, log: log)
+
         // 5. Memory growth over consecutive reads (a fast profile).
         let loopCase = BenchCase(profile: "bac", extended: false, dg2Size: 15_000)
         let loopReads = settings.trustOnly ? 0 : settings.loopReads
@@ -152,7 +157,7 @@ struct BenchRunner {
         var report = BenchReport(build: Self.buildMode, cores: ProcessInfo.processInfo.activeProcessorCount, runs: settings.runs,
                                  quick: settings.quick, link: link,
                                  primitives: matrixCosts.table.map { BenchReport.Primitive(name: $0.0, microseconds: r3($0.1)) },
-                                 rows: rows, trustStore: trust, memory: memory, acceptance: [], seconds: 0, notes: notes + trust.notes)
+                                 rows: rows, trustStore: trust, hostileInput: hostile, memory: memory, acceptance: [], seconds: 0, notes: notes + trust.notes)
         report.clockReadMicroseconds = r3(BenchClock.cpuClockReadNanoseconds / 1000)
         report.acceptance = Self.acceptance(report)
         report.seconds = r3(Double(BenchClock.wallNanoseconds() &- started) / 1e9)
@@ -264,6 +269,8 @@ extension BenchReport {
             out.append("    ratio ours/openssl: \(pa.ratio.map { f($0) } ?? "-") \(pa.comparedWith.map { "vs " + $0 } ?? "")")
         }
         for n in trustStore.notes { out.append("  note: \(n)") }
+        out.append("")
+        out += hostileInput.textLines()
         out.append("")
         out.append("== memory (resident, whole process)")
         out.append("  at start \(memory.startRssMB.map(f) ?? "?") MB; one full read with verification (\(memory.fullReadCase)): peak \(memory.fullReadPeakMB.map(f) ?? "?") MB")

@@ -19,6 +19,8 @@ public struct LDSParseError: Error, Hashable, Sendable, CustomStringConvertible 
         case invalidMRZ
         /// An MRZ check digit does not match its field (raised only by `MRZ.validate()`).
         case checkDigitMismatch
+        /// The file or a structure in it exceeds a limit of `LDSLimits` or `TLVLimits` (the reason names it).
+        case limitExceeded
     }
 
     public var file: LDSFile?
@@ -39,6 +41,7 @@ public struct LDSParseError: Error, Hashable, Sendable, CustomStringConvertible 
         switch error.code {
         case .unexpectedTag: code = .unexpectedTag
         case .invalidValue: code = .invalidValue
+        case .tooManyElements, .depthExceeded, .lengthTooLarge: code = .limitExceeded
         default: code = .malformedTLV
         }
         self.init(code, file: file, offset: base + error.offset, "\(error.code.rawValue): \(error.reason)")

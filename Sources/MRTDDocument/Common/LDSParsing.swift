@@ -19,11 +19,18 @@ struct LDSReader {
         }
     }
 
-    /// Parses the file's outer template and checks its tag.
+    /// Parses the file's outer template and checks its tag; a file above its kind's cap (`LDSLimits`) is
+    /// refused before anything is parsed.
     func parseFile(_ bytes: [UInt8], tag: UInt32) throws(LDSParseError) -> TLVNode {
+        try checkLimit(bytes.count)
         let node = try parse(bytes[...])
         try expect(node, tag, "outer template")
         return node
+    }
+
+    /// Throws `limitExceeded` when a file of `length` bytes is above its kind's cap.
+    func checkLimit(_ length: Int) throws(LDSParseError) {
+        if let file { try LDSLimits.check(file, length: length) }
     }
 
     func error(_ code: LDSParseError.Code, _ node: TLVNode, _ reason: String) -> LDSParseError {

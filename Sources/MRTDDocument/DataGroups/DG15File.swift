@@ -63,6 +63,11 @@ public struct DG15File: Sendable, Hashable {
             // Read as unsigned magnitudes: some issuers encode the modulus without the leading 00 octet that DER
             // requires for a positive INTEGER whose top bit is set (the BSI 2008 specimen does); OpenSSL accepts it.
             let modulus = try DG15File.magnitude(m, reader: r), exponent = try DG15File.magnitude(e, reader: r)
+            let modulusBits = DG15File.bitLength(modulus)
+            guard modulusBits <= LDSLimits.maxActiveAuthenticationRSABits else {
+                throw r.error(.limitExceeded, m, "RSA Active Authentication key of \(modulusBits) bits exceeds the limit of "
+                              + "\(LDSLimits.maxActiveAuthenticationRSABits) bits (LDSLimits.maxActiveAuthenticationRSABits)")
+            }
             publicKey = .rsa(modulus: modulus, exponent: exponent)
         case DG15File.ecPublicKey:
             guard let p = params else { throw r.error(.missingElement, alg, "EC key without domain parameters") }

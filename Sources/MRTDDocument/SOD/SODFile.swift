@@ -51,6 +51,7 @@ public struct SODFile: Sendable, Hashable {
 
     public init(bytes: [UInt8]) throws(LDSParseError) {
         let r = LDSReader(file: .sod)
+        try r.checkLimit(bytes.count)
         raw = bytes
         let outer = try r.parse(bytes[...])
         // ICAO wraps the ContentInfo in application tag 77; a bare ContentInfo (as some tools save it) is accepted too.

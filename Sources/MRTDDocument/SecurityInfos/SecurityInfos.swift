@@ -51,11 +51,13 @@ public struct SecurityInfos: Sendable, Hashable {
 
     /// EF.CardAccess (ICAO 9303-11 §9.2.11; 9303-10): the file is the bare SecurityInfos SET.
     public static func parseCardAccess(_ file: [UInt8]) throws(SecurityInfosError) -> SecurityInfos {
-        try parse(file)
+        try SecurityInfosError.checkLimit(.cardAccess, length: file.count)
+        return try parse(file)
     }
 
     /// DG14 (ICAO 9303-10 §4.7.14, 9303-11 §9.2): `6E L SecurityInfos`.
     public static func parseDG14(_ file: [UInt8]) throws(SecurityInfosError) -> SecurityInfos {
+        try SecurityInfosError.checkLimit(.dg14, length: file.count)
         let node: TLVNode
         do {
             node = try TLVParser.parse(file, rules: .ber)
@@ -139,6 +141,7 @@ public enum CardSecurityContent {
     /// The eContent bytes and their offset in `file` (offset of the first content octet of a
     /// primitive OCTET STRING; of the OCTET STRING itself when BER-constructed).
     public static func eContent(of file: [UInt8]) throws(SecurityInfosError) -> (content: [UInt8], offset: Int) {
+        try SecurityInfosError.checkLimit(.cardSecurity, length: file.count)
         do {
             let ci = try TLVParser.parse(file, rules: .ber)
             try ci.expect(0x30, "ContentInfo")

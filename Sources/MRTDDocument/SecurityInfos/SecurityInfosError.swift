@@ -13,6 +13,8 @@ public struct SecurityInfosError: Error, Hashable, Sendable, CustomStringConvert
         case invalidValue
         /// The EF.CardSecurity ContentInfo does not carry SignedData with id-SecurityObject content.
         case notCardSecurity
+        /// The file or a structure in it exceeds a limit of `LDSLimits` or `TLVLimits` (the reason names it).
+        case limitExceeded
     }
 
     public var code: Code
@@ -31,9 +33,15 @@ public struct SecurityInfosError: Error, Hashable, Sendable, CustomStringConvert
         switch error.code {
         case .unexpectedTag: code = .unexpectedStructure
         case .invalidValue: code = .invalidValue
+        case .tooManyElements, .depthExceeded, .lengthTooLarge: code = .limitExceeded
         default: code = .malformedEncoding
         }
         self.init(code, offset: error.offset + base, error.reason)
+    }
+
+    /// `limitExceeded` when a file of `length` bytes is above `file`'s cap (`LDSLimits`).
+    static func checkLimit(_ file: LDSFile, length: Int) throws(SecurityInfosError) {
+        if let e = LDSLimits.violation(file, length: length) { throw SecurityInfosError(.limitExceeded, offset: 0, e.reason) }
     }
 
     public var description: String { "SecurityInfos: \(code.rawValue) at offset \(offset): \(reason)" }

@@ -109,6 +109,10 @@ public struct FileReader: Sendable {
                     guard let len = header.valueLength else {
                         throw TLVError(.indefiniteLengthNotAllowed, offset: 0, "\(partial.file.rawValue) has no definite length")
                     }
+                    // a declared length above the kind's cap is refused before anything more is read (docs/reliability.md)
+                    if let tooLarge = LDSLimits.violation(partial.file, length: header.headerLength + len) {
+                        throw ReadError.chip(tooLarge.description)
+                    }
                     partial.totalLength = header.headerLength + len
                     // room for the whole file at once (no regrowth per chunk) — up to 1 MiB, whatever length a
                     // chip claims; a larger file grows as it arrives

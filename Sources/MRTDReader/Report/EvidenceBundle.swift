@@ -2,6 +2,7 @@ public import Foundation
 public import MRTDDocument
 import MRTDAccessControl
 import MRTDCrypto
+import MRTDTrust
 import ASN1TLV
 
 /// The evidence bundle (DESIGN.md §4.3): every file byte for byte as the chip sent it, the clone-detection
@@ -98,13 +99,25 @@ public enum EvidenceBundle {
         var files: [LDSFile: [UInt8]] = [:]
         for f in LDSFile.allCases {
             let url = directory.appendingPathComponent(f.bundleFileName)
-            if let d = try? Data(contentsOf: url) { files[f] = [UInt8](d) }
+            guard FileManager.default.fileExists(atPath: url.path) else { continue }
+            // a regular file within its kind's cap, read in bounded chunks (a FIFO would block, a sparse file
+            // reporting gigabytes would be allocated): docs/reliability.md, "Limits"
+            do {
+                files[f] = try TrustLimits.readRegularFile(url.path, limit: LDSLimits.maximumLength(of: f),
+                                                           limitName: "LDSLimits.\(LDSLimits.limitName(of: f))")
+            } catch {
+                throw BundleError(description: "\(f.bundleFileName): \(error.reason)")
+            }
         }
         guard !files.isEmpty else { throw BundleError(description: "\(directory.path) holds no eMRTD files (EF.SOD.bin, DG1.bin, …)") }
         var evidence = CloneDetectionEvidence(chipAuthentication: .notAvailable, activeAuthentication: nil,
                                               chipAuthenticationMapping: nil, live: false)
         let url = directory.appendingPathComponent(cloneDetectionFile)
-        if let d = try? Data(contentsOf: url) {
+        if FileManager.default.fileExists(atPath: url.path) {
+            let d: Data
+            do { d = Data(try TrustLimits.readRegularFile(url.path, limit: 1 << 20, limitName: "1 MiB for \(cloneDetectionFile)")) } catch {
+                throw BundleError(description: "\(cloneDetectionFile): \(error.reason)")
+            }
             let r: CloneDetectionRecord
             do { r = try JSONDecoder().decode(CloneDetectionRecord.self, from: d) } catch {
                 throw BundleError(description: "\(cloneDetectionFile) is malformed: \(error)")

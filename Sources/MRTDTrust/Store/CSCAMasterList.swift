@@ -20,12 +20,35 @@ public struct CSCAMasterList: Sendable, Hashable {
     /// certList entries that could not be read (skipped, reported).
     public let unreadableEntries: [String]
 
+    /// Reads a master list and every certificate of it, without verifying anything (`verify(signerRoots:)`).
+    /// To load trust material use `verified(bytes:signerRoots:)`, which parses no certificate of a list
+    /// whose signature fails. A list above `TrustLimits.maxMasterListBytes` is refused before parsing.
     public init(bytes: [UInt8]) throws(TrustError) {
+        let (sd, content) = try Self.signedContent(bytes)
+        try self.init(signedData: sd, content: content)
+    }
+
+    /// Verifies the master list's signature and signer chain first (`verify(signerRoots:)`), and only then
+    /// parses its certificates: an unsigned or forged list costs its CMS envelope and one digest, never the
+    /// parse of its certificate list (docs/reliability.md, "Limits").
+    public static func verified(bytes: [UInt8], signerRoots: [Certificate]) throws(TrustError) -> (CSCAMasterList, Verification) {
+        let (sd, content) = try signedContent(bytes)
+        let verification = try verify(sd, signerRoots: signerRoots)
+        return (try CSCAMasterList(signedData: sd, content: content), verification)
+    }
+
+    /// The SignedData of a master list and its eContent, after the size cap and content-type checks.
+    private static func signedContent(_ bytes: [UInt8]) throws(TrustError) -> (CMSSignedData, [UInt8]) {
+        try TrustLimits.check(bytes.count, kind: .masterList, step: .masterList)
         let sd = try CMSSignedData(contentInfo: bytes)
         guard sd.eContentType == TrustOID.cscaMasterList else {
             throw TrustError(.malformed, .masterList, "eContentType \(sd.eContentType.dotted) is not id-icao-cscaMasterList")
         }
         guard let content = sd.eContent else { throw TrustError(.malformed, .masterList, "master list without eContent") }
+        return (sd, content)
+    }
+
+    private init(signedData sd: CMSSignedData, content: [UInt8]) throws(TrustError) {
         // Read with a cursor: a tree of several hundred certificates' nodes would only be thrown away.
         var certs: [Certificate] = []
         var bad: [String] = []
@@ -72,6 +95,10 @@ public struct CSCAMasterList: Sendable, Hashable {
     /// Time is not enforced here: a master list signed while its signer was valid stays a valid
     /// statement about which CSCAs exist; `TrustStore.Summary` reports the signer's validity.
     public func verify(signerRoots: [Certificate]) throws(TrustError) -> Verification {
+        try Self.verify(signedData, signerRoots: signerRoots)
+    }
+
+    private static func verify(_ signedData: CMSSignedData, signerRoots: [Certificate]) throws(TrustError) -> Verification {
         guard !signedData.signerInfos.isEmpty else { throw TrustError(.malformed, .masterList, "master list has no SignerInfo") }
         guard !signerRoots.isEmpty else {
             throw TrustError(.untrusted, .masterList, "no master-list signer root is pinned: the list cannot be trusted")
@@ -79,7 +106,7 @@ public struct CSCAMasterList: Sendable, Hashable {
         var result: Verification? = nil
         for i in signedData.signerInfos.indices {
             let signer = try signedData.verifySigner(at: i) { sid in signerRoots.filter { sid.matches($0) } }
-            let root = try Self.anchor(signer.certificate, roots: signerRoots, intermediates: signedData.certificates)
+            let root = try anchor(signer.certificate, roots: signerRoots, intermediates: signedData.certificates)
             if result == nil {
                 result = Verification(signer: signer.certificate, root: root, signingTime: signer.signingTime,
                                       signatureAlgorithm: signer.signatureAlgorithm)

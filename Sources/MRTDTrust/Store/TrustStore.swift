@@ -77,15 +77,19 @@ public struct TrustStore: Sendable {
     private var crlIndexByIssuer: [String: [Int]] = [:]
     private var masterListIndexByContent: [ByteKey: Int] = [:]
 
+    private var pinnedRootKeys: Set<ByteKey> = []
+
     public init(masterListSignerRoots: [Certificate] = []) {
-        self.masterListSignerRoots = masterListSignerRoots
+        self.masterListSignerRoots = []
+        for root in masterListSignerRoots { pinMasterListSignerRoot(root) }
     }
 
     // MARK: Adding
 
     /// Pins a master-list signer root (it is not a CSCA for documents unless also added as one).
     public mutating func pinMasterListSignerRoot(_ root: Certificate) {
-        if !masterListSignerRoots.contains(root) { masterListSignerRoots.append(root) }
+        // indexed: a PEM of thousands of self-signed CSCAs pins each of them (a linear `contains` was quadratic)
+        if pinnedRootKeys.insert(ByteKey(root.encoded)).inserted { masterListSignerRoots.append(root) }
     }
 
     /// Adds a certificate; CSCAs become trust anchors for document signer chains (`asCSCA` forces
@@ -123,6 +127,7 @@ public struct TrustStore: Sendable {
     @discardableResult
     public mutating func addCertificate(der bytes: [UInt8], source: String) throws(Refusal) -> Certificate {
         do {
+            try TrustLimits.check(bytes.count, kind: .certificate, step: .certificate)
             let c = try Certificate(der: bytes)
             add(c, source: source)
             return c
@@ -141,8 +146,8 @@ public struct TrustStore: Sendable {
         let list: CSCAMasterList
         let verification: CSCAMasterList.Verification
         do {
-            list = try CSCAMasterList(bytes: bytes)
-            verification = try list.verify(signerRoots: masterListSignerRoots)
+            // signature and signer chain first: the certificates of a list nobody vouches for are never parsed
+            (list, verification) = try CSCAMasterList.verified(bytes: bytes, signerRoots: masterListSignerRoots)
         } catch {
             throw refuse(source, error, kind: .masterList)
         }
@@ -165,7 +170,10 @@ public struct TrustStore: Sendable {
     @discardableResult
     public mutating func addCRL(der bytes: [UInt8], source: String) throws(Refusal) -> CRLEntry {
         let crl: CertificateRevocationList
-        do { crl = try CertificateRevocationList(der: bytes) } catch { throw refuse(source, error, kind: .crl) }
+        do {
+            try TrustLimits.check(bytes.count, kind: .crl, step: .crl)
+            crl = try CertificateRevocationList(der: bytes)
+        } catch { throw refuse(source, error, kind: .crl) }
         if let existing = crlEntries.first(where: { $0.crl == crl }) { return existing }
         var entry = CRLEntry(crl: crl, source: source, status: .issuerNotFound, verifiedBy: nil)
         let candidates = crlIssuerCandidates(crl)
@@ -246,10 +254,17 @@ public struct TrustStore: Sendable {
             }
             if isDir.boolValue {
                 var found: [String] = []
+                var tooMany = false
                 if let e = FileManager.default.enumerator(at: URL(fileURLWithPath: path), includingPropertiesForKeys: [.isRegularFileKey]) {
                     for case let url as URL in e where (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
+                        guard files.count + found.count < TrustLimits.maxLoadFiles else { tooMany = true; break }
                         found.append(url.path)
                     }
+                }
+                if tooMany {
+                    _ = refuse(path, TrustError(.limitExceeded, .trustStore,
+                                                "more than \(TrustLimits.maxLoadFiles) files in one load (TrustLimits.maxLoadFiles): the folder is not read"))
+                    continue
                 }
                 files += found.sorted()
             } else {
@@ -258,16 +273,31 @@ public struct TrustStore: Sendable {
         }
         let before = refused.count
         var byKind: [FileKind: [(String, [UInt8])]] = [:]
+        // everything read in one load is held until it is added (certificates first, then lists, then CRLs): bounded
+        var budget = TrustLimits.maxLoadBytes
         for path in files {
-            guard let data = Self.readFile(path) else {
-                _ = refuse(path, TrustError(.unreadable, .trustStore, "cannot read the file"))
+            let blocks: [[UInt8]]
+            do {
+                let bytes: [UInt8]
+                if budget < TrustLimits.maxFileBytes {
+                    bytes = try TrustLimits.readRegularFile(path, limit: budget, limitName: "TrustLimits.maxLoadBytes, what one load reads in all")
+                } else {
+                    bytes = try TrustLimits.readRegularFile(path)
+                }
+                budget -= bytes.count
+                blocks = try Self.derBlocks(bytes)
+            } catch {
+                _ = refuse(path, error)
                 continue
             }
-            let blocks = Self.derBlocks(data)
             if blocks.isEmpty { _ = refuse(path, TrustError(.unreadable, .trustStore, "empty file")) }
             for (n, der) in blocks.enumerated() {
                 let source = blocks.count > 1 ? "\(path)#\(n + 1)" : path
                 if let kind = Self.detectKind(der) {
+                    do { try TrustLimits.check(der.count, kind: kind, step: .trustStore) } catch {
+                        _ = refuse(source, error, kind: kind)
+                        continue
+                    }
                     byKind[kind, default: []].append((source, der))
                 } else {
                     _ = refuse(source, TrustError(.unreadable, .trustStore, "not a certificate, CRL or CSCA master list"))
@@ -288,48 +318,29 @@ public struct TrustStore: Sendable {
 
     /// Loads a master-list signer root (DER or PEM) from a file and pins it.
     public mutating func pinMasterListSignerRoot(path: String) throws(TrustError) {
-        guard let data = Self.readFile(path) else {
-            throw TrustError(.unreadable, .trustStore, "cannot read \(path)")
-        }
-        for der in Self.derBlocks(data) {
+        for der in try Self.derBlocks(try TrustLimits.readRegularFile(path)) {
+            try TrustLimits.check(der.count, kind: .certificate, step: .certificate)
             pinMasterListSignerRoot(try Certificate(der: der))
         }
     }
 
-    /// The bytes of a file (read straight into an array: no `Data` copy of a megabyte master list); nil when unreadable.
-    static func readFile(_ path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
-        var out: [UInt8] = []
-        var chunk = max(Int(st.st_size), 4096)
-        while true {
-            let start = out.count
-            var failed = false
-            out.append(contentsOf: repeatElement(0, count: chunk))
-            var got = 0
-            out.withUnsafeMutableBytes { buf in
-                while got < chunk {
-                    let n = read(fd, buf.baseAddress! + start + got, chunk - got)
-                    if n < 0 { if errno == EINTR { continue }; failed = true; return }
-                    if n == 0 { return }
-                    got += n
-                }
-            }
-            if failed { return nil }
-            out.removeLast(chunk - got)
-            if got < chunk { return out } // end of file
-            chunk = 64 * 1024 // the file grew while being read: go on
-        }
-    }
-
-    /// Splits PEM text into DER blocks; returns the input itself when it is not PEM.
-    static func derBlocks(_ bytes: [UInt8]) -> [[UInt8]] {
+    /// Splits PEM text into DER blocks; returns the input itself when it is not PEM. A PEM file of more than
+    /// `TrustLimits.maxPEMBytes` or `maxPEMBlocks` blocks is refused before any block is decoded.
+    static func derBlocks(_ bytes: [UInt8]) throws(TrustError) -> [[UInt8]] {
         // DER starts with its tag (0x30, SEQUENCE, for all three kinds); PEM is text holding "-----BEGIN ".
         // Only what may be text is validated as UTF-8 (a master list is close to a megabyte).
         if bytes.first == 0x30 { return [bytes] }
+        let blocks = countPEMBlocks(bytes)
+        if blocks > 0 {
+            guard bytes.count <= TrustLimits.maxPEMBytes else {
+                throw TrustError(.limitExceeded, .trustStore,
+                                 "PEM text of \(bytes.count) bytes exceeds the limit of \(TrustLimits.maxPEMBytes) bytes (TrustLimits.maxPEMBytes)")
+            }
+            guard blocks <= TrustLimits.maxPEMBlocks else {
+                throw TrustError(.limitExceeded, .trustStore,
+                                 "PEM text holds \(blocks) blocks, more than the limit of \(TrustLimits.maxPEMBlocks) (TrustLimits.maxPEMBlocks)")
+            }
+        }
         guard let text = String(validating: bytes, as: UTF8.self), text.contains("-----BEGIN ") else { return bytes.isEmpty ? [] : [bytes] }
         var out: [[UInt8]] = []
         var body: String? = nil
@@ -341,6 +352,25 @@ public struct TrustStore: Sendable {
             } else if body != nil, !l.contains(":") { body! += l }
         }
         return out
+    }
+
+    /// How many "-----BEGIN " lines `bytes` holds (a byte scan: nothing decoded).
+    static func countPEMBlocks(_ bytes: [UInt8]) -> Int {
+        let marker = Array("-----BEGIN ".utf8)
+        var count = 0
+        bytes.withUnsafeBufferPointer { b in
+            var i = 0
+            let last = b.count - marker.count
+            while i <= last {
+                if b[i] == 0x2D, b[i + 1] == 0x2D, b[i + 5] == 0x42 {
+                    var k = 0
+                    while k < marker.count, b[i + k] == marker[k] { k += 1 }
+                    if k == marker.count { count += 1; i += k; continue }
+                }
+                i += 1
+            }
+        }
+        return count
     }
 
     /// Detects a master list (ContentInfo signedData with id-icao-cscaMasterList), a CRL

@@ -1,0 +1,108 @@
+import Foundation
+
+/// What trust-material loading accepts (docs/reliability.md, "Limits"). Every file named by `--trust` or
+/// `--ml-signer-root` is opened only when it is a regular file (a FIFO or a device would block or never
+/// end), its reported size is checked against `maxFileBytes` before anything is read, and it is read in
+/// bounded chunks that stop at the cap whatever the size said. Each kind then has its own cap, checked
+/// before it is parsed; a master list's signature is verified before its certificates are parsed.
+public enum TrustLimits {
+    /// A CSCA master list: 16 MiB. The German list of ~580 CSCAs is 0.9 MB, the Dutch one of ~410 is
+    /// 0.6 MB.
+    public static let maxMasterListBytes = 16 * 1024 * 1024
+
+    /// One certificate: 64 KiB. CSCA and document-signer certificates are 0.8–2.5 KB (a 8192-bit RSA
+    /// key and signature make about 2.5 KB).
+    public static let maxCertificateBytes = 64 * 1024
+
+    /// One CRL: 4 MiB. CSCA CRLs list a handful of revoked document signers (the Colombian one is under
+    /// 1 KB); 4 MiB leaves room for tens of thousands of entries.
+    public static let maxCRLBytes = 4 * 1024 * 1024
+
+    /// A PEM file: 16 MiB of text (about 9,000 certificates; a PEM export of the German master list is
+    /// 1.2 MB).
+    public static let maxPEMBytes = 16 * 1024 * 1024
+
+    /// PEM blocks (certificates or CRLs) in one file: 4,096. The largest genuine bundle is a master list's
+    /// content written out: 588 CSCAs in the German list; every CSCA in use worldwide is estimated under 2,000.
+    public static let maxPEMBlocks = 4096
+
+    /// The largest file read at all: the largest of the caps above.
+    public static let maxFileBytes = max(maxMasterListBytes, maxPEMBytes, maxCRLBytes, maxCertificateBytes)
+
+    /// What one `TrustStore.load(paths:)` reads in all (it holds the files until certificates, master lists
+    /// and CRLs are added in that order): 64 MiB. A folder with the master lists of every country that
+    /// publishes one (~50 lists of 0.2–1 MB) and their roots is estimated under 50 MB.
+    public static let maxLoadBytes = 64 * 1024 * 1024
+
+    /// Files one `load(paths:)` takes from folders: 16,384. A folder of every CSCA certificate of the ICAO
+    /// PKD, one per file, is estimated under 2,000.
+    public static let maxLoadFiles = 16_384
+
+    /// Reads a regular file of at most `limit` bytes. Refuses, without opening it, anything that is not a
+    /// regular file (FIFO, device, socket: opening a FIFO blocks until a writer comes), and a file whose
+    /// size is above `limit`; the open itself is non-blocking (the file may be swapped between the check
+    /// and the open). Reads in chunks of at most 1 MiB and stops at `limit` + 1 bytes whatever `stat`
+    /// said (a file may grow, a size may lie), so memory stays below `limit` plus one chunk.
+    public static func readRegularFile(_ path: String, limit: Int = maxFileBytes,
+                                       limitName: String = "TrustLimits.maxFileBytes") throws(TrustError) -> [UInt8] {
+        var st = stat()
+        guard stat(path, &st) == 0 else { throw TrustError(.unreadable, .trustStore, "cannot read \(path): \(String(cString: strerror(errno)))") }
+        try checkRegular(st, path)
+        try checkSize(Int(st.st_size), path, limit: limit, limitName)
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw TrustError(.unreadable, .trustStore, "cannot open \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        guard fstat(fd, &st) == 0 else { throw TrustError(.unreadable, .trustStore, "cannot read \(path)") }
+        try checkRegular(st, path)
+        try checkSize(Int(st.st_size), path, limit: limit, limitName)
+        var out: [UInt8] = []
+        out.reserveCapacity(min(Int(st.st_size), limit) + 1)
+        let chunk = 1 << 20
+        var buffer = [UInt8](repeating: 0, count: chunk)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, chunk) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw TrustError(.unreadable, .trustStore, "cannot read \(path): \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { return out }
+            out.append(contentsOf: buffer[..<n])
+            try checkSize(out.count, path, limit: limit, limitName)
+        }
+    }
+
+    private static func checkRegular(_ st: stat, _ path: String) throws(TrustError) {
+        let type = st.st_mode & S_IFMT
+        guard type == S_IFREG else {
+            let what: String
+            switch type {
+            case S_IFIFO: what = "a FIFO"
+            case S_IFCHR: what = "a character device"
+            case S_IFBLK: what = "a block device"
+            case S_IFSOCK: what = "a socket"
+            case S_IFDIR: what = "a folder"
+            default: what = "not a regular file"
+            }
+            throw TrustError(.unreadable, .trustStore, "\(path) is \(what): only regular files are read")
+        }
+    }
+
+    private static func checkSize(_ size: Int, _ path: String, limit: Int, _ name: String) throws(TrustError) {
+        guard size <= limit else {
+            throw TrustError(.limitExceeded, .trustStore, "\(path) holds more than \(limit) bytes (\(name))")
+        }
+    }
+
+    /// `limitExceeded` naming the cap when `count` bytes of `kind` exceed it.
+    static func check(_ count: Int, kind: TrustStore.FileKind, step: TrustError.Step) throws(TrustError) {
+        let (cap, name): (Int, String)
+        switch kind {
+        case .certificate: (cap, name) = (maxCertificateBytes, "maxCertificateBytes")
+        case .crl: (cap, name) = (maxCRLBytes, "maxCRLBytes")
+        case .masterList: (cap, name) = (maxMasterListBytes, "maxMasterListBytes")
+        }
+        guard count <= cap else {
+            throw TrustError(.limitExceeded, step, "\(kind.rawValue) of \(count) bytes exceeds the limit of \(cap) bytes (TrustLimits.\(name))")
+        }
+    }
+}

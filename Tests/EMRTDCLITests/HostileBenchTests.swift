@@ -1,0 +1,29 @@
+import Testing
+import Foundation
+@testable import EMRTDCLI
+
+/// The hostile-input rows of `emrtd bench` (issue 11): every hostile input is refused, by the limit the row
+/// names, and the genuine counterpart is accepted. Shape and refusals only — the costs are the benchmark's.
+@Suite struct HostileBenchTests {
+    @Test func everyHostileRowIsRefusedAndEveryGenuineOneIsNot() async throws {
+        let report = await HostileBench.run(runs: 1, log: { _ in })
+        #expect(report.notes.isEmpty, "\(report.notes)")
+        let kinds = Set(report.rows.map(\.kind))
+        for kind in ["--trust file", "--trust PEM", "--trust master list", "EF.SOD parse", "DG11 parse", "EF.COM parse",
+                     "live read (PACE, extended length)", "passive authentication", "explicit EC parameters"] {
+            #expect(kinds.contains(kind), "no row for \(kind)")
+        }
+        for row in report.rows {
+            // the one row that is a valid curve (the cost of the full checks) is accepted; every other is refused
+            let shouldRefuse = !row.hostile.hasPrefix("secp256k1")
+            #expect(row.refused == shouldRefuse, "\(row.kind): \(row.hostile): \(row.refusal)")
+            #expect(row.genuineMs > 0 && row.hostileMs >= 0)
+            if shouldRefuse {
+                let named = ["Limits.", "is a FIFO", "no SignerInfo", "n·G"].contains { row.refusal.contains($0) }
+                #expect(named, "\(row.kind): \(row.hostile): \(row.refusal)")
+            }
+        }
+        let json = String(decoding: try JSONEncoder().encode(report), as: UTF8.self)
+        #expect(json.contains("\"hostilePeakMB\"") && json.contains("\"goalMet\""))
+    }
+}

@@ -1,0 +1,134 @@
+import Testing
+import MRTDCrypto
+import MRTDTestSupport
+
+/// `CryptoLimits`: key and curve sizes are refused from their encoded length, before any arithmetic
+/// (issue 11: a 32768-bit signer key cost 11–13 s, a 16384-bit explicit curve 50 s, an 8192-bit one 4–8 s).
+@Suite struct CryptoLimitsTests {
+    static func der(_ tag: UInt8, _ value: [UInt8]) -> [UInt8] {
+        let n = value.count
+        let length: [UInt8] = n < 0x80 ? [UInt8(n)] : n < 0x100 ? [0x81, UInt8(n)] : n < 0x10000 ? [0x82, UInt8(n >> 8), UInt8(n & 0xFF)]
+            : [0x83, UInt8(n >> 16), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)]
+        return [tag] + length + value
+    }
+
+    /// An odd number of `bits` bits (top and bottom bits set): shaped like a modulus, never factored.
+    static func oddNumber(bits: Int) -> [UInt8] {
+        var n = [UInt8](repeating: 0xA5, count: bits / 8)
+        n[0] = 0xC5
+        n[n.count - 1] |= 1
+        return n
+    }
+
+    static func expectLimit(_ name: String, _ body: () throws(CryptoError) -> Void) {
+        do {
+            try body()
+            Issue.record("accepted beyond CryptoLimits.\(name)")
+        } catch {
+            #expect(error.code == .limitExceeded, "\(error)")
+            #expect(error.reason.contains("CryptoLimits.\(name)"), "\(error)")
+        }
+    }
+
+    @Test func rsaModulusAboveTheCapIsRefused() throws {
+        // the 32768-bit signer key of the issue, directly and inside a SubjectPublicKeyInfo
+        let huge = Self.oddNumber(bits: 32768)
+        Self.expectLimit("maxRSAModulusBits") { () throws(CryptoError) in _ = try PublicKey(rsaModulus: huge, exponent: [1, 0, 1]) }
+        let rsaKey = Self.der(0x30, Self.der(0x02, [0] + huge) + Self.der(0x02, [1, 0, 1]))
+        let spki = Self.der(0x30, Self.der(0x30, Self.der(0x06, [0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x01]) + [0x05, 0x00])
+                           + Self.der(0x03, [0] + rsaKey))
+        Self.expectLimit("maxRSAModulusBits") { () throws(CryptoError) in _ = try PublicKey(subjectPublicKeyInfo: spki) }
+        // one bit above the cap is refused; at the cap the key is taken
+        Self.expectLimit("maxRSAModulusBits") { () throws(CryptoError) in
+            _ = try PublicKey(rsaModulus: [1] + Self.oddNumber(bits: CryptoLimits.maxRSAModulusBits), exponent: [1, 0, 1])
+        }
+        let atCap = try PublicKey(rsaModulus: Self.oddNumber(bits: CryptoLimits.maxRSAModulusBits), exponent: [1, 0, 1])
+        #expect(atCap.kind == .rsa(modulusBits: CryptoLimits.maxRSAModulusBits))
+        // leading zero octets do not count
+        _ = try PublicKey(rsaModulus: [0, 0, 0] + Self.oddNumber(bits: 2048), exponent: [1, 0, 1])
+    }
+
+    @Test func rsaExponentAboveTheCapIsRefused() {
+        Self.expectLimit("maxRSAExponentBits") { () throws(CryptoError) in
+            _ = try PublicKey(rsaModulus: Self.oddNumber(bits: 4096), exponent: Self.oddNumber(bits: 512))
+        }
+    }
+
+    /// Explicit parameters of a field of `bits` bits: nothing about them is checked before the size.
+    static func explicitCurve(bits: Int) throws(CryptoError) -> ECCurve {
+        let p = oddNumber(bits: bits)
+        let x = [UInt8](repeating: 0x11, count: p.count), y = [UInt8](repeating: 0x22, count: p.count)
+        return try ECCurve(p: p, a: [3], b: [7], generator: [0x04] + x + y, order: p, cofactor: [1])
+    }
+
+    @Test(arguments: [16384, 8192, 2048, CryptoLimits.maxECFieldBits + 8])
+    func explicitCurveAboveTheCapIsRefused(bits: Int) {
+        Self.expectLimit("maxECFieldBits") { () throws(CryptoError) in _ = try Self.explicitCurve(bits: bits) }
+    }
+
+    @Test func signerKeyOnAHugeExplicitCurveIsRefused() {
+        // a SubjectPublicKeyInfo (as in a document signer certificate) with explicit parameters of 16384 bits
+        var p = Self.oddNumber(bits: 16384)
+        p[1] = 0x00
+        let w = p.count
+        let point = [0x04] + [UInt8](repeating: 0x11, count: 2 * w)
+        let primeField: [UInt8] = [0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x01, 0x01]
+        let parameters = Self.der(0x30, [0x02, 0x01, 0x01] + Self.der(0x30, primeField + Self.der(0x02, [0] + p))
+                                  + Self.der(0x30, Self.der(0x04, [3]) + Self.der(0x04, [7])) + Self.der(0x04, point)
+                                  + Self.der(0x02, [0] + p) + [0x02, 0x01, 0x01])
+        let ecPublicKey: [UInt8] = [0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01]
+        let spki = Self.der(0x30, Self.der(0x30, ecPublicKey + parameters) + Self.der(0x03, [0] + point))
+        Self.expectLimit("maxECFieldBits") { () throws(CryptoError) in _ = try PublicKey(subjectPublicKeyInfo: spki) }
+    }
+
+    @Test func explicitCurveWithinTheCapStillGetsTheValidityChecks() throws {
+        // secp256k1 (SEC 2 §2.4.1) is no named curve of ours: taken as explicit parameters after every check
+        let p = hex("FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEFFFFFC2F")
+        let g = hex("0479BE667EF9DCBBAC55A06295CE870B07029BFCDB2DCE28D959F2815B16F81798"
+                    + "483ADA7726A3C4655DA4FBFC0E1108A8FD17B448A68554199C47D08FFB10D4B8")
+        let n = hex("FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141")
+        let k1 = try ECCurve(p: p, a: [0], b: [7], generator: g, order: n, cofactor: [1])
+        #expect(k1.namedCurve == nil)
+        #expect(try k1.multiplyGenerator(by: [2]) == k1.add(g, g))
+        // a composite "order" that still satisfies Hasse's bound: refused by the primality check or n·G
+        var composite = n
+        composite[composite.count - 1] = 0x40
+        #expect(throws: CryptoError.self) { try ECCurve(p: p, a: [0], b: [7], generator: g, order: composite, cofactor: [1]) }
+        // an order far from the number of points: refused by Hasse's bound
+        do {
+            _ = try ECCurve(p: p, a: [0], b: [7], generator: g, order: Array(n.dropFirst(4)), cofactor: [1])
+            Issue.record("an order outside Hasse's bound was accepted")
+        } catch {
+            #expect(error.reason.contains("Hasse"))
+        }
+        // a composite field "p" (p + 2, still odd): G is off the curve or p fails the primality check
+        var notPrime = p
+        notPrime[notPrime.count - 1] = 0x31
+        #expect(throws: CryptoError.self) { try ECCurve(p: notPrime, a: [0], b: [7], generator: g, order: n, cofactor: [1]) }
+        // a singular curve y² = x³ (a = b = 0) is refused whatever its generator
+        do {
+            _ = try ECCurve(p: p, a: [0], b: [0], generator: hex("04") + [UInt8](repeating: 0, count: 31) + [1]
+                            + [UInt8](repeating: 0, count: 31) + [1], order: n, cofactor: [1])
+            Issue.record("a singular curve was accepted")
+        } catch {
+            #expect(error.code == .invalidParameters || error.code == .invalidPoint)
+        }
+    }
+
+    @Test func dhModulusAboveTheCapIsRefused() throws {
+        Self.expectLimit("maxDHModulusBits") { () throws(CryptoError) in
+            _ = try DHGroup(p: Self.oddNumber(bits: 8192), g: [2], q: nil)
+        }
+        // the standardised groups are within it
+        let g = DHGroup(.group2048_256)
+        _ = try DHGroup(p: g.p, g: g.g, q: g.q)
+    }
+
+    @Test func bitLengthCountsFromTheBytes() {
+        #expect(CryptoLimits.bitLength([]) == 0)
+        #expect(CryptoLimits.bitLength([0, 0]) == 0)
+        #expect(CryptoLimits.bitLength([0, 1]) == 1)
+        #expect(CryptoLimits.bitLength([0x80, 0]) == 16)
+        #expect(CryptoLimits.bitLength([0, 0x7F, 0xFF]) == 15)
+    }
+}

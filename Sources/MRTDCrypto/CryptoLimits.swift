@@ -1,4 +1,3 @@
-internal import CLibCrypto
 
 /// Key and domain-parameter sizes this package accepts, each checked from the encoded length before any
 /// big-number arithmetic (docs/reliability.md, "Limits"). A key or curve beyond them is refused with a
@@ -17,9 +16,15 @@ public enum CryptoLimits {
 
     /// Largest explicit elliptic-curve field: 1024 bits. The largest standardised curves of ICAO 9303-11
     /// §9.5.1 / BSI TR-03111 are P-521 and brainpoolP512r1; explicit parameters on documents are those
-    /// curves written out. A curve that is not one of them must also pass the validity checks of SEC 1
-    /// §3.1.1.2.1 (`ECCurve.init(p:a:b:generator:order:cofactor:)`).
+    /// curves written out. Checked first, on the encoded length, before the table lookup of
+    /// `explicitCurves`.
     public static let maxECFieldBits = 1024
+
+    /// The only curves accepted as explicit EC parameters: the standard curves written out (the NIST and
+    /// brainpool curves of ICAO 9303-11 §9.5.1 and BSI TR-03111, which is what every document and CSCA seen
+    /// carries). Refusing any other curve costs a table lookup; validating it (SEC 1 §3.1.1.2.1, down to the
+    /// primality of n and p) would cost 1000–3000 times that per hostile input.
+    public static let explicitCurves: [NamedCurve] = NamedCurve.allCases
 
     /// Largest finite-field Diffie-Hellman modulus: 4096 bits. ICAO 9303-11 §9.5.1 standardises the
     /// RFC 5114 groups of 1024 and 2048 bits; 4096 leaves room for the RFC 3526 groups up to 4096.
@@ -40,27 +45,6 @@ public enum CryptoLimits {
         guard bits <= limit else {
             throw CryptoError(.limitExceeded, function: function,
                               "\(what) of \(bits) bits exceeds the limit of \(limit) bits (CryptoLimits.\(name))")
-        }
-    }
-}
-
-extension BigNumber {
-    /// Miller–Rabin with the number of rounds libcrypto picks for the size (BN_check_prime: error
-    /// probability below 2^-128).
-    var isProbablePrime: Bool {
-        let n = bn, ctx = BNContext()
-        return BN_check_prime(n.pointer, ctx.pointer, nil) == 1
-    }
-
-    /// ⌊√a⌋ by Newton's iteration on big numbers.
-    static func integerSquareRoot(_ a: BigNumber) -> BigNumber {
-        if a.isZero { return a }
-        // start above the root: 2^⌈bits/2⌉
-        var x = BigNumber([1] + [UInt8](repeating: 0, count: (a.bitCount + 1) / 2 / 8 + 1))
-        while true {
-            let y = BigNumber.divide(x + BigNumber.divide(a, x).0, BigNumber(2)).0
-            if !(y < x) { return x }
-            x = y
         }
     }
 }

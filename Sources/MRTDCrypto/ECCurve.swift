@@ -172,90 +172,41 @@ public struct ECCurve: Sendable, Hashable {
     }
 
     /// Explicit parameters (X9.62 ECParameters). The generator is an encoded point (04||X||Y or compressed).
-    /// Matches a named curve when the parameters are identical (so `namedCurve` is set).
     ///
-    /// Bounded first, from the encoded lengths: p of at most `CryptoLimits.maxECFieldBits`, n of at most one
-    /// bit more than p (Hasse), h no wider than p. Then: p odd and > 3, a and b below p, n > 1, h > 0.
-    /// Parameters equal to a named curve's are that curve. Any other curve must pass the validity checks of
-    /// SEC 1 §3.1.1.2.1 (cheapest first): 4a³ + 27b² ≠ 0 mod p, G on the curve, |p + 1 − h·n| ≤ 2√p,
-    /// n ≠ p, n ∤ p^B − 1 for B < 100 (MOV), n·G = O, then n and p prime.
+    /// Accepted only when they are one of the standard curves written out (`NamedCurve`, which is then set):
+    /// ICAO 9303 documents and CSCAs with explicit parameters carry the standardised curves (ICAO 9303-11
+    /// §9.5.1, BSI TR-03111), e.g. the German CSCAs' brainpool curves. Any other curve is refused
+    /// (`CryptoLimits.explicitCurves`) at the cost of a table lookup: validating an arbitrary curve
+    /// (SEC 1 §3.1.1.2.1: discriminant, Hasse bound, MOV condition, n·G = O, primality of n and p) costs
+    /// 1000–3000 times the lookup, so a hostile chip, bundle or master list could make every refusal expensive.
+    /// Bounded first, from the encoded lengths: p of at most `CryptoLimits.maxECFieldBits`.
     public init(p: [UInt8], a: [UInt8], b: [UInt8], generator: [UInt8], order: [UInt8], cofactor: [UInt8]) throws(CryptoError) {
         let fn = "ECCurve.init(p:a:b:generator:order:cofactor:)"
         try CryptoLimits.check(p, atMost: CryptoLimits.maxECFieldBits, "maxECFieldBits", what: "EC field p", function: fn)
-        let fieldBits = CryptoLimits.bitLength(p)
-        guard CryptoLimits.bitLength(order) <= fieldBits + 1, CryptoLimits.bitLength(cofactor) <= fieldBits,
-              CryptoLimits.bitLength(a) <= fieldBits, CryptoLimits.bitLength(b) <= fieldBits,
-              generator.count <= 1 + 2 * ((fieldBits + 7) / 8) else {
+        let pN = BigNumber(p), width = pN.bytes.count
+        guard width > 0, generator.count <= 1 + 2 * width else {
             throw CryptoError(.invalidParameters, function: fn, "a curve parameter is wider than the field p")
         }
-        let pN = BigNumber(p), aN = BigNumber(a), bN = BigNumber(b), nN = BigNumber(order), hN = BigNumber(cofactor)
-        guard pN > BigNumber(3), pN.bytes.last! & 1 == 1 else { throw CryptoError(.invalidParameters, function: fn, "p is not an odd prime candidate") }
-        guard aN < pN, bN < pN else { throw CryptoError(.invalidParameters, function: fn, "a or b not reduced mod p") }
-        guard nN > BigNumber(1), !hN.isZero else { throw CryptoError(.invalidParameters, function: fn, "order or cofactor out of range") }
-        let width = pN.bytes.count
-        // Parameters identical to a named curve's (the usual case for DG14/DG15 keys and certificates
-        // with explicit parameters) need no further check: that curve's own group is valid, and building
-        // and checking the explicit group costs a generic scalar multiplication (0.4–0.5 ms for 256 bits).
-        // An uncompressed generator is compared as given; any other form is decoded on the explicit group
-        // below, and the table is consulted again after normalisation.
-        if generator.count == 1 + 2 * width, generator[0] == 0x04 {
-            let given = Parameters(p: pN.bytes, a: aN.bytes(width: width), b: bN.bytes(width: width),
-                                   generator: generator, order: nN.bytes, cofactor: hN.bytes)
-            if let named = NamedCurve.allCases.first(where: { NamedCurve.parameterTable[$0] == given }) {
-                self = ECCurve(named: named)
-                return
-            }
+        // minimal magnitudes, as the parameter table holds them (a and b at the field's width)
+        func magnitude(_ bytes: [UInt8]) -> [UInt8] { BigNumber(bytes).bytes }
+        let aW = BigNumber(a).bytes(width: width), bW = BigNumber(b).bytes(width: width)
+        let nM = magnitude(order), hM = magnitude(cofactor)
+        guard let named = CryptoLimits.explicitCurves.first(where: { c in
+            let t = NamedCurve.parameterTable[c]!
+            return t.p == pN.bytes && t.a == aW && t.b == bW && t.order == nM && t.cofactor == hM
+        }) else {
+            throw CryptoError(.unsupportedAlgorithm, function: fn,
+                              "explicit EC parameters of a \(pN.bitCount)-bit curve that is none of the standard curves "
+                              + "(CryptoLimits.explicitCurves)")
         }
-        let ctx = BNContext()
-        let pBN = pN.bn, aBN = aN.bn, bBN = bN.bn
-        let raw = try OpenSSL.check(EC_GROUP_new_curve_GFp(pBN.pointer, aBN.pointer, bBN.pointer, ctx.pointer), "EC_GROUP_new_curve_GFp")
-        let explicitGroup = ECGroup(owning: raw)
-        let g = try ECPoint(group: explicitGroup, encoded: generator)
-        let normalised = Parameters(p: pN.bytes, a: aN.bytes(width: width), b: bN.bytes(width: width),
-                                    generator: g.encoded(), order: nN.bytes, cofactor: hN.bytes)
-        if let named = NamedCurve.allCases.first(where: { NamedCurve.parameterTable[$0] == normalised }) {
-            self = ECCurve(named: named)
-            return
+        let curve = ECCurve(named: named)
+        // the generator, as given (uncompressed) or decoded on the standard curve (compressed), must be its own
+        let g = generator == curve.generator ? generator : try curve.decodePoint(generator)
+        guard g == curve.generator else {
+            throw CryptoError(.unsupportedAlgorithm, function: fn,
+                              "explicit EC parameters of \(named) with another generator (CryptoLimits.explicitCurves)")
         }
-        try Self.checkValidity(p: pN, a: aN, b: bN, order: nN, cofactor: hN, function: fn)
-        let nBN = nN.bn, hBN = hN.bn
-        try OpenSSL.check(EC_GROUP_set_generator(explicitGroup.pointer, g.pointer, nBN.pointer, hBN.pointer), "EC_GROUP_set_generator",
-                          code: .invalidParameters)
-        let check = try ECPoint(group: explicitGroup)
-        try OpenSSL.check(EC_POINT_mul(explicitGroup.pointer, check.pointer, nil, g.pointer, nBN.pointer, ctx.pointer), "EC_POINT_mul")
-        guard check.isAtInfinity else { throw CryptoError(.invalidParameters, function: fn, "n·G is not the point at infinity") }
-        // the primality proofs last: the dearest checks (Miller–Rabin rounds), reached only by parameters that passed the rest
-        guard nN.isProbablePrime else { throw CryptoError(.invalidParameters, function: fn, "the order n is not prime") }
-        guard pN.isProbablePrime else { throw CryptoError(.invalidParameters, function: fn, "the field p is not prime") }
-
-        parameters = normalised
-        namedCurve = nil
-        group = explicitGroup
-        mappedGenerator = nil
-    }
-
-    /// The cheap SEC 1 §3.1.1.2.1 checks of a curve that is none of the named ones (the generator was already
-    /// decoded on the curve; n·G = O and the primality of n and p are checked by the caller, in that order).
-    private static func checkValidity(p: BigNumber, a: BigNumber, b: BigNumber, order n: BigNumber, cofactor h: BigNumber,
-                                      function fn: String) throws(CryptoError) {
-        // non-singular: 4a³ + 27b² ≢ 0 (mod p)
-        let a3 = BigNumber.modMul(BigNumber.modMul(a, a, p), a, p)
-        let discriminant = BigNumber.modAdd(BigNumber.modMul(BigNumber(4), a3, p),
-                                            BigNumber.modMul(BigNumber(27), BigNumber.modMul(b, b, p), p), p)
-        guard !discriminant.isZero else { throw CryptoError(.invalidParameters, function: fn, "singular curve (4a³ + 27b² ≡ 0 mod p)") }
-        // Hasse: |p + 1 − h·n| ≤ 2√p, with ⌊√p⌋ + 1 for √p
-        let hn = h * n, twoRoot = BigNumber(2) * (BigNumber.integerSquareRoot(p) + BigNumber(1)), p1 = p + BigNumber(1)
-        guard !(hn + twoRoot < p1), !(p1 + twoRoot < hn) else {
-            throw CryptoError(.invalidParameters, function: fn, "h·n is not the number of points of a curve over p (Hasse bound)")
-        }
-        guard n != p else { throw CryptoError(.invalidParameters, function: fn, "anomalous curve (n = p)") }
-        // MOV / Frey–Rück: the embedding degree is at least 100
-        var power = BigNumber(1)
-        let pModN = p.mod(n)
-        for _ in 1..<100 {
-            power = BigNumber.modMul(power, pModN, n)
-            if power == BigNumber(1) { throw CryptoError(.invalidParameters, function: fn, "embedding degree below 100 (MOV condition)") }
-        }
+        self = curve
     }
 
     public var p: [UInt8] { parameters.p }

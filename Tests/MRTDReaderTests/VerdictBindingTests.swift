@@ -38,11 +38,13 @@ import ASN1TLV
     @Test func activeAuthenticationWithAnotherKeyThanDG15Fails() async throws {
         let doc = try VirtualDocument("pace-gm-p256-aes256")
         let r = try await doc.read()
-        // Another chip's genuine transcript: its signature verifies, but with a key that is not this DG15's.
-        let other = try VirtualDocument("bac")
+        // Another chip's genuine transcript (an ECDSA key of one's own): its signature verifies, but with a key
+        // that is not this DG15's (an RSA key).
+        let other = try VirtualDocument("pace-gm-brainpool-aes128")
         let o = try await other.read()
-        guard case .performed(let foreign, _) = o.activeAuthentication else { Issue.record("no AA on bac"); return }
+        guard case .performed(let foreign, _) = o.activeAuthentication else { Issue.record("no AA"); return }
         #expect(try ActiveAuthentication.verify(foreign).verified)
+        #expect(foreign.publicKeyInfo != (try ActiveAuthentication.publicKeyInfo(dg15: r.files[.dg15] ?? [])))
         var e = bundleEvidence(r)
         e.activeAuthentication = foreign
         let v = offline(doc, files: r.files, evidence: e)

@@ -54,7 +54,7 @@ let package = Package(
         .target(name: "VirtualChip",
                 dependencies: ["ISO7816", "MRTDCrypto", "MRTDSecureMessaging", "MRTDDocument", "ASN1TLV"],
                 swiftSettings: strict),
-        .target(name: "StepUp", swiftSettings: strict),
+        .target(name: "StepUp", dependencies: ["MRTDReader"], swiftSettings: strict),
         .target(name: "EMRTDCLI",
                 dependencies: ["ASN1TLV", "ISO7816", "MRTDCrypto", "MRTDDocument", "MRTDSecureMessaging",
                                "MRTDAccessControl", "MRTDTrust", "MRTDReader", "PCSCTransport", "VirtualChip", "StepUp"],

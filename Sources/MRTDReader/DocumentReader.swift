@@ -188,8 +188,10 @@ struct ReadRun {
         }
         var caJustRan = false
         if !caDone {
-            caDone = true
+            // done only once it returns: a card pulled during CA runs it again in the resumed session (else the
+            // read would end with CA never run, which the verdict counts as an offered mechanism not proven)
             try await chipAuthenticate(channel: channel)
+            caDone = true
             if case .succeeded = chipAuthentication { caJustRan = true }
         } else if case .succeeded = chipAuthentication, let p = caParameters {
             // resumed session: run CA again so that the rest of the read stays under the chip-authenticated keys

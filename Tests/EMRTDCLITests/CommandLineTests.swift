@@ -5,7 +5,8 @@ import Foundation
 @Suite struct CommandLineTests {
     static let checkNames = ["dataGroupHashes", "unlistedDataGroups", "sodSignature", "documentSignerCertificate",
                              "cscaChain", "cscaCountryMatchesIssuingState", "revocation", "cardSecuritySignature",
-                             "chipAuthentication", "paceChipAuthenticationMapping", "activeAuthentication"]
+                             "chipAuthentication", "paceChipAuthenticationMapping", "activeAuthentication",
+                             "identityDataGroups", "readScope"]
     /// The Utopia specimen of the built-in virtual passport (ICAO 9303-4 specimen data, not personal data).
     static let specimenMRZ = "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<L898902C36UTO7408122F3104150ZE184226B<<<<<16"
 

@@ -50,11 +50,7 @@ struct StepUpChipReader: ReadIDChipReader {
                 documentNumber: d?.documentNumber, issuingCountry: d?.issuingState, nationality: d?.nationality,
                 dateOfBirth: d?.dateOfBirth, dateOfExpiry: d?.dateOfExpiry, gender: d?.sex, firstName: d?.givenNames,
                 lastName: d?.surname, personalIdentificationNumber: d?.personalNumber)
-            let v = o.verification
-            return ReadIDChipResult(status: StepUpStatus(rawValue: v.status.rawValue)!,
-                                    chipVerification: ChipVerification(rawValue: v.chipVerification.rawValue)!,
-                                    chipCloneDetection: ChipCloneDetection(rawValue: v.chipCloneDetection.rawValue)!,
-                                    document: fields,
+            return ReadIDChipResult(o.verification, document: fields,
                                     evidence: EvidenceReference(bundlePath: o.bundle?.path,
                                                                 reportPath: o.bundle?.appendingPathComponent(EvidenceBundle.reportFile).path))
         }

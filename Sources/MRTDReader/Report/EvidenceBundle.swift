@@ -93,8 +93,9 @@ public enum EvidenceBundle {
                                     chipAuthenticationMapping: cam)
     }
 
-    /// Loads a bundle: the files and the clone-detection evidence (offline: Chip Authentication, which can only
-    /// be observed live, is reported as not checked, naming what the live read recorded).
+    /// Loads a bundle: the files and what the live read recorded of clone detection. The record is only
+    /// evidence to judge (`DocumentVerifier` decides what counts): offline, Chip Authentication and PACE-CAM
+    /// are quoted, never re-proven, so the PACE-CAM data are not rebuilt (no curve is parsed).
     public static func load(from directory: URL) throws -> (files: [LDSFile: [UInt8]], evidence: CloneDetectionEvidence) {
         var files: [LDSFile: [UInt8]] = [:]
         for f in LDSFile.allCases {
@@ -122,11 +123,7 @@ public enum EvidenceBundle {
             do { r = try JSONDecoder().decode(CloneDetectionRecord.self, from: d) } catch {
                 throw BundleError(description: "\(cloneDetectionFile) is malformed: \(error)")
             }
-            switch r.chipAuthentication.outcome {
-            case "notAvailable": evidence.chipAuthentication = .notAvailable
-            default:
-                evidence.chipAuthentication = .notPerformed("Chip Authentication is proven only live (the read recorded: \(r.chipAuthentication.outcome)\(r.chipAuthentication.detail.isEmpty ? "" : ", " + r.chipAuthentication.detail))")
-            }
+            evidence.chipAuthentication = recordedOutcome(r.chipAuthentication)
             if let aa = r.activeAuthentication {
                 guard let c = Hex.decode(aa.challenge), let s = Hex.decode(aa.signature), let k = Hex.decode(aa.publicKeyInfo) else {
                     throw BundleError(description: "\(cloneDetectionFile): bad hex in activeAuthentication")
@@ -136,20 +133,21 @@ public enum EvidenceBundle {
             }
             evidence.activeAuthenticationFailure = r.activeAuthenticationFailure
             evidence.activeAuthenticationNotPerformed = r.activeAuthenticationNotPerformed
-            if let cam = r.chipAuthenticationMapping {
-                guard let e = Hex.decode(cam.encryptedChipAuthenticationData), let ca = Hex.decode(cam.chipAuthenticationData),
-                      let pk = Hex.decode(cam.chipMappingPublicKey), let p = Hex.decode(cam.curve.p), let a = Hex.decode(cam.curve.a),
-                      let b = Hex.decode(cam.curve.b), let g = Hex.decode(cam.curve.generator), let n = Hex.decode(cam.curve.order),
-                      let h = Hex.decode(cam.curve.cofactor) else {
-                    throw BundleError(description: "\(cloneDetectionFile): bad hex in chipAuthenticationMapping")
-                }
-                let curve = try ECCurve(p: p, a: a, b: b, generator: g, order: n, cofactor: h)
-                evidence.chipAuthenticationMapping = PACEChipAuthenticationMappingData(
-                    encryptedChipAuthenticationData: e, chipAuthenticationData: ca, chipMappingPublicKey: pk, curve: curve)
-            }
+            evidence.chipAuthenticationMappingRecorded = r.chipAuthenticationMapping != nil
         } else if files[.dg15] != nil {
             evidence.activeAuthenticationNotPerformed = "the bundle has no \(cloneDetectionFile) (no Active Authentication transcript)"
         }
         return (files, evidence)
+    }
+
+    /// The live read's Chip Authentication outcome as the record states it (quoted offline, never trusted).
+    static func recordedOutcome(_ ca: CloneDetectionRecord.CA) -> ChipAuthenticationOutcome {
+        switch ca.outcome {
+        case "succeeded": return .succeeded(protocolName: ca.detail, keyId: nil)
+        case "failed": return .failed(ca.detail)
+        case "notAvailable": return .notAvailable
+        case "notPerformed": return .notPerformed(ca.detail)
+        default: return .notPerformed("an unknown outcome")
+        }
     }
 }

@@ -2,9 +2,11 @@ public import MRTDTrust
 public import MRTDDocument
 public import MRTDAccessControl
 public import ASN1TLV
+import MRTDCrypto
 
-/// The clone-detection evidence a verification needs: what happened live (CA), and the transcripts
-/// that can be re-checked at any time (AA, PACE-CAM). `emrtd verify` rebuilds it from a bundle.
+/// The clone-detection evidence a verification needs: what a live read did (CA, PACE-CAM, AA) or what a
+/// bundle recorded of it. `emrtd verify` rebuilds it from a bundle (`live: false`); the verifier decides
+/// what of it counts (offline only an Active Authentication transcript can be re-checked, with DG15's key).
 public struct CloneDetectionEvidence: Sendable {
     public var chipAuthentication: ChipAuthenticationOutcome
     public var activeAuthentication: ActiveAuthenticationTranscript?
@@ -12,17 +14,24 @@ public struct CloneDetectionEvidence: Sendable {
     public var activeAuthenticationFailure: String?
     public var activeAuthenticationNotPerformed: String?
     public var chipAuthenticationMapping: PACEChipAuthenticationMappingData?
-    /// Whether the evidence comes from a live read (CA can only be observed live).
+    /// Offline: the bundle records PACE-CAM data (not rebuilt: offline they prove nothing).
+    public var chipAuthenticationMappingRecorded: Bool
+    /// Live: files the read asked for and did not get, and why (for the checks' details).
+    public var unreadFiles: [LDSFile: FileReadOutcome]
+    /// Whether the evidence comes from a live read (CA and PACE-CAM can only be observed live).
     public var live: Bool
 
     public init(chipAuthentication: ChipAuthenticationOutcome, activeAuthentication: ActiveAuthenticationTranscript?,
                 activeAuthenticationFailure: String? = nil, activeAuthenticationNotPerformed: String? = nil,
-                chipAuthenticationMapping: PACEChipAuthenticationMappingData?, live: Bool) {
+                chipAuthenticationMapping: PACEChipAuthenticationMappingData?, chipAuthenticationMappingRecorded: Bool = false,
+                unreadFiles: [LDSFile: FileReadOutcome] = [:], live: Bool) {
         self.chipAuthentication = chipAuthentication
         self.activeAuthentication = activeAuthentication
         self.activeAuthenticationFailure = activeAuthenticationFailure
         self.activeAuthenticationNotPerformed = activeAuthenticationNotPerformed
         self.chipAuthenticationMapping = chipAuthenticationMapping
+        self.chipAuthenticationMappingRecorded = chipAuthenticationMappingRecorded
+        self.unreadFiles = unreadFiles
         self.live = live
     }
 
@@ -38,15 +47,15 @@ public struct CloneDetectionEvidence: Sendable {
         }
         self.init(chipAuthentication: result.chipAuthentication, activeAuthentication: transcript,
                   activeAuthenticationFailure: failure, activeAuthenticationNotPerformed: notPerformed,
-                  chipAuthenticationMapping: result.chipAuthenticationMapping, live: true)
+                  chipAuthenticationMapping: result.chipAuthenticationMapping, unreadFiles: result.unreadFiles, live: true)
     }
 }
 
-/// The verdict of DESIGN.md §4.2 with every check.
+/// The verdict of docs/architecture.md §4.2 with every check.
 public struct VerificationOutcome: Sendable, Hashable {
-    public enum ChipVerification: String, Sendable, Hashable { case succeeded = "SUCCEEDED", failed = "FAILED", notChecked = "NOT_CHECKED" }
-    public enum CloneDetection: String, Sendable, Hashable { case succeeded = "SUCCEEDED", failed = "FAILED", notAvailable = "NOT_AVAILABLE" }
-    public enum Status: String, Sendable, Hashable { case accepted, inconclusive, rejected }
+    public enum ChipVerification: String, Sendable, Hashable, CaseIterable { case succeeded = "SUCCEEDED", failed = "FAILED", notChecked = "NOT_CHECKED" }
+    public enum CloneDetection: String, Sendable, Hashable, CaseIterable { case succeeded = "SUCCEEDED", failed = "FAILED", notAvailable = "NOT_AVAILABLE" }
+    public enum Status: String, Sendable, Hashable, CaseIterable { case accepted, inconclusive, rejected }
 
     public var checks: [VerificationCheck]
     public var chipVerification: ChipVerification
@@ -58,14 +67,15 @@ public struct VerificationOutcome: Sendable, Hashable {
     public func check(_ name: CheckName) -> VerificationCheck? { checks.first { $0.name == name } }
 }
 
-/// Folds passive authentication and clone detection into the verdict (DESIGN.md §4.2, Signicat's ReadID
-/// semantics): **accepted** = chip verification succeeded and clone detection succeeded or was not
-/// available; **inconclusive** = chip verification succeeded but clone detection failed; **rejected** =
-/// chip verification failed (any passive-authentication check failed, or no trust anchor for the document).
+/// Runs the checks of a read or a bundle and folds them with `VerdictRule` (docs/report.md "Verdict").
 ///
-/// Clone detection counts only when passive authentication vouched for the data it rests on (DG14 for CA,
-/// DG15 for AA, EF.CardSecurity for PACE-CAM): a chip that fails passive authentication is rejected whatever
-/// its clone detection says.
+/// Clone detection rests only on data passive authentication checked: Chip Authentication on DG14's key,
+/// Active Authentication on DG15's key (a transcript naming another key fails), PACE-CAM on EF.CardSecurity's
+/// key (vouched for by `cardSecuritySignature`). A mechanism the document offers — DG14 with a Chip
+/// Authentication key or DG15 listed in the SOD, PACE-CAM in EF.CardAccess, EF.CardSecurity or DG14 — that
+/// was not proven (refused, withheld, left out of the read, not performed) fails; only a document offering
+/// none is `NOT_AVAILABLE`. Offline, CA and PACE-CAM are `notChecked` (nothing ties a transcript to a real
+/// session). DG1, and DG2 when the SOD lists it, must be read and hash-checked (`identityDataGroups`).
 public enum DocumentVerifier {
     public static func verify(files: [LDSFile: [UInt8]], evidence: CloneDetectionEvidence, trustStore: TrustStore,
                               validationTime: ASN1Time, policy: PassiveAuthenticationPolicy = .icao9303) -> VerificationOutcome {
@@ -99,30 +109,19 @@ public enum DocumentVerifier {
                 checks.append(.failed(name, why))
             }
         }
-        let paFailed = checks.contains { $0.status == .failed }
-        let anchored = checks.first { $0.name == .cscaChain }?.status == .passed
-            && checks.first { $0.name == .sodSignature }?.status == .passed
-            && checks.first { $0.name == .dataGroupHashes }?.status == .passed
-        let chipVerification: VerificationOutcome.ChipVerification = (!paFailed && anchored) ? .succeeded : .failed
 
-        // Clone detection
-        checks.append(chipAuthenticationCheck(evidence))
-        checks.append(camCheck(evidence, files: files, checks: checks))
-        checks.append(activeAuthenticationCheck(evidence))
+        let facts = Facts(files: files, sod: sod, checks: checks, evidence: evidence)
+        let ca = chipAuthenticationCheck(facts)
+        checks.append(ca)
+        checks.append(camCheck(facts, chipAuthentication: ca))
+        checks.append(activeAuthenticationCheck(facts))
+        checks.append(identityCheck(facts))
+        checks.append(readScopeCheck(facts))
 
-        let clone = checks.filter { [.chipAuthentication, .paceChipAuthenticationMapping, .activeAuthentication].contains($0.name) }
-        let cloneDetection: VerificationOutcome.CloneDetection
-        if clone.contains(where: { $0.status == .failed }) {
-            cloneDetection = .failed
-        } else if clone.contains(where: { $0.status == .passed }) {
-            cloneDetection = .succeeded
-        } else {
-            cloneDetection = .notAvailable
-        }
-        let status: VerificationOutcome.Status
-        if chipVerification != .succeeded { status = .rejected } else if cloneDetection == .failed { status = .inconclusive } else { status = .accepted }
-        return VerificationOutcome(checks: checks, chipVerification: chipVerification, chipCloneDetection: cloneDetection,
-                                   status: status, validationTime: validationTime, passiveAuthentication: pa)
+        let verdict = VerdictRule.decide(checks)
+        return VerificationOutcome(checks: checks, chipVerification: verdict.chipVerification,
+                                   chipCloneDetection: verdict.cloneDetection, status: verdict.status,
+                                   validationTime: validationTime, passiveAuthentication: pa)
     }
 
     /// Verifies a live read.
@@ -132,57 +131,241 @@ public enum DocumentVerifier {
                validationTime: validationTime, policy: policy)
     }
 
-    static func chipAuthenticationCheck(_ e: CloneDetectionEvidence) -> VerificationCheck {
-        switch e.chipAuthentication {
-        case .succeeded(let name, let keyId):
-            return .passed(.chipAuthentication, "\(name)\(keyId.map { " key \($0)" } ?? ""): the chip continued secure messaging under the keys agreed with the DG14 public key")
-        case .failed(let why):
-            return .failed(.chipAuthentication, why)
-        case .notAvailable:
-            return .notPresent(.chipAuthentication, "the chip offers no Chip Authentication (no ChipAuthenticationPublicKeyInfo in DG14)")
-        case .notPerformed(let why):
-            if !e.live { return .notChecked(.chipAuthentication, why) }
-            return .notChecked(.chipAuthentication, "not performed: \(why)")
+    /// What the checks below share: the files, which data groups the SOD lists and which of those that the
+    /// verdict rests on match their SOD hash, and why a file is missing.
+    struct Facts {
+        let files: [LDSFile: [UInt8]]
+        let evidence: CloneDetectionEvidence
+        /// Data group numbers the SOD lists (empty without a parsed SOD).
+        let listed: Set<Int>
+        /// Of DG1, DG2, DG14, DG15: those present, listed in the SOD and matching their hash there.
+        let vouched: Set<LDSFile>
+        let cardSecurityVouched: Bool
+        /// DG14's SecurityInfos when DG14 is vouched for and parses.
+        let dg14: SecurityInfos?
+        let dg14Error: String?
+
+        init(files: [LDSFile: [UInt8]], sod: SODFile?, checks: [VerificationCheck], evidence: CloneDetectionEvidence) {
+            self.files = files
+            self.evidence = evidence
+            let lso = sod?.ldsSecurityObject
+            listed = Set(lso?.dataGroupNumbers ?? [])
+            var vouched = Set<LDSFile>()
+            if let lso, let hash = HashAlgorithm(oid: lso.hashAlgorithm.dotted) {
+                for f in [LDSFile.dg1, .dg2, .dg14, .dg15] {
+                    if let bytes = files[f], let expected = lso.hash(of: f), ConstantTime.equals(hash.hash(bytes), expected) {
+                        vouched.insert(f)
+                    }
+                }
+            }
+            self.vouched = vouched
+            cardSecurityVouched = checks.first { $0.name == .cardSecuritySignature }?.status == .passed
+            var infos: SecurityInfos? = nil, err: String? = nil
+            if let b = files[.dg14], vouched.contains(.dg14) {
+                do { infos = try SecurityInfos.parseDG14(b) } catch { err = error.description }
+            }
+            dg14 = infos
+            dg14Error = err
+        }
+
+        /// Why a file is not there, for a detail.
+        func absence(_ f: LDSFile) -> String {
+            guard evidence.live else { return "not in the bundle (no \(f.bundleFileName))" }
+            if let o = evidence.unreadFiles[f] { return "not read: \(ReportBuilder.describe(o))" }
+            if f == .dg3 || f == .dg4 { return "not requested (needs EAC terminal authentication)" }
+            return "not requested: the read was restricted (--files)"
+        }
+
+        /// Why a data group that is present does not count (the check that fails for it is named).
+        func unvouched(_ f: LDSFile) -> String {
+            guard let n = f.dataGroupNumber, listed.contains(n) else { return "\(f.rawValue) is not listed in the SOD (see unlistedDataGroups)" }
+            return "\(f.rawValue) does not match its hash in the SOD (see dataGroupHashes)"
         }
     }
 
-    static func camCheck(_ e: CloneDetectionEvidence, files: [LDSFile: [UInt8]], checks: [VerificationCheck]) -> VerificationCheck {
+    // MARK: - Clone detection
+
+    static func chipAuthenticationCheck(_ f: Facts) -> VerificationCheck {
+        let e = f.evidence
+        guard f.listed.contains(14) || f.files[.dg14] != nil else {
+            return .notPresent(.chipAuthentication, "the SOD lists no DG14 (no Chip Authentication)")
+        }
+        guard f.files[.dg14] != nil else {
+            return .failed(.chipAuthentication, "the SOD lists DG14 (Chip Authentication) but it was \(f.absence(.dg14))")
+        }
+        guard f.vouched.contains(.dg14) else { return .notChecked(.chipAuthentication, f.unvouched(.dg14)) }
+        guard let infos = f.dg14 else {
+            return .failed(.chipAuthentication, "DG14 does not parse: \(f.dg14Error ?? "unknown error")")
+        }
+        guard !infos.chipAuthenticationPublicKeyInfos.isEmpty else {
+            return .notPresent(.chipAuthentication, "DG14 holds no ChipAuthenticationPublicKeyInfo (no Chip Authentication)")
+        }
+        guard e.live else {
+            return .notChecked(.chipAuthentication, "Chip Authentication is proven only during a live read (nothing offline ties a transcript to a real session); the live read recorded: \(recorded(e.chipAuthentication))")
+        }
+        switch e.chipAuthentication {
+        case .succeeded(let name, let keyId):
+            return .passed(.chipAuthentication, "\(name)\(keyId.map { " key \($0)" } ?? ""): the chip continued secure messaging under the keys agreed with the DG14 public key (hash-checked)")
+        case .failed(let why):
+            return .failed(.chipAuthentication, why)
+        case .notPerformed(let why):
+            if e.chipAuthenticationMapping != nil {
+                return .notChecked(.chipAuthentication, "not performed: PACE-CAM proved the chip's key instead (paceChipAuthenticationMapping)")
+            }
+            return .failed(.chipAuthentication, "DG14 offers Chip Authentication but it was not performed: \(why)")
+        case .notAvailable:
+            if e.chipAuthenticationMapping != nil {
+                return .notChecked(.chipAuthentication, "not performed: PACE-CAM proved the chip's key instead (paceChipAuthenticationMapping)")
+            }
+            return .failed(.chipAuthentication, "DG14 offers Chip Authentication but it did not run (no usable protocol and key in DG14)")
+        }
+    }
+
+    /// The live read's CA outcome as recorded, quoted (one short line).
+    static func recorded(_ o: ChipAuthenticationOutcome) -> String {
+        let text: String
+        switch o {
+        case .succeeded(let name, let keyId): text = "succeeded, \(name)\(keyId.map { " key \($0)" } ?? "")"
+        case .failed(let why): text = "failed, \(why)"
+        case .notPerformed(let why): text = "not performed, \(why)"
+        case .notAvailable: text = "not available"
+        }
+        return text.count > 200 ? String(text.prefix(200)) + "…" : text
+    }
+
+    /// Whether the document offers PACE-CAM: EF.CardAccess, EF.CardSecurity (when vouched for) or DG14
+    /// (when hash-checked) lists a PACEInfo with the chip-authentication mapping.
+    static func camOffered(_ f: Facts) -> Bool {
+        func lists(_ infos: SecurityInfos?) -> Bool {
+            infos?.paceInfos.contains { PACEProtocol(oid: $0.protocol)?.mapping == .chipAuthenticationMapping } ?? false
+        }
+        if lists(f.files[.cardAccess].flatMap { try? SecurityInfos.parseCardAccess($0) }) { return true }
+        if f.cardSecurityVouched, lists(f.files[.cardSecurity].flatMap { try? SecurityInfos.parseCardSecurity($0) }) { return true }
+        return lists(f.dg14)
+    }
+
+    static func camCheck(_ f: Facts, chipAuthentication ca: VerificationCheck) -> VerificationCheck {
+        let e = f.evidence
+        let ran = e.chipAuthenticationMapping != nil || e.chipAuthenticationMappingRecorded
+        guard ran || camOffered(f) else {
+            return .notPresent(.paceChipAuthenticationMapping, "the document offers no PACE-CAM")
+        }
+        guard e.live else {
+            return .notChecked(.paceChipAuthenticationMapping, "PACE-CAM is proven only during a live read: offline nothing ties the recorded PK_map,IC to a real PACE session (the live read recorded \(ran ? "PACE-CAM data" : "no PACE-CAM data"))")
+        }
         guard let cam = e.chipAuthenticationMapping else {
-            return .notPresent(.paceChipAuthenticationMapping, "PACE-CAM did not run")
+            if ca.status == .passed {
+                return .notChecked(.paceChipAuthenticationMapping, "offered but not used; Chip Authentication proved the chip's key instead")
+            }
+            return .failed(.paceChipAuthenticationMapping, "the document offers PACE-CAM but it did not run, and no Chip Authentication proved the chip's key")
         }
-        guard let cs = files[.cardSecurity] else {
-            return .failed(.paceChipAuthenticationMapping, "PACE-CAM ran but EF.CardSecurity (the chip's CA public key) was not read")
+        guard let cs = f.files[.cardSecurity] else {
+            return .failed(.paceChipAuthenticationMapping, "PACE-CAM ran but EF.CardSecurity (the chip's CA public key) was \(f.absence(.cardSecurity))")
         }
-        guard checks.first(where: { $0.name == .cardSecuritySignature })?.status == .passed else {
+        guard f.cardSecurityVouched else {
             return .failed(.paceChipAuthenticationMapping, "EF.CardSecurity is not vouched for by a passed signature check")
         }
-        guard let infos = try? SecurityInfos.parseCardSecurity(cs), let params = try? ChipAuthentication.parameters(from: infos) else {
-            return .failed(.paceChipAuthenticationMapping, "EF.CardSecurity holds no usable Chip Authentication public key")
+        guard let infos = try? SecurityInfos.parseCardSecurity(cs) else {
+            return .failed(.paceChipAuthenticationMapping, "EF.CardSecurity does not parse")
         }
         do {
-            if try cam.verify(chipStaticPublicKey: params.chipPublicKey) {
-                return .passed(.paceChipAuthenticationMapping, "PK_map,IC = CA_IC · PK_IC with the EF.CardSecurity key")
+            if try cam.verify(cardSecurity: infos) {
+                return .passed(.paceChipAuthenticationMapping, "PK_map,IC = CA_IC · PK_IC with the EF.CardSecurity key (signature checked)")
             }
             return .failed(.paceChipAuthenticationMapping, "the chip's CAM data do not match the EF.CardSecurity public key")
         } catch {
-            return .failed(.paceChipAuthenticationMapping, "\(error.reason)")
+            return .failed(.paceChipAuthenticationMapping, error.reason)
         }
     }
 
-    static func activeAuthenticationCheck(_ e: CloneDetectionEvidence) -> VerificationCheck {
-        if let t = e.activeAuthentication {
-            do {
-                let v = try ActiveAuthentication.verify(t)
-                if v.verified {
-                    return .passed(.activeAuthentication, "\(v.scheme.rawValue) with \(v.hash.rawValue.uppercased()) over an 8-byte challenge verified with the DG15 key")
-                }
-                return .failed(.activeAuthentication, "the chip's signature does not verify with the DG15 public key (\(v.scheme.rawValue))")
-            } catch {
-                return .failed(.activeAuthentication, error.reason)
-            }
+    static func activeAuthenticationCheck(_ f: Facts) -> VerificationCheck {
+        let e = f.evidence
+        guard f.listed.contains(15) || f.files[.dg15] != nil else {
+            return .notPresent(.activeAuthentication, "the SOD lists no DG15 (no Active Authentication)")
         }
-        if let f = e.activeAuthenticationFailure { return .failed(.activeAuthentication, f) }
-        if let n = e.activeAuthenticationNotPerformed { return .notChecked(.activeAuthentication, "not performed: \(n)") }
-        return .notPresent(.activeAuthentication, e.live ? "the document has no DG15 (no Active Authentication)" : "no Active Authentication transcript in the bundle")
+        guard let dg15 = f.files[.dg15] else {
+            return .failed(.activeAuthentication, "the SOD lists DG15 (Active Authentication) but it was \(f.absence(.dg15))")
+        }
+        guard f.vouched.contains(.dg15) else { return .notChecked(.activeAuthentication, f.unvouched(.dg15)) }
+        let spki: [UInt8], key: PublicKey
+        do {
+            spki = try ActiveAuthentication.publicKeyInfo(dg15: dg15)
+            key = try ActiveAuthentication.publicKey(dg15: dg15)
+        } catch {
+            return .failed(.activeAuthentication, error.reason)
+        }
+        guard let t = e.activeAuthentication else {
+            if let r = e.activeAuthenticationFailure {
+                return .failed(.activeAuthentication, e.live ? r : "the live read recorded: \(r)")
+            }
+            if let r = e.activeAuthenticationNotPerformed {
+                return .failed(.activeAuthentication, "DG15 offers Active Authentication but it was not performed: \(r)")
+            }
+            return .failed(.activeAuthentication, e.live ? "DG15 offers Active Authentication but it did not run"
+                                                          : "DG15 offers Active Authentication but the bundle holds no transcript")
+        }
+        // Only DG15's key counts: a transcript naming another key proves nothing about this chip.
+        guard t.publicKeyInfo == spki else {
+            return .failed(.activeAuthentication, "the transcript's public key is not the one in DG15")
+        }
+        guard t.challenge.count == 8 else {
+            return .failed(.activeAuthentication, "the challenge is \(t.challenge.count) bytes, not 8 (ICAO 9303-11 §6.1)")
+        }
+        // The signature algorithm comes from DG14's ActiveAuthenticationInfo (hash-checked), never from the transcript alone.
+        let dg14Algorithm = f.dg14?.activeAuthenticationInfo?.signatureAlgorithm.dotted
+        if case .ec = key.kind, dg14Algorithm == nil {
+            return .failed(.activeAuthentication, "an ECDSA DG15 key needs the signature algorithm of DG14's ActiveAuthenticationInfo, and no hash-checked DG14 gives one")
+        }
+        if let named = t.signatureAlgorithm, let dg14Algorithm, named != dg14Algorithm {
+            return .failed(.activeAuthentication, "the transcript names signature algorithm \(named), DG14 says \(dg14Algorithm)")
+        }
+        do {
+            let v = try ActiveAuthentication.verify(signature: t.signature, challenge: t.challenge, publicKey: key,
+                                                    signatureAlgorithm: dg14Algorithm)
+            guard v.verified else {
+                return .failed(.activeAuthentication, "the chip's signature does not verify with the DG15 public key (\(v.scheme.rawValue))")
+            }
+            let what = "\(v.scheme.rawValue) with \(v.hash.rawValue.uppercased()) over an 8-byte challenge verified with the DG15 key (hash-checked)"
+            if e.live { return .passed(.activeAuthentication, what + " during this read") }
+            return .passed(.activeAuthentication, what + "; offline this proves the chip signed this challenge once, not freshness, unless the challenge was bound (e.g. to the step-up process id)")
+        } catch {
+            return .failed(.activeAuthentication, error.reason)
+        }
+    }
+
+    // MARK: - Identity and read scope
+
+    /// DG1, and DG2 when the SOD lists it, read and hash-checked.
+    static func identityCheck(_ f: Facts) -> VerificationCheck {
+        var required: [LDSFile] = [.dg1]
+        if f.listed.contains(2) { required.append(.dg2) }
+        var problems: [String] = []
+        for file in required {
+            if f.files[file] == nil { problems.append("\(file.rawValue) \(f.absence(file))") }
+        }
+        if !problems.isEmpty {
+            return .failed(.identityDataGroups, "the identity data groups are not all here: " + problems.joined(separator: "; "))
+        }
+        // Present but not matching the SOD: dataGroupHashes or unlistedDataGroups fails for it (never passed here).
+        let unvouched = required.filter { !f.vouched.contains($0) }
+        if !unvouched.isEmpty { return .notChecked(.identityDataGroups, unvouched.map(f.unvouched).joined(separator: "; ")) }
+        return .passed(.identityDataGroups, "\(required.map(\.rawValue).joined(separator: " and ")) read and matching the SOD")
+    }
+
+    /// Which data groups the SOD lists that are not here, and why (informational).
+    static func readScopeCheck(_ f: Facts) -> VerificationCheck {
+        guard !f.listed.isEmpty else { return .notChecked(.readScope, "no SOD lists the data groups to compare with") }
+        var byReason: [String: [String]] = [:]
+        var eacOnly = true
+        for n in f.listed.sorted() {
+            guard let file = LDSFile(dataGroup: n), f.files[file] == nil else { continue }
+            let reason = f.absence(file)
+            if !(file == .dg3 || file == .dg4) { eacOnly = false }
+            byReason[reason, default: []].append(file.rawValue)
+        }
+        let missing = byReason.sorted { $0.key < $1.key }.map { "\($0.value.joined(separator: ", ")) \($0.key)" }
+        if missing.isEmpty { return .passed(.readScope, "every data group the SOD lists was read") }
+        if eacOnly { return .passed(.readScope, "every data group the SOD lists was read except " + missing.joined(separator: "; ")) }
+        return .notChecked(.readScope, "not every data group the SOD lists is here: " + missing.joined(separator: "; "))
     }
 }

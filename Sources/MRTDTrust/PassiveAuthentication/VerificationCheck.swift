@@ -15,6 +15,10 @@ public enum CheckName: String, Sendable, Hashable, Codable, CaseIterable {
     case dataGroupHashes, unlistedDataGroups, sodSignature, documentSignerCertificate, cscaChain
     case cscaCountryMatchesIssuingState, revocation, cardSecuritySignature
     case chipAuthentication, paceChipAuthenticationMapping, activeAuthentication
+    /// DG1, and DG2 when the SOD lists it, read and matching the SOD (issue 11 W4).
+    case identityDataGroups
+    /// Which data groups the SOD lists were not read, and why (e.g. a read restricted by `--files`).
+    case readScope
 }
 
 /// One check of the verification report: `{name, status, detail}` (DESIGN.md §4.2). `detail` is one

@@ -1,4 +1,5 @@
 public import Foundation
+import MRTDReader
 
 /// A non-fatal observation the caller should show (stderr in the CLI).
 public struct StepUpWarning: Codable, Hashable, Sendable, CustomStringConvertible {
@@ -136,14 +137,13 @@ public enum StepUpStatus: String, Codable, Hashable, Sendable, Comparable {
     }
     public static func < (a: StepUpStatus, b: StepUpStatus) -> Bool { a.severity < b.severity }
 
-    /// Signicat's ReadID semantics (DESIGN.md §4.2): accepted = chip verification succeeded and
-    /// clone detection succeeded or is not available; inconclusive = chip verification succeeded,
-    /// clone detection failed; rejected = chip verification did not succeed.
+    /// The verdict rule of the reader (`VerdictRule.status`, docs/report.md "Verdict"), not a copy of it:
+    /// accepted = chip verification succeeded and clone detection succeeded or is not available;
+    /// inconclusive = chip verification succeeded, clone detection failed; rejected otherwise.
     public static func derived(chipVerification: ChipVerification, chipCloneDetection: ChipCloneDetection)
         -> StepUpStatus
     {
-        guard chipVerification == .succeeded else { return .rejected }
-        return chipCloneDetection == .failed ? .inconclusive : .accepted
+        StepUpStatus(VerdictRule.status(chipVerification: chipVerification.outcome, cloneDetection: chipCloneDetection.outcome))
     }
 }
 
@@ -300,7 +300,7 @@ public struct StepUpResultDocument: Codable, Hashable, Sendable {
     public static func make(plan: ReadIDPlan, result: ReadIDChipResult) -> (StepUpResultDocument, [StepUpWarning]) {
         let derived = StepUpStatus.derived(chipVerification: result.chipVerification,
                                            chipCloneDetection: result.chipCloneDetection)
-        let status = max(derived, result.status)
+        var status = max(derived, result.status)
         var warnings: [StepUpWarning] = []
         if status != result.status {
             warnings.append(StepUpWarning(
@@ -308,6 +308,14 @@ public struct StepUpResultDocument: Codable, Hashable, Sendable {
                 message: "the chip reader reported \(result.status.rawValue) but chipVerification "
                     + "\(result.chipVerification.rawValue) / chipCloneDetection \(result.chipCloneDetection.rawValue) "
                     + "allow at most \(derived.rawValue)"))
+        }
+        // Never accepted without saying who the holder is (issue 11 W4): DG1 unread or withheld.
+        if status == .accepted && !result.document.hasIdentity {
+            status = .rejected
+            warnings.append(StepUpWarning(
+                code: "identity-missing",
+                message: "the chip reader reported accepted without the identity fields (document number, "
+                    + "issuing country, dates of birth and expiry, name): the result is rejected"))
         }
         let doc = StepUpResultDocument(processId: plan.processId, provider: plan.provider.rawValue, status: status,
                                        consolidatedIdentityData: ConsolidatedIdentityData(

@@ -91,14 +91,17 @@ public enum LDSEncoders {
 
     static func makeDG2(width: Int, height: Int, quality: Int, targetSize: Int?, format: ImageFormat) -> [UInt8] {
         let colour = format == .jpeg2000
-        let base: [UInt8]
-        if colour {
-            // 46 bytes of 19794-5 headers and about 30 of DG2 TLV around the image.
-            let imageTarget = max(2_000, (targetSize ?? naturalJPEG2000FaceBytes + 80) - 80)
-            base = encodeFace { () throws(ImageCodecError) in
+        func encodeJP2(_ bytes: Int) -> [UInt8] {
+            encodeFace { () throws(ImageCodecError) in
                 try JPEG2000Codec.encode(raster(width, height, 3, SyntheticFace.rgbPixels(width: width, height: height)),
-                                         container: .jp2, targetBytes: imageTarget)
+                                         container: .jp2, targetBytes: bytes)
             }
+        }
+        var base: [UInt8]
+        // 46 bytes of 19794-5 headers and about 30 of DG2 TLV around the image.
+        var imageTarget = max(2_000, ((targetSize ?? naturalJPEG2000FaceBytes + 80) - 80) * 95 / 100)
+        if colour {
+            base = encodeJP2(imageTarget)
         } else {
             base = encodeFace { () throws(ImageCodecError) in
                 try JPEGCodec.encode(raster(width, height, 1, SyntheticFace.pixels(width: width, height: height)),
@@ -110,6 +113,13 @@ public enum LDSEncoders {
             return dg2(faceRecord: faceRecord(image: image, format: format, width: width, height: height, colour: colour))
         }
         var file = build(padding: 0)
+        // OpenJPEG's rate control may overshoot a little: aim lower until the face fits the target.
+        for _ in 0..<4 {
+            guard colour, let target = targetSize, file.count > target, imageTarget > 2_000 else { break }
+            imageTarget = max(2_000, imageTarget - (file.count - target) - 500)
+            base = encodeJP2(imageTarget)
+            file = build(padding: 0)
+        }
         guard let target = targetSize, target > file.count else { return file }
         var padding = target - file.count
         for _ in 0..<8 {
@@ -150,13 +160,17 @@ public enum LDSEncoders {
         return JPEGCodec.insertComments(comments, into: jpeg)
     }
 
-    /// Adds an XML box of `padding` bytes (at least 9) before the JP2 file's `jp2c` box.
+    /// Adds an XML box of `padding` bytes (at least 8, its header) before the JP2 file's `jp2c` box.
     static func padJP2(_ jp2: [UInt8], by padding: Int) -> [UInt8] {
         guard padding > 0 else { return jp2 }
         let open = Array("<specimen>".utf8), close = Array("</specimen>".utf8)
         let filler = Array("SPECIMEN PADDING ".utf8)
-        let bodyLength = max(0, padding - 8 - open.count - close.count)
-        let body = open + (0..<bodyLength).map { filler[$0 % filler.count] } + close
+        let body: [UInt8]
+        if padding >= 8 + open.count + close.count {
+            body = open + (0..<(padding - 8 - open.count - close.count)).map { filler[$0 % filler.count] } + close
+        } else {
+            body = [UInt8](repeating: 0x20, count: max(0, padding - 8)) // XML white space
+        }
         let box = be(8 + body.count, 4) + Array("xml ".utf8) + body
         guard let range = try? JPEG2000Header.findCodestream(jp2) else { return jp2 + box }
         let boxStart = range.lowerBound - 8

@@ -31,7 +31,7 @@ public enum JPEG2000Codec {
                 defer { opj_stream_destroy(stream) }
                 var image: UnsafeMutablePointer<opj_image_t>?
                 defer { if let image { opj_image_destroy(image) } }
-                do {
+                do throws(ImageCodecError) {
                     try session.check(opj_read_header(stream, session.codec, &image), .malformedHeader, "opj_read_header")
                     guard let img = image else { throw ImageCodecError(.malformedHeader, f, "opj_read_header gave no image") }
                     // The library must have read what was checked: the same size and component count.
@@ -44,7 +44,7 @@ public enum JPEG2000Codec {
                     try session.checkNoWarnings()
                     return .success(try raster(img.pointee, header: header))
                 } catch {
-                    return .failure(error as! ImageCodecError)
+                    return .failure(error)
                 }
             }
         }
@@ -123,12 +123,12 @@ public enum JPEG2000Codec {
                 return .failure(ImageCodecError(.encodeFailed, f, "opj_stream_create failed"))
             }
             defer { opj_stream_destroy(stream) }
-            do {
+            do throws(ImageCodecError) {
                 try session.check(opj_start_compress(session.codec, image, stream), .encodeFailed, "opj_start_compress")
                 try session.check(opj_encode(session.codec, stream), .encodeFailed, "opj_encode")
                 try session.check(opj_end_compress(session.codec, stream), .encodeFailed, "opj_end_compress")
             } catch {
-                return .failure(error as! ImageCodecError)
+                return .failure(error)
             }
             if bufferPointer.pointee.overflowed != 0 {
                 return .failure(ImageCodecError(.tooLarge, f, "the encoded image exceeds \(capacity) bytes"))

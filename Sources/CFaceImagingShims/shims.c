@@ -53,29 +53,32 @@ static OPJ_BOOL buffer_seek(OPJ_OFF_T offset, void *user) {
     return OPJ_TRUE;
 }
 
-opj_stream_t *emrtd_opj_read_stream(emrtd_opj_buffer *buffer) {
-    opj_stream_t *s = opj_stream_create(OPJ_J2K_STREAM_CHUNK_SIZE, OPJ_TRUE);
+/* A stream over `buffer` in either direction, with the skip and seek both directions use. */
+static opj_stream_t *buffer_stream(emrtd_opj_buffer *buffer, OPJ_BOOL input) {
+    opj_stream_t *s = opj_stream_create(OPJ_J2K_STREAM_CHUNK_SIZE, input);
     if (!s) return NULL;
     buffer->position = 0;
-    buffer->capacity = 0;
+    buffer->overflowed = 0;
     opj_stream_set_user_data(s, buffer, NULL);
-    opj_stream_set_user_data_length(s, (OPJ_UINT64)buffer->length);
-    opj_stream_set_read_function(s, buffer_read);
     opj_stream_set_skip_function(s, buffer_skip);
     opj_stream_set_seek_function(s, buffer_seek);
     return s;
 }
 
-opj_stream_t *emrtd_opj_write_stream(emrtd_opj_buffer *buffer) {
-    opj_stream_t *s = opj_stream_create(OPJ_J2K_STREAM_CHUNK_SIZE, OPJ_FALSE);
+opj_stream_t *emrtd_opj_read_stream(emrtd_opj_buffer *buffer) {
+    buffer->capacity = 0; /* reading: bounded by length */
+    opj_stream_t *s = buffer_stream(buffer, OPJ_TRUE);
     if (!s) return NULL;
-    buffer->position = 0;
-    buffer->length = 0;
-    buffer->overflowed = 0;
-    opj_stream_set_user_data(s, buffer, NULL);
+    opj_stream_set_user_data_length(s, (OPJ_UINT64)buffer->length);
+    opj_stream_set_read_function(s, buffer_read);
+    return s;
+}
+
+opj_stream_t *emrtd_opj_write_stream(emrtd_opj_buffer *buffer) {
+    buffer->length = 0; /* writing: bounded by capacity */
+    opj_stream_t *s = buffer_stream(buffer, OPJ_FALSE);
+    if (!s) return NULL;
     opj_stream_set_write_function(s, buffer_write);
-    opj_stream_set_skip_function(s, buffer_skip);
-    opj_stream_set_seek_function(s, buffer_seek);
     return s;
 }
 

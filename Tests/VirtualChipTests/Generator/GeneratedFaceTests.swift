@@ -113,6 +113,20 @@ struct GeneratedFaceTests {
         #expect(rb.status != 0 || !rb.stderr.isEmpty)
     }
 
+    /// Most built-in profiles store JPEG 2000, as most passports do; `bac` keeps a JPEG face; the option overrides.
+    @Test func profilesCarryJPEG2000FacesMostly() throws {
+        let formats = ProfileSpec.builtIn.map(\.faceFormat)
+        #expect(formats.filter { $0 == .jpeg2000 }.count * 2 > formats.count)
+        #expect(ProfileSpec.named("bac")?.faceFormat == .jpeg)
+        #expect(ProfileSpec.named(SpecimenGenerator.defaultProfileName)?.faceFormat == .jpeg2000)
+        for (name, option) in [("bac", ImageFormat.jpeg2000), ("pace-cam", .jpeg)] {
+            let doc = try SpecimenGenerator.generate(named: name, options: GeneratorOptions(faceFormat: option))
+            let face = try #require(try DG2File(bytes: doc.profile.files[.dg2]!).faceImage)
+            #expect(face.format == option && face.iso19794?.imageDataType == (option == .jpeg2000 ? 1 : 0))
+            _ = try DisplayImage.decode(face.imageData, format: face.format)
+        }
+    }
+
     @Test func documentImagesAreSmallGrayJPEGs() throws {
         let scan = LDSEncoders.documentImage(seed: 2)
         let r = try JPEGCodec.decode(scan)

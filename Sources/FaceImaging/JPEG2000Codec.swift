@@ -61,6 +61,14 @@ public enum JPEG2000Codec {
     /// that gives about `targetBytes` (nil: lossless 5/3). RGB uses the irreversible colour transform.
     public static func encode(_ raster: Raster, container: Container = .jp2, targetBytes: Int? = nil,
                               limits: ImageLimits = .standard) throws(ImageCodecError) -> [UInt8] {
+        try encode(raster, container: container, targetBytes: targetBytes, limits: limits, subsampling: nil, sYCC: false)
+    }
+
+    /// As `encode`, with per-component subsampling (each component sampled at every dx-th column and dy-th row)
+    /// and, with `sYCC`, the raster's three channels taken as Y, Cb, Cr and labelled sYCC (enumerated colour
+    /// space 18) — the forms a decoder must accept beyond plain RGB. For tests of those decoder paths.
+    static func encode(_ raster: Raster, container: Container, targetBytes: Int?, limits: ImageLimits,
+                       subsampling: [(dx: Int, dy: Int)]?, sYCC: Bool) throws(ImageCodecError) -> [UInt8] {
         let f = ImageFormat.jpeg2000
         try limits.check(width: raster.width, height: raster.height, format: f)
         var parameters = opj_cparameters_t()
@@ -79,18 +87,23 @@ public enum JPEG2000Codec {
         var levels = 1
         while levels < 6, (1 << levels) <= min(raster.width, raster.height) { levels += 1 }
         parameters.numresolution = Int32(levels)
-        parameters.tcp_mct = raster.channels == 3 ? 1 : 0
+        let factors = subsampling ?? Array(repeating: (dx: 1, dy: 1), count: raster.channels)
+        guard factors.count == raster.channels, factors.allSatisfy({ (1...4).contains($0.dx) && (1...4).contains($0.dy) }) else {
+            throw ImageCodecError(.encodeFailed, f, "subsampling for \(raster.channels) components")
+        }
+        // The colour transform needs three components of the same size (and RGB, not YCC).
+        parameters.tcp_mct = raster.channels == 3 && subsampling == nil && !sYCC ? 1 : 0
 
         var componentParameters = [opj_image_cmptparm_t](repeating: opj_image_cmptparm_t(), count: raster.channels)
         for c in 0..<raster.channels {
-            componentParameters[c].dx = 1
-            componentParameters[c].dy = 1
-            componentParameters[c].w = UInt32(raster.width)
-            componentParameters[c].h = UInt32(raster.height)
+            componentParameters[c].dx = UInt32(factors[c].dx)
+            componentParameters[c].dy = UInt32(factors[c].dy)
+            componentParameters[c].w = UInt32((raster.width + factors[c].dx - 1) / factors[c].dx)
+            componentParameters[c].h = UInt32((raster.height + factors[c].dy - 1) / factors[c].dy)
             componentParameters[c].prec = 8
             componentParameters[c].sgnd = 0
         }
-        let space = raster.channels == 3 ? OPJ_CLRSPC_SRGB : OPJ_CLRSPC_GRAY
+        let space = raster.channels == 3 ? (sYCC ? OPJ_CLRSPC_SYCC : OPJ_CLRSPC_SRGB) : OPJ_CLRSPC_GRAY
         guard let image = opj_image_create(UInt32(raster.channels), &componentParameters, space) else {
             throw ImageCodecError(.encodeFailed, f, "opj_image_create failed")
         }
@@ -99,11 +112,14 @@ public enum JPEG2000Codec {
         image.pointee.y0 = 0
         image.pointee.x1 = UInt32(raster.width)
         image.pointee.y1 = UInt32(raster.height)
-        let n = raster.width * raster.height
         raster.pixels.withUnsafeBufferPointer { px in
             for c in 0..<raster.channels {
                 guard let data = image.pointee.comps[c].data else { continue }
-                for i in 0..<n { data[i] = Int32(px[i * raster.channels + c]) }
+                let (dx, dy) = factors[c]
+                let w = Int(componentParameters[c].w), h = Int(componentParameters[c].h)
+                for y in 0..<h {
+                    for x in 0..<w { data[y * w + x] = Int32(px[((y * dy) * raster.width + x * dx) * raster.channels + c]) }
+                }
             }
         }
         for c in 0..<raster.channels where image.pointee.comps[c].data == nil {

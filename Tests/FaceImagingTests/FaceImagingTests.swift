@@ -151,6 +151,30 @@ struct GeneratedImageTests {
         #expect(throws: ImageCodecError.self) { try JPEGCodec.encode(Samples.gray(8, 8), comments: [[UInt8](repeating: 0, count: 65534)]) }
     }
 
+    /// sYCC with 4:2:0 chroma (ISO/IEC 15444-1 Annex I enumerated colour space 18): upsampled and converted to
+    /// RGB (ITU-T T.871) by `raster`, not by OpenJPEG.
+    @Test func subsampledSYCCBecomesRGB() throws {
+        let rgb = Samples.rgb(64, 48)
+        var ycc = [UInt8](repeating: 0, count: rgb.pixels.count)
+        for i in stride(from: 0, to: rgb.pixels.count, by: 3) {
+            let r = Double(rgb.pixels[i]), g = Double(rgb.pixels[i + 1]), b = Double(rgb.pixels[i + 2])
+            ycc[i] = UInt8(clamping: Int((0.299 * r + 0.587 * g + 0.114 * b).rounded()))
+            ycc[i + 1] = UInt8(clamping: Int((128 - 0.168736 * r - 0.331264 * g + 0.5 * b).rounded()))
+            ycc[i + 2] = UInt8(clamping: Int((128 + 0.5 * r - 0.418688 * g - 0.081312 * b).rounded()))
+        }
+        let source = try #require(Raster(width: 64, height: 48, channels: 3, pixels: ycc))
+        let jp2 = try JPEG2000Codec.encode(source, container: .jp2, targetBytes: nil, limits: .standard,
+                                           subsampling: [(1, 1), (2, 2), (2, 2)], sYCC: true)
+        let header = try JPEG2000Header(jp2)
+        #expect(header.components.map(\.dx) == [1, 2, 2] && header.width == 64)
+        let decoded = try JPEG2000Codec.decode(jp2)
+        #expect(decoded.width == 64 && decoded.height == 48 && decoded.channels == 3)
+        let error = Samples.meanError(rgb, decoded)
+        #expect(error < 6, "mean absolute error \(error)")
+        // Negative twin: the YCC samples taken as RGB are far off.
+        #expect(Samples.meanError(source, decoded) > 20)
+    }
+
     @Test func displayJPEGReencodesJPEG2000AndPassesJPEGThrough() throws {
         let raster = Samples.rgb(120, 160)
         let jp2 = try JPEG2000Codec.encode(raster, targetBytes: 6_000)

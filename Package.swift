@@ -40,7 +40,7 @@ let package = Package(
 
         .target(name: "MRTDDocument", dependencies: ["ASN1TLV"], swiftSettings: strict),
         // The only importer of OpenJPEG and libjpeg-turbo
-        .target(name: "FaceImaging", dependencies: ["MRTDDocument", "COpenJPEG", "CTurboJPEG", "CFaceImagingShims"],
+        .target(name: "FaceImaging", dependencies: ["COpenJPEG", "CTurboJPEG", "CFaceImagingShims"],
                 swiftSettings: strict),
         .target(name: "MRTDSecureMessaging", dependencies: ["ISO7816", "MRTDCrypto"], swiftSettings: strict),
         .target(name: "MRTDAccessControl",

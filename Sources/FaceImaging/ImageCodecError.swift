@@ -1,4 +1,17 @@
-public import MRTDDocument
+/// The two encodings a face image may have (ICAO 9303-10 §4.7.2), recognised from the first bytes: JPEG SOI
+/// `FF D8`; a JP2 signature box (ISO/IEC 15444-1 §I.5.1) or a codestream's SOC `FF 4F`.
+public enum CodecFormat: String, Sendable, Hashable, Codable {
+    case jpeg
+    case jpeg2000
+
+    public init?(recognising b: [UInt8]) {
+        if b.count >= 2, b[0] == 0xFF, b[1] == 0xD8 { self = .jpeg; return }
+        if b.count >= 2, b[0] == 0xFF, b[1] == 0x4F { self = .jpeg2000; return }
+        if b.count >= 12, Array(b[0..<12]) == JPEG2000Header.signatureBox { self = .jpeg2000; return }
+        return nil
+    }
+}
+
 
 /// Why an image could not be decoded or encoded. The detail names what was wrong with the image (sizes,
 /// markers, the codec library's message); it never carries image bytes.
@@ -24,10 +37,10 @@ public struct ImageCodecError: Error, Sendable, Hashable, CustomStringConvertibl
 
     public var code: Code
     /// The format the bytes were taken for (nil when not recognised).
-    public var format: ImageFormat?
+    public var format: CodecFormat?
     public var detail: String
 
-    public init(_ code: Code, _ format: ImageFormat?, _ detail: String) {
+    public init(_ code: Code, _ format: CodecFormat?, _ detail: String) {
         self.code = code; self.format = format; self.detail = detail
     }
 
@@ -36,8 +49,7 @@ public struct ImageCodecError: Error, Sendable, Hashable, CustomStringConvertibl
         switch format {
         case .jpeg?: name = "JPEG"
         case .jpeg2000?: name = "JPEG 2000"
-        case .png?: name = "PNG"
-        default: name = "image"
+        case nil: name = "image"
         }
         return "\(name): \(code.rawValue): \(detail)"
     }
@@ -65,7 +77,7 @@ public struct ImageLimits: Sendable, Hashable {
     public static let standard = ImageLimits()
 
     /// Checks declared dimensions against the limits.
-    func check(width: Int, height: Int, format: ImageFormat) throws(ImageCodecError) {
+    func check(width: Int, height: Int, format: CodecFormat) throws(ImageCodecError) {
         guard width > 0, height > 0 else {
             throw ImageCodecError(.zeroSize, format, "declared size \(width) × \(height)")
         }

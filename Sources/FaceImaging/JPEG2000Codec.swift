@@ -1,4 +1,3 @@
-import MRTDDocument
 import COpenJPEG
 import CFaceImagingShims
 
@@ -8,7 +7,7 @@ public enum JPEG2000Codec {
     /// Decodes after `JPEG2000Header` has checked the declared size, components and tiles against `limits`.
     /// Strict: a truncated or corrupt codestream, or any warning from the decoder, is an error.
     public static func decode(_ bytes: [UInt8], limits: ImageLimits = .standard) throws(ImageCodecError) -> Raster {
-        let f = ImageFormat.jpeg2000
+        let f = CodecFormat.jpeg2000
         guard !bytes.isEmpty else { throw ImageCodecError(.empty, f, "no bytes") }
         guard bytes.count <= limits.maxInputBytes else {
             throw ImageCodecError(.tooLarge, f, "\(bytes.count) bytes exceed the input limit of \(limits.maxInputBytes)")
@@ -69,7 +68,7 @@ public enum JPEG2000Codec {
     /// space 18) — the forms a decoder must accept beyond plain RGB. For tests of those decoder paths.
     static func encode(_ raster: Raster, container: Container, targetBytes: Int?, limits: ImageLimits,
                        subsampling: [(dx: Int, dy: Int)]?, sYCC: Bool) throws(ImageCodecError) -> [UInt8] {
-        let f = ImageFormat.jpeg2000
+        let f = CodecFormat.jpeg2000
         try limits.check(width: raster.width, height: raster.height, format: f)
         var parameters = opj_cparameters_t()
         opj_set_default_encoder_parameters(&parameters)
@@ -207,7 +206,7 @@ public enum JPEG2000Codec {
     /// 8-bit grayscale or RGB from the decoded components: samples scaled from their bit depth, signed samples
     /// shifted, subsampled components sampled at the nearest position, sYCC converted to RGB (ITU-T T.871).
     static func raster(_ image: opj_image_t, header: JPEG2000Header) throws(ImageCodecError) -> Raster {
-        let f = ImageFormat.jpeg2000
+        let f = CodecFormat.jpeg2000
         let count = Int(image.numcomps)
         let space = image.color_space
         guard space != OPJ_CLRSPC_CMYK, space != OPJ_CLRSPC_EYCC else {

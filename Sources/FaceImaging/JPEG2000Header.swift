@@ -1,4 +1,3 @@
-import MRTDDocument
 
 /// The parts of a JPEG 2000 image that decide what decoding will cost, read before OpenJPEG sees the bytes:
 /// where the codestream is (a raw codestream, ISO/IEC 15444-1 Annex A, or the `jp2c` box of a JP2 file,
@@ -33,7 +32,7 @@ public struct JPEG2000Header: Sendable, Hashable {
     /// Parses and checks the header against `limits`: positive dimensions, 1–4 components of 1–16 bits with
     /// subsampling 1–4, at most `limits.maxTiles` tiles.
     public init(_ b: [UInt8], limits: ImageLimits = .standard) throws(ImageCodecError) {
-        let f = ImageFormat.jpeg2000
+        let f = CodecFormat.jpeg2000
         if b.count >= 2, b[0] == 0xFF, b[1] == 0x4F {
             container = .codestream
             codestreamRange = 0..<b.count
@@ -91,7 +90,7 @@ public struct JPEG2000Header: Sendable, Hashable {
 
     /// The contents of the first top-level `jp2c` box (15444-1 §I.5.4), boxes with 4- and 8-byte lengths.
     public static func findCodestream(_ b: [UInt8]) throws(ImageCodecError) -> Range<Int> {
-        let f = ImageFormat.jpeg2000
+        let f = CodecFormat.jpeg2000
         var i = 0
         while i + 8 <= b.count {
             var length = 0

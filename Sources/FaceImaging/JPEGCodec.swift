@@ -1,14 +1,13 @@
-import MRTDDocument
 import CTurboJPEG
 
 /// JPEG (ITU-T T.81) through libjpeg-turbo's TurboJPEG API. Every call is checked; a failure names the call and
 /// the library's message.
 public enum JPEGCodec {
-    /// Decodes to 8-bit grayscale or RGB after checking the SOF's declared size against `limits`. Strict: a
-    /// warning (premature end of data, corrupt entropy data) is an error, and progressive images may have at
-    /// most 500 scans (TJFLAG_LIMITSCANS).
+    /// Decodes to 8-bit grayscale or RGB after checking the declared size (SOFn, read by tjDecompressHeader3)
+    /// against `limits`. Strict: a warning (premature end of data, corrupt entropy data) is an error, and
+    /// progressive images may have at most 500 scans (TJFLAG_LIMITSCANS).
     public static func decode(_ bytes: [UInt8], limits: ImageLimits = .standard) throws(ImageCodecError) -> Raster {
-        let f = ImageFormat.jpeg
+        let f = CodecFormat.jpeg
         guard !bytes.isEmpty else { throw ImageCodecError(.empty, f, "no bytes") }
         guard bytes.count <= limits.maxInputBytes else {
             throw ImageCodecError(.tooLarge, f, "\(bytes.count) bytes exceed the input limit of \(limits.maxInputBytes)")
@@ -16,22 +15,18 @@ public enum JPEGCodec {
         guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else {
             throw ImageCodecError(.unrecognisedFormat, f, "no SOI marker")
         }
-        // Declared size from the SOF before the library is involved (ITU-T T.81 §B.2.2).
-        guard let declared = ImageFormat.dimensions(bytes) else {
-            throw ImageCodecError(.malformedHeader, f, "no readable SOF marker segment before the scan")
-        }
-        try limits.check(width: declared.width, height: declared.height, format: f)
-
         guard let handle = tjInitDecompress() else { throw ImageCodecError(.decodeFailed, f, "tjInitDecompress failed") }
         defer { _ = tjDestroy(handle) }
+        // The header (up to the first SOS) is read into small fixed structures; the declared size is checked
+        // against the limits before any pixel buffer exists.
         var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colourspace: Int32 = 0
         let headerStatus = bytes.withUnsafeBufferPointer {
             tjDecompressHeader3(handle, $0.baseAddress, UInt($0.count), &width, &height, &subsampling, &colourspace)
         }
         try check(headerStatus, handle, .malformedHeader, "tjDecompressHeader3")
-        guard Int(width) == declared.width, Int(height) == declared.height else {
-            throw ImageCodecError(.malformedHeader, f, "the library read \(width) × \(height), the SOF declares \(declared.width) × \(declared.height)")
-        }
+        // A tables-only datastream (no SOFn before EOI) reads as 0 × 0; a SOFn declaring 0 fails above.
+        guard width > 0, height > 0 else { throw ImageCodecError(.malformedHeader, f, "no frame header (SOFn) before the end") }
+        try limits.check(width: Int(width), height: Int(height), format: f)
         let gray = colourspace == TJCS_GRAY.rawValue
         guard gray || colourspace == TJCS_YCbCr.rawValue || colourspace == TJCS_RGB.rawValue else {
             throw ImageCodecError(.unsupported, f, "colour space \(colourspace) (CMYK or YCCK)")
@@ -54,7 +49,7 @@ public enum JPEGCodec {
     /// COM segments (T.81 §B.2.4.5, at most 65,533 bytes each) placed after the APPn segments.
     public static func encode(_ raster: Raster, quality: Int = 90, comments: [[UInt8]] = [],
                               limits: ImageLimits = .standard) throws(ImageCodecError) -> [UInt8] {
-        let f = ImageFormat.jpeg
+        let f = CodecFormat.jpeg
         try limits.check(width: raster.width, height: raster.height, format: f)
         guard (1...100).contains(quality) else { throw ImageCodecError(.encodeFailed, f, "quality \(quality)") }
         for c in comments where c.count > 65533 {

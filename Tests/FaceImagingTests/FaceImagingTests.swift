@@ -66,12 +66,12 @@ struct SampleImageTests {
     func jpeg2000FacesOfSampleDG2sDecode(_ path: String) throws {
         let face = try Samples.face(path)
         #expect(face.format == .jpeg2000)
-        let raster = try DisplayImage.decode(face.imageData, format: face.format)
+        let raster = try DisplayImage.decode(face.imageData)
         #expect(raster.width == face.width && raster.height == face.height)
         #expect(raster.channels == 3 || raster.channels == 1)
         // Not a blank image: a photograph has many distinct levels.
         #expect(Set(raster.pixels).count > 64)
-        let jpeg = try DisplayImage.displayJPEG(from: face.imageData, format: face.format)
+        let jpeg = try DisplayImage.displayJPEG(from: face.imageData)
         #expect(ImageFormat.detect(jpeg) == .jpeg)
         let back = try JPEGCodec.decode(jpeg)
         #expect(back.width == raster.width && back.height == raster.height && back.channels == raster.channels)
@@ -84,7 +84,7 @@ struct SampleImageTests {
         let raster = try JPEGCodec.decode(jpeg)
         #expect(raster.width == 1024 && raster.height == 1024)
         #expect(Set(raster.pixels).count > 64)
-        #expect(try DisplayImage.displayJPEG(from: jpeg, format: .jpeg) == jpeg)
+        #expect(try DisplayImage.displayJPEG(from: jpeg) == jpeg)
     }
 
     /// The specimen's JP2 file holds a codestream that decodes on its own, to the same pixels.
@@ -178,13 +178,13 @@ struct GeneratedImageTests {
     @Test func displayJPEGReencodesJPEG2000AndPassesJPEGThrough() throws {
         let raster = Samples.rgb(120, 160)
         let jp2 = try JPEG2000Codec.encode(raster, targetBytes: 6_000)
-        let shown = try DisplayImage.displayJPEG(from: jp2, format: .jpeg2000)
+        let shown = try DisplayImage.displayJPEG(from: jp2)
         #expect(ImageFormat.detect(shown) == .jpeg)
         #expect(Samples.meanError(raster, try JPEGCodec.decode(shown)) < 6)
         let jpeg = try JPEGCodec.encode(raster)
-        #expect(try DisplayImage.displayJPEG(from: jpeg, format: .jpeg) == jpeg)
+        #expect(try DisplayImage.displayJPEG(from: jpeg) == jpeg)
         // The bytes decide: a JP2 declared as JPEG is still shown.
-        #expect(ImageFormat.detect(try DisplayImage.displayJPEG(from: jp2, format: .jpeg)) == .jpeg)
+        #expect(ImageFormat.detect(try DisplayImage.displayJPEG(from: jp2)) == .jpeg)
     }
 }
 

@@ -49,7 +49,7 @@ enum FaceBench {
         }
         report.storedBytes = stored.count
         do {
-            report.jpegBytes = try DisplayImage.displayJPEG(from: stored, format: .jpeg2000).count // warm-up
+            report.jpegBytes = try DisplayImage.displayJPEG(from: stored).count // warm-up
             report.rssBeforeMB = ProcessMemory.rssMB.map(r3)
             report.peakResetSupported = ProcessMemory.resetPeak()
             var cpu: [Double] = [], decode: [Double] = [], wall: [Double] = []

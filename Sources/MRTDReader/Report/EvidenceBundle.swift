@@ -56,7 +56,7 @@ public enum EvidenceBundle {
             // The bytes as stored (face.jpg or face.jp2); for JPEG 2000 also face.jpg, decoded and re-encoded, when
             // it decodes (the report's faceImage.error says why when it does not).
             try Data(face.imageData).write(to: directory.appendingPathComponent(faceImageName(face.format)))
-            if face.format == .jpeg2000, let jpeg = try? DisplayImage.displayJPEG(from: face.imageData, format: face.format) {
+            if face.format == .jpeg2000, let jpeg = try? DisplayImage.displayJPEG(from: face.imageData) {
                 try Data(jpeg).write(to: directory.appendingPathComponent(faceImageName(.jpeg)))
             }
         }

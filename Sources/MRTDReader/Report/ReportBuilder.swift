@@ -83,7 +83,7 @@ public enum ReportBuilder {
                                      storedPath: storedPath)
         let decodable: Bool
         do {
-            _ = try DisplayImage.decode(face.imageData, format: face.format)
+            _ = try DisplayImage.decode(face.imageData)
             decodable = true
             f.deliveredFormat = ImageFormat.jpeg.rawValue
         } catch {

@@ -60,7 +60,7 @@ struct GeneratedFaceTests {
         #expect(header.width == 240 && header.height == 320 && header.components.count == 3)
         // About the size of a real passport face, and the decoded face is the synthetic one.
         #expect((7_000...10_500).contains(jp2.count), "\(jp2.count) bytes")
-        let decoded = try DisplayImage.decode(jp2, format: .jpeg2000)
+        let decoded = try DisplayImage.decode(jp2)
         let source = SyntheticFace.rgbPixels(width: 240, height: 320)
         let error = Double(zip(source, decoded.pixels).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(source.count)
         #expect(error < 8, "mean absolute error \(error)")
@@ -123,7 +123,7 @@ struct GeneratedFaceTests {
             let doc = try SpecimenGenerator.generate(named: name, options: GeneratorOptions(faceFormat: option))
             let face = try #require(try DG2File(bytes: doc.profile.files[.dg2]!).faceImage)
             #expect(face.format == option && face.iso19794?.imageDataType == (option == .jpeg2000 ? 1 : 0))
-            _ = try DisplayImage.decode(face.imageData, format: face.format)
+            _ = try DisplayImage.decode(face.imageData)
         }
     }
 

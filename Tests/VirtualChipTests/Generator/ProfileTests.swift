@@ -121,7 +121,7 @@ struct ProfileTests {
         let image = Array(record[46...])
         #expect(record[35] == (spec.faceFormat == .jpeg2000 ? 1 : 0))
         #expect(ImageFormat.detect(image) == spec.faceFormat)
-        let face = try DisplayImage.decode(image, format: spec.faceFormat)
+        let face = try DisplayImage.decode(image)
         #expect(face.width == 240 && face.height == 320)
         if spec.faceFormat == .jpeg, let r = try GeneratedFaceTests.decodeWithDJPEG(image) { #expect(r.status == 0 && r.stderr.isEmpty) }
     }

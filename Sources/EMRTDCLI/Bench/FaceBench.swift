@@ -1,6 +1,5 @@
 import Foundation
 import FaceImaging
-import MRTDDocument
 import VirtualChip
 
 /// The face row of `emrtd bench` (issue 15): a typical passport face — a colour JPEG 2000 (JP2) file of about

@@ -16,7 +16,7 @@ let package = Package(
         .executable(name: "emrtd", targets: ["emrtd"]),
         .library(name: "EMRTDKit", targets: [
             "ASN1TLV", "ISO7816", "MRTDCrypto", "MRTDDocument", "MRTDSecureMessaging",
-            "MRTDAccessControl", "MRTDTrust", "MRTDReader", "PCSCTransport", "VirtualChip", "StepUp",
+            "MRTDAccessControl", "MRTDTrust", "MRTDReader", "PCSCTransport", "VirtualChip", "StepUp", "FaceImaging",
         ]),
     ],
     targets: [
@@ -27,6 +27,9 @@ let package = Package(
         // other packages can depend on EMRTDKit by version).
         .systemLibrary(name: "CPCSCLite", providers: [.apt(["libpcsclite-dev"])]),
         .target(name: "CPCSCLiteShims", dependencies: ["CPCSCLite"]),
+        .systemLibrary(name: "COpenJPEG", pkgConfig: "libopenjp2", providers: [.apt(["libopenjp2-7-dev"])]),
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .target(name: "CFaceImagingShims", dependencies: ["COpenJPEG"]),
 
         // Pure Swift foundations
         .target(name: "ASN1TLV", swiftSettings: strict),
@@ -36,6 +39,9 @@ let package = Package(
         .target(name: "MRTDCrypto", dependencies: ["CLibCrypto"], swiftSettings: strict),
 
         .target(name: "MRTDDocument", dependencies: ["ASN1TLV"], swiftSettings: strict),
+        // The only importer of OpenJPEG and libjpeg-turbo
+        .target(name: "FaceImaging", dependencies: ["COpenJPEG", "CTurboJPEG", "CFaceImagingShims"],
+                swiftSettings: strict),
         .target(name: "MRTDSecureMessaging", dependencies: ["ISO7816", "MRTDCrypto"], swiftSettings: strict),
         .target(name: "MRTDAccessControl",
                 dependencies: ["ISO7816", "MRTDCrypto", "MRTDSecureMessaging", "ASN1TLV", "MRTDDocument"],
@@ -43,7 +49,7 @@ let package = Package(
         .target(name: "MRTDTrust", dependencies: ["MRTDDocument", "MRTDCrypto", "ASN1TLV"], swiftSettings: strict),
         .target(name: "MRTDReader",
                 dependencies: ["ISO7816", "ASN1TLV", "MRTDCrypto", "MRTDDocument", "MRTDSecureMessaging",
-                               "MRTDAccessControl", "MRTDTrust"],
+                               "MRTDAccessControl", "MRTDTrust", "FaceImaging"],
                 swiftSettings: strict),
 
         // The only importer of pcsc-lite
@@ -52,12 +58,13 @@ let package = Package(
                 swiftSettings: strict),
 
         .target(name: "VirtualChip",
-                dependencies: ["ISO7816", "MRTDCrypto", "MRTDSecureMessaging", "MRTDDocument", "ASN1TLV"],
+                dependencies: ["ISO7816", "MRTDCrypto", "MRTDSecureMessaging", "MRTDDocument", "ASN1TLV", "FaceImaging"],
                 swiftSettings: strict),
         .target(name: "StepUp", dependencies: ["MRTDReader"], swiftSettings: strict),
         .target(name: "EMRTDCLI",
                 dependencies: ["ASN1TLV", "ISO7816", "MRTDCrypto", "MRTDDocument", "MRTDSecureMessaging",
-                               "MRTDAccessControl", "MRTDTrust", "MRTDReader", "PCSCTransport", "VirtualChip", "StepUp"],
+                               "MRTDAccessControl", "MRTDTrust", "MRTDReader", "PCSCTransport", "VirtualChip", "StepUp",
+                               "FaceImaging"],
                 swiftSettings: strict),
         .executableTarget(name: "emrtd", dependencies: ["EMRTDCLI"], swiftSettings: strict),
 
@@ -78,18 +85,20 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "MRTDDocumentTests", dependencies: ["MRTDDocument", "ASN1TLV", "MRTDTestSupport"],
                     swiftSettings: strict),
+        .testTarget(name: "FaceImagingTests", dependencies: ["FaceImaging", "MRTDDocument", "MRTDTestSupport"],
+                    swiftSettings: strict),
         .testTarget(name: "MRTDTrustTests",
                     dependencies: ["MRTDTrust", "MRTDDocument", "MRTDCrypto", "ASN1TLV", "VirtualChip", "MRTDTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MRTDReaderTests",
                     dependencies: ["MRTDReader", "VirtualChip", "MRTDTrust", "MRTDAccessControl", "MRTDDocument",
-                                   "ISO7816", "MRTDTestSupport"],
+                                   "ISO7816", "MRTDTestSupport", "FaceImaging"],
                     swiftSettings: strict),
         .testTarget(name: "PCSCTransportTests", dependencies: ["PCSCTransport", "ISO7816", "VirtualChip", "MRTDTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "VirtualChipTests",
                     dependencies: ["VirtualChip", "MRTDSecureMessaging", "MRTDCrypto", "MRTDDocument", "ISO7816",
-                                   "ASN1TLV", "MRTDTestSupport"],
+                                   "ASN1TLV", "MRTDTestSupport", "FaceImaging"],
                     swiftSettings: strict),
         .testTarget(name: "StepUpTests", dependencies: ["StepUp", "MRTDReader", "VirtualChip", "MRTDTestSupport"],
                     swiftSettings: strict),

@@ -88,7 +88,7 @@ import VirtualChip
         let doc = LDSDocument(files: g.profile.files)
         #expect(doc.errors.isEmpty, "\(profile): \(doc.errors)")
         #expect(doc.mrz?.isValid == true)
-        #expect(doc.faceImage?.format == .jpeg)
+        #expect(doc.faceImage?.format == g.spec.faceFormat)
         #expect(doc.sod?.ldsSecurityObject.dataGroupNumbers.isEmpty == false)
         if let ca = g.profile.files[.cardAccess] { #expect((try? SecurityInfos.parseCardAccess(ca)) != nil) }
         if let dg14 = g.profile.files[.dg14] { #expect((try? SecurityInfos.parseDG14(dg14)) != nil) }

@@ -55,6 +55,8 @@ struct BenchReport: Sendable, Codable {
     var acceptance: [Acceptance]
     var seconds: Double
     var notes: [String]
+    /// The face row (FaceBench.swift); nil with --trust-only.
+    var face: FaceBenchReport? = nil
 
     func jsonText() -> String {
         let enc = JSONEncoder()
@@ -80,6 +82,11 @@ struct BenchRunner {
         var notes: [String] = []
         if Self.buildMode == "debug" { notes.append("debug build: CPU numbers are not representative; use swift run -c release emrtd bench") }
         let startRss = ProcessMemory.rssMB
+        var face: FaceBenchReport? = nil
+        if !settings.trustOnly {
+            log("bench: face image, JPEG 2000 decoded and re-encoded as JPEG")
+            face = FaceBench.run(runs: max(settings.runs, 9))
+        }
 
         // 1. Peak memory of one full read with verification (the heaviest cell: 60 KB DG2, extended, AES-256).
         let peakCase = BenchCase(profile: "pace-gm-p256-aes256", extended: true, dg2Size: settings.dg2Sizes.max() ?? 60_000)
@@ -159,6 +166,7 @@ struct BenchRunner {
                                  primitives: matrixCosts.table.map { BenchReport.Primitive(name: $0.0, microseconds: r3($0.1)) },
                                  rows: rows, trustStore: trust, hostileInput: hostile, memory: memory, acceptance: [], seconds: 0, notes: notes + trust.notes)
         report.clockReadMicroseconds = r3(BenchClock.cpuClockReadNanoseconds / 1000)
+        report.face = face
         report.acceptance = Self.acceptance(report)
         report.seconds = r3(Double(BenchClock.wallNanoseconds() &- started) / 1e9)
         return report
@@ -205,6 +213,7 @@ struct BenchRunner {
         out.append(.init(criterion: "no growth over consecutive reads in one process",
                          met: m.loopReads == 0 ? nil : m.growthMB.map { $0 < 1 },
                          detail: "\(m.loopReads) reads: RSS \(m.rssBeforeLoopMB ?? 0) MB before, \(m.rssAfterLoopMB ?? 0) MB after (\(m.growthMB ?? 0) MB)"))
+        if let face = r.face { out.append(FaceBench.acceptance(face)) }
         return out
     }
 }
@@ -244,6 +253,7 @@ extension BenchReport {
                        + "  CPU \(f(row.cpuMs)) ms (floor \(f(row.cpuFloorMs)), \(row.cpuRatio.map { f($0) } ?? "-")×)"
                        + "  link \(f(row.modelledMs)) ms  CPU share \(f(100 * row.cpuMs / max(row.modelledMs, 0.001)))%")
         }
+        if let face { out += FaceBench.text(face) }
         out.append("")
         out.append("== OpenSSL primitives (µs, CPU)")
         for p in primitives { out.append("  " + pad(p.name, 36) + lpad(String(format: "%.3f", p.microseconds), 12)) }

@@ -23,7 +23,10 @@ enum Presentation {
             out += PersonalDataPresentation.lines(d)
         }
         if let ac = r.accessControl { out.append("Access       \(ac.summary)") }
-        if let f = r.faceImage { out.append("Face image   \(f.format) \(f.width)×\(f.height)\(f.path.map { " → \($0)" } ?? "")") }
+        if let f = r.faceImage {
+            let shown = f.error.map { " — cannot be shown: \($0)" } ?? (f.format == "jpeg" ? "" : " (shown as \(f.deliveredFormat ?? "jpeg"))")
+            out.append("Face image   \(f.format) \(f.width)×\(f.height)\(shown)\(f.path.map { " → \($0)" } ?? "")")
+        }
         if !r.files.isEmpty {
             out.append("")
             out.append("Files")

@@ -4,12 +4,13 @@ import MRTDAccessControl
 import MRTDCrypto
 import MRTDTrust
 import ASN1TLV
+import FaceImaging
 
 /// The evidence bundle (DESIGN.md §4.3): every file byte for byte as the chip sent it, the clone-detection
 /// transcripts needed to re-check them offline, the face image and `report.json`.
 ///
 /// Layout: `EF.SOD.bin`, `DG1.bin`, …, `EF.CardAccess.bin`, `EF.CardSecurity.bin`, `clone-detection.json`,
-/// `face.jpg` / `face.jp2`, `report.json`.
+/// `face.jpg` (always, when DG2 holds a face that can be shown) and `face.jp2` (the stored JPEG 2000), `report.json`.
 public enum EvidenceBundle {
     public static let cloneDetectionFile = "clone-detection.json"
     public static let reportFile = "report.json"
@@ -53,7 +54,12 @@ public enum EvidenceBundle {
             try Data(bytes).write(to: directory.appendingPathComponent(f.bundleFileName))
         }
         if let face = result.document.faceImage {
+            // The bytes as stored (face.jpg or face.jp2); for JPEG 2000 also face.jpg, decoded and re-encoded, when
+            // it decodes (the report's faceImage.error says why when it does not).
             try Data(face.imageData).write(to: directory.appendingPathComponent(faceImageName(face.format)))
+            if face.format == .jpeg2000, let jpeg = try? DisplayImage.displayJPEG(from: face.imageData) {
+                try Data(jpeg).write(to: directory.appendingPathComponent(faceImageName(.jpeg)))
+            }
         }
         let record = cloneRecord(CloneDetectionEvidence(result))
         let enc = JSONEncoder()

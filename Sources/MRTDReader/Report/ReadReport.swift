@@ -92,13 +92,27 @@ public struct ReadReport: Codable, Sendable, Hashable {
     }
 
     public struct FaceImage: Codable, Sendable, Hashable {
-        /// "jpeg" or "jpeg2000"
+        /// The stored format: "jpeg" or "jpeg2000" (as `storedFormat`; kept for readers of the first fields).
         public var format: String
         public var width: Int
         public var height: Int
+        /// `face.jpg` of the evidence bundle (`--out`): the image a browser shows; nil without `--out` or when
+        /// a stored JPEG 2000 image could not be decoded.
         public var path: String?
-        public init(format: String, width: Int, height: Int, path: String? = nil) {
+        /// The format DG2 stores the face in: "jpeg" or "jpeg2000".
+        public var storedFormat: String?
+        /// The format delivered for display (`face.jpg`, `emrtd serve`'s face endpoint, the HTML report):
+        /// "jpeg"; nil when the stored image cannot be decoded (see `error`).
+        public var deliveredFormat: String?
+        /// Why the stored image cannot be decoded (truncated, corrupt, declared size over the limits, …).
+        public var error: String?
+        /// The file holding the bytes exactly as stored (`face.jpg` or `face.jp2`), with `--out`.
+        public var storedPath: String?
+        public init(format: String, width: Int, height: Int, path: String? = nil, storedFormat: String? = nil,
+                    deliveredFormat: String? = nil, error: String? = nil, storedPath: String? = nil) {
             self.format = format; self.width = width; self.height = height; self.path = path
+            self.storedFormat = storedFormat; self.deliveredFormat = deliveredFormat; self.error = error
+            self.storedPath = storedPath
         }
     }
 

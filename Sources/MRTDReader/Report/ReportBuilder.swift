@@ -1,4 +1,6 @@
 import Glibc
+import Foundation
+import FaceImaging
 public import MRTDDocument
 public import ASN1TLV
 import MRTDCrypto
@@ -72,10 +74,33 @@ public enum ReportBuilder {
             addPersonalData(&d, from: doc, warnings: &r.warnings)
             r.document = d
         }
-        if let face = doc.faceImage {
-            r.faceImage = ReadReport.FaceImage(format: face.format.rawValue, width: face.width ?? face.declaredWidth ?? 0,
-                                               height: face.height ?? face.declaredHeight ?? 0, path: faceImagePath)
+        if let face = doc.faceImage { r.faceImage = faceImage(face, storedPath: faceImagePath) }
+    }
+
+    /// The report's `faceImage`: the stored format, and whether (and as what) it can be shown. Decoding is
+    /// bounded by `ImageLimits.standard`; an image that cannot be decoded gives `error`, never a failed report.
+    /// `storedPath` is where the evidence bundle wrote the stored bytes (`face.jpg` or `face.jp2`); `face.jpg`
+    /// beside it is the displayable image.
+    public static func faceImage(_ face: FaceImageInfo, storedPath: String?) -> ReadReport.FaceImage {
+        var f = ReadReport.FaceImage(format: face.format.rawValue, width: face.width ?? face.declaredWidth ?? 0,
+                                     height: face.height ?? face.declaredHeight ?? 0, storedFormat: face.format.rawValue,
+                                     storedPath: storedPath)
+        let decodable: Bool
+        do {
+            _ = try DisplayImage.decode(face.imageData)
+            decodable = true
+            f.deliveredFormat = ImageFormat.jpeg.rawValue
+        } catch {
+            decodable = false
+            f.error = error.description
         }
+        if let storedPath {
+            let delivered = URL(fileURLWithPath: storedPath).deletingLastPathComponent()
+                .appendingPathComponent(EvidenceBundle.faceImageName(.jpeg)).path
+            // A stored JPEG is face.jpg itself; a JPEG 2000 face has a face.jpg only when it decoded.
+            if face.format == .jpeg || decodable { f.path = delivered }
+        }
+        return f
     }
 
     public static func reportVerification(_ v: VerificationOutcome) -> ReadReport.Verification {

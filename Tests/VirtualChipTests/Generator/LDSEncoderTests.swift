@@ -96,7 +96,7 @@ struct LDSEncoderTests {
         #expect(Int(record[image + 4]) << 8 | Int(record[image + 5]) == 160)
         let jpeg = Array(record[(image + 12)...])
         #expect(Array(jpeg.prefix(2)) == [0xFF, 0xD8] && Array(jpeg.suffix(2)) == [0xFF, 0xD9])
-        if let r = try JPEGEncoderTests.decodeWithDJPEG(jpeg) {
+        if let r = try GeneratedFaceTests.decodeWithDJPEG(jpeg) {
             #expect(r.status == 0 && r.stderr.isEmpty, "djpeg: \(r.stderr)")
             #expect(Array(r.stdout.prefix(11)) == Array("P5\n120 160\n".utf8))
         }
@@ -108,7 +108,7 @@ struct LDSEncoderTests {
         #expect(dg2.count >= target && dg2.count <= target + 8, "DG2 is \(dg2.count) bytes for target \(target)")
         let (_, record, _) = try Self.faceRecord(of: dg2)
         let jpeg = Array(record[46...])
-        if let r = try JPEGEncoderTests.decodeWithDJPEG(jpeg) {
+        if let r = try GeneratedFaceTests.decodeWithDJPEG(jpeg) {
             #expect(r.status == 0 && r.stderr.isEmpty, "djpeg: \(r.stderr)")
         }
         // Negative twin: without a target the file is much smaller.

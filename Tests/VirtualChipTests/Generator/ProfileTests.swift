@@ -1,4 +1,5 @@
 import Testing
+import FaceImaging
 import Foundation
 import ASN1TLV
 import MRTDCrypto
@@ -115,9 +116,14 @@ struct ProfileTests {
             #expect(try pk.child(at: 1).child(at: 1).bitStringValue() == view.chipCAPublicValue)
             if let (r, _) = try OpenSSL.cmsVerify(cs, ca: doc.cscaCertificate) { #expect(r.status == 0, "\(r.stderr)") }
         }
-        // DG2's JPEG decodes.
+        // DG2's face is in the profile's format (19794-5 image data type 0 JPEG, 1 JPEG 2000) and decodes.
         let record = try LDSEncoderTests.faceRecord(of: p.files[.dg2]!).record
-        if let r = try JPEGEncoderTests.decodeWithDJPEG(Array(record[46...])) { #expect(r.status == 0 && r.stderr.isEmpty) }
+        let image = Array(record[46...])
+        #expect(record[35] == (spec.faceFormat == .jpeg2000 ? 1 : 0))
+        #expect(ImageFormat.detect(image) == spec.faceFormat)
+        let face = try DisplayImage.decode(image)
+        #expect(face.width == 240 && face.height == 320)
+        if spec.faceFormat == .jpeg, let r = try GeneratedFaceTests.decodeWithDJPEG(image) { #expect(r.status == 0 && r.stderr.isEmpty) }
     }
 
     @Test func dg2SizeOptionApplies() throws {

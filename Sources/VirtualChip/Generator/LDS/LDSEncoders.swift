@@ -1,5 +1,6 @@
 public import MRTDDocument
 import ASN1TLV
+import FaceImaging
 
 /// Encoders of the LDS1 elementary files (ICAO 9303-10 §4.6 and §4.7). Each returns the complete file
 /// content, outer tag included, byte for byte as the chip serves it.
@@ -38,65 +39,142 @@ public enum LDSEncoders {
         return TLVWriter.encode(0x75, group)
     }
 
-    /// ISO/IEC 19794-5:2005 facial record with one JPEG image (§5.4–§5.8):
+    /// ISO/IEC 19794-5:2005 facial record with one JPEG or JPEG 2000 image (§5.4–§5.8):
     /// - Facial Record Header (14 bytes): format identifier "FAC\0", version "010\0", record length (4),
     ///   number of facial images (2).
     /// - Facial Information (20 bytes): facial record data length (4), number of feature points (2) = 0, gender (1),
     ///   eye colour (1), hair colour (1), property mask (3), expression (2), pose angles (3), pose uncertainty (3).
-    /// - Image Information (12 bytes): face image type (1) = 1 full frontal, image data type (1) = 0 JPEG,
-    ///   width (2), height (2), colour space (1) = 3 grayscale, source type (1) = 2 digital camera,
-    ///   device type (2), quality (2).
+    /// - Image Information (12 bytes): face image type (1) = 1 full frontal, image data type (1) = 0 JPEG or
+    ///   1 JPEG 2000 (§5.7.2), width (2), height (2), colour space (1) = 1 24-bit RGB or 3 grayscale (§5.7.4),
+    ///   source type (1) = 2 digital camera, device type (2), quality (2).
     /// - Image data.
-    public static func faceRecord(jpeg: [UInt8], width: Int, height: Int, gender: UInt8 = 2) -> [UInt8] {
-        let facialDataLength = 20 + 12 + jpeg.count
+    public static func faceRecord(image: [UInt8], format: ImageFormat = .jpeg, width: Int, height: Int,
+                                  colour: Bool = false, gender: UInt8 = 2) -> [UInt8] {
+        let facialDataLength = 20 + 12 + image.count
         let total = 14 + facialDataLength
         var out: [UInt8] = Array("FAC".utf8) + [0] + Array("010".utf8) + [0]
         out += be(total, 4) + be(1, 2)
         out += be(facialDataLength, 4) + be(0, 2) + [gender, 0x00, 0x00] + [0, 0, 0] + be(0, 2) + [0, 0, 0] + [0, 0, 0]
-        out += [0x01, 0x00] + be(width, 2) + be(height, 2) + [0x03, 0x02] + be(0, 2) + be(0, 2)
-        out += jpeg
+        out += [0x01, format == .jpeg2000 ? 0x01 : 0x00] + be(width, 2) + be(height, 2) + [colour ? 0x01 : 0x03, 0x02]
+        out += be(0, 2) + be(0, 2)
+        out += image
         return out
+    }
+
+    /// A record holding a JPEG (grayscale).
+    public static func faceRecord(jpeg: [UInt8], width: Int, height: Int, gender: UInt8 = 2) -> [UInt8] {
+        faceRecord(image: jpeg, format: .jpeg, width: width, height: height, gender: gender)
     }
 
     static func be(_ v: Int, _ n: Int) -> [UInt8] { (0..<n).map { UInt8(truncatingIfNeeded: v >> (8 * (n - 1 - $0))) } }
 
-    /// The specimen's DG2 with a synthetic face. When `targetSize` is given, the JPEG is padded with COM
-    /// segments so that the whole DG2 file has (as nearly as TLV length octets allow, never less than) that size.
-    public static func dg2(face width: Int = 240, height: Int = 320, quality: Int = 75, targetSize: Int? = nil) -> [UInt8] {
+    /// The specimen's DG2 with a synthetic face, encoded by libjpeg-turbo (`.jpeg`: grayscale, baseline, at
+    /// `quality`) or OpenJPEG (`.jpeg2000`: a JP2 file, colour, 9/7 wavelet, about 10 KB as most passports
+    /// store their faces). When `targetSize` is given, the image is padded so that the whole DG2 file has (as
+    /// nearly as TLV length octets allow, never less than) that size: JPEG with COM segments (T.81 §B.2.4.5),
+    /// JP2 with an XML box before the codestream box (ISO/IEC 15444-1 §I.7.1; readers ignore it) — a JPEG 2000
+    /// face is first encoded at about the target size, so a large DG2 holds a larger image, as real ones do.
+    public static func dg2(face width: Int = 240, height: Int = 320, quality: Int = 75, targetSize: Int? = nil,
+                           format: ImageFormat = .jpeg) -> [UInt8] {
         // Deterministic: computed once per parameter set and process.
-        let key = "\(width)x\(height)q\(quality)t\(targetSize ?? 0)"
+        let key = "\(width)x\(height)q\(quality)t\(targetSize ?? 0)f\(format.rawValue)"
         if let cached = dg2Cache.value(key) { return cached }
-        return dg2Cache.insert(key, makeDG2(width: width, height: height, quality: quality, targetSize: targetSize))
+        return dg2Cache.insert(key, makeDG2(width: width, height: height, quality: quality, targetSize: targetSize,
+                                            format: format))
     }
 
     private static let dg2Cache = LockedCache<[UInt8]>()
 
-    static func makeDG2(width: Int, height: Int, quality: Int, targetSize: Int?) -> [UInt8] {
-        let pixels = SyntheticFace.pixels(width: width, height: height)
-        func build(padding: Int) -> [UInt8] {
-            var comments: [[UInt8]] = [Array("EMRTDKit synthetic specimen face - not a real person".utf8)]
-            var remaining = padding
-            let filler = Array("SPECIMEN PADDING ".utf8)
-            while remaining > 0 {
-                // Each COM segment costs 4 bytes of marker and length plus its payload (≤ 65533).
-                let payload = min(65533, max(1, remaining - 4))
-                comments.append((0..<payload).map { filler[$0 % filler.count] })
-                remaining -= payload + 4
+    /// JPEG 2000 faces without a target size: about this many bytes.
+    static let naturalJPEG2000FaceBytes = 10_000
+    static let specimenComment = "EMRTDKit synthetic specimen face - not a real person"
+
+    static func makeDG2(width: Int, height: Int, quality: Int, targetSize: Int?, format: ImageFormat) -> [UInt8] {
+        let colour = format == .jpeg2000
+        func encodeJP2(_ bytes: Int) -> [UInt8] {
+            encodeFace { () throws(ImageCodecError) in
+                try JPEG2000Codec.encode(raster(width, height, 3, SyntheticFace.rgbPixels(width: width, height: height)),
+                                         container: .jp2, targetBytes: bytes)
             }
-            let jpeg = BaselineJPEGEncoder.encode(width: width, height: height, pixels: pixels, quality: quality, comments: comments)
-            return dg2(faceRecord: faceRecord(jpeg: jpeg, width: width, height: height))
+        }
+        var base: [UInt8]
+        // 46 bytes of 19794-5 headers and about 30 of DG2 TLV around the image.
+        var imageTarget = max(2_000, ((targetSize ?? naturalJPEG2000FaceBytes + 80) - 80) * 95 / 100)
+        if colour {
+            base = encodeJP2(imageTarget)
+        } else {
+            base = encodeFace { () throws(ImageCodecError) in
+                try JPEGCodec.encode(raster(width, height, 1, SyntheticFace.pixels(width: width, height: height)),
+                                     quality: quality, comments: [Array(specimenComment.utf8)])
+            }
+        }
+        func build(padding: Int) -> [UInt8] {
+            let image = colour ? padJP2(base, by: padding) : padJPEG(base, by: padding)
+            return dg2(faceRecord: faceRecord(image: image, format: format, width: width, height: height, colour: colour))
         }
         var file = build(padding: 0)
+        // OpenJPEG's rate control may overshoot a little: aim lower until the face fits the target.
+        for _ in 0..<4 {
+            guard colour, let target = targetSize, file.count > target, imageTarget > 2_000 else { break }
+            imageTarget = max(2_000, imageTarget - (file.count - target) - 500)
+            base = encodeJP2(imageTarget)
+            file = build(padding: 0)
+        }
         guard let target = targetSize, target > file.count else { return file }
         var padding = target - file.count
         for _ in 0..<8 {
             file = build(padding: padding)
             if file.count == target { break }
             padding += target - file.count
-            if padding < 5 { padding = 5 }
+            if padding < 9 { padding = 9 }
         }
         if file.count < target { file = build(padding: padding + 8) }
         return file
+    }
+
+    /// The generator encodes only its own synthetic rasters of fixed, valid sizes: a codec failure here is a
+    /// broken installation, not bad input.
+    static func encodeFace(_ body: () throws(ImageCodecError) -> [UInt8]) -> [UInt8] {
+        do { return try body() } catch { fatalError("the specimen generator could not encode its synthetic image: \(error)") }
+    }
+
+    static func raster(_ width: Int, _ height: Int, _ channels: Int, _ pixels: [UInt8]) throws(ImageCodecError) -> Raster {
+        guard let r = Raster(width: width, height: height, channels: channels, pixels: pixels) else {
+            throw ImageCodecError(.encodeFailed, nil, "a \(width) × \(height) × \(channels) raster of \(pixels.count) bytes")
+        }
+        return r
+    }
+
+    /// Adds about `padding` bytes of COM segments after the JPEG's APPn and COM segments.
+    static func padJPEG(_ jpeg: [UInt8], by padding: Int) -> [UInt8] {
+        guard padding > 0 else { return jpeg }
+        let filler = Array("SPECIMEN PADDING ".utf8)
+        var comments: [[UInt8]] = []
+        var remaining = padding
+        while remaining > 0 {
+            // Each COM segment costs 4 bytes of marker and length plus its payload (≤ 65533).
+            let payload = min(65533, max(1, remaining - 4))
+            comments.append((0..<payload).map { filler[$0 % filler.count] })
+            remaining -= payload + 4
+        }
+        return JPEGCodec.insertComments(comments, into: jpeg)
+    }
+
+    /// Adds an XML box of `padding` bytes (at least 8, its header) before the JP2 file's `jp2c` box.
+    static func padJP2(_ jp2: [UInt8], by padding: Int) -> [UInt8] {
+        guard padding > 0 else { return jp2 }
+        let open = Array("<specimen>".utf8), close = Array("</specimen>".utf8)
+        let filler = Array("SPECIMEN PADDING ".utf8)
+        let body: [UInt8]
+        if padding >= 8 + open.count + close.count {
+            body = open + (0..<(padding - 8 - open.count - close.count)).map { filler[$0 % filler.count] } + close
+        } else {
+            body = [UInt8](repeating: 0x20, count: max(0, padding - 8)) // XML white space
+        }
+        let box = be(8 + body.count, 4) + Array("xml ".utf8) + body
+        guard let range = try? JPEG2000Header.findCodestream(jp2) else { return jp2 + box }
+        let boxStart = range.lowerBound - 8
+        return Array(jp2[0..<boxStart]) + box + Array(jp2[boxStart...])
     }
 
     /// ICAO 9303-10 §4.7.11 DG11 additional personal details. Every field of the specimen is present:
@@ -177,6 +255,8 @@ public enum LDSEncoders {
                 if x >= width - 18 && x < width - 4 && y >= 10 && y < 30 { px[y * width + x] = 140 } // photo box
             }
         }
-        return BaselineJPEGEncoder.encode(width: width, height: height, pixels: px, quality: 60)
+        return encodeFace { () throws(ImageCodecError) in
+            try JPEGCodec.encode(raster(width, height, 1, px), quality: 60)
+        }
     }
 }

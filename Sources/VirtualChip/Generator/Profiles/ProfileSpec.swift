@@ -1,4 +1,5 @@
 public import MRTDCrypto
+public import MRTDDocument
 import ASN1TLV
 
 /// What a named document profile contains: access control, chip authentication, active authentication, link.
@@ -60,13 +61,18 @@ public struct ProfileSpec: Sendable, Hashable {
     public var link: LinkBehaviour
     /// DG2 target size in bytes when the generator options do not say.
     public var defaultDG2Size: Int?
+    /// How DG2 stores the face: `.jpeg2000` (a colour JP2 file, as most passports issued since about 2010) or
+    /// `.jpeg` (grayscale baseline JPEG, as early BAC-era passports).
+    public var faceFormat: ImageFormat
 
     public init(name: String, summary: String, specimen: Specimen = .utopiaPassport, supportsBAC: Bool, pace: PACE?,
                 chipAuthentication: ChipAuthentication?, activeAuthentication: ActiveAuthentication?,
-                cardSecurity: Bool = false, link: LinkBehaviour = LinkBehaviour(), defaultDG2Size: Int? = nil) {
+                cardSecurity: Bool = false, link: LinkBehaviour = LinkBehaviour(), defaultDG2Size: Int? = nil,
+                faceFormat: ImageFormat = .jpeg2000) {
         self.name = name; self.summary = summary; self.specimen = specimen; self.supportsBAC = supportsBAC
         self.pace = pace; self.chipAuthentication = chipAuthentication; self.activeAuthentication = activeAuthentication
         self.cardSecurity = cardSecurity; self.link = link; self.defaultDG2Size = defaultDG2Size
+        self.faceFormat = faceFormat
     }
 }
 
@@ -81,11 +87,11 @@ extension ProfileSpec {
                                                            explicitParameters: true),
                     activeAuthentication: .ecdsa(.brainpoolP256r1, .sha256),
                     link: LinkBehaviour(requiresParameterIdInMSE: true)),
-        ProfileSpec(name: "bac", summary: "BAC only (3DES); CA ECDH P-256 with 3DES; AA RSA-1024",
+        ProfileSpec(name: "bac", summary: "BAC only (3DES); CA ECDH P-256 with 3DES; AA RSA-1024; a JPEG face",
                     supportsBAC: true, pace: nil,
                     chipAuthentication: ChipAuthentication(group: .ec(.secp256r1, parameterId: 12), cipher: .tripleDES),
                     activeAuthentication: .rsa(bits: 1024),
-                    link: LinkBehaviour(extendedLength: false)),
+                    link: LinkBehaviour(extendedLength: false), faceFormat: .jpeg),
         ProfileSpec(name: "pace-gm-p256-aes256", summary: "PACE-GM ECDH NIST P-256 (id 12), AES-256; CA ECDH P-256 AES-256; AA RSA-1024",
                     supportsBAC: true,
                     pace: PACE(mapping: .generic, keyAgreement: .ecdh, cipher: .aes256, parameterId: 12),

@@ -1,6 +1,6 @@
 public import ASN1TLV
 public import MRTDCrypto
-import MRTDDocument
+public import MRTDDocument
 
 /// Options of a generation run.
 public struct GeneratorOptions: Sendable, Hashable {
@@ -18,14 +18,17 @@ public struct GeneratorOptions: Sendable, Hashable {
     public var signingTime: ASN1Time
     /// Replaces the profile's specimen data.
     public var specimen: Specimen?
+    /// Replaces the profile's face image format (`ProfileSpec.faceFormat`).
+    public var faceFormat: ImageFormat?
 
     public init(pki: TestPKIOptions = TestPKIOptions(), dg2Size: Int? = nil, dataGroupHash: HashAlgorithm = .sha256,
                 ldsVersionInfo: LDSSecurityObjectEncoder.VersionInfo? = nil,
                 signerIdentification: SignedDataBuilder.SignerIdentification = .issuerAndSerialNumber,
                 signingTime: ASN1Time = ASN1Time(year: 2021, month: 4, day: 16, hour: 9, minute: 30),
-                specimen: Specimen? = nil) {
+                specimen: Specimen? = nil, faceFormat: ImageFormat? = nil) {
         self.pki = pki; self.dg2Size = dg2Size; self.dataGroupHash = dataGroupHash; self.ldsVersionInfo = ldsVersionInfo
         self.signerIdentification = signerIdentification; self.signingTime = signingTime; self.specimen = specimen
+        self.faceFormat = faceFormat
     }
 }
 
@@ -146,7 +149,7 @@ public enum SpecimenGenerator {
         // 3. Data groups (ICAO 9303-10 §4.7).
         var files: [LDSFile: [UInt8]] = [:]
         files[.dg1] = LDSEncoders.dg1(mrz: specimen.mrz)
-        files[.dg2] = LDSEncoders.dg2(targetSize: options.dg2Size ?? spec.defaultDG2Size)
+        files[.dg2] = LDSEncoders.dg2(targetSize: options.dg2Size ?? spec.defaultDG2Size, format: options.faceFormat ?? spec.faceFormat)
         files[.dg11] = LDSEncoders.dg11(specimen, proofOfCitizenship: LDSEncoders.documentImage(seed: 1))
         files[.dg12] = LDSEncoders.dg12(specimen, frontImage: LDSEncoders.documentImage(seed: 2),
                                         rearImage: LDSEncoders.documentImage(seed: 3))

@@ -1,0 +1,37 @@
+/// Face and document images as a browser shows them: the entry points for the report's `faceImage`, `--out`,
+/// the HTML report and `emrtd serve`'s face endpoint. The bytes decide the format (JPEG or JPEG 2000, file
+/// or codestream); a container that mislabels a decodable image still shows it.
+public enum DisplayImage {
+    /// JPEG quality of re-encoded JPEG 2000 images.
+    public static let jpegQuality = 90
+
+    /// Decodes stored image bytes (JPEG, JP2 file or JPEG 2000 codestream), bounded by `limits`.
+    public static func decode(_ stored: [UInt8], limits: ImageLimits = .standard) throws(ImageCodecError) -> Raster {
+        switch try format(of: stored) {
+        case .jpeg: return try JPEGCodec.decode(stored, limits: limits)
+        case .jpeg2000: return try JPEG2000Codec.decode(stored, limits: limits)
+        }
+    }
+
+    /// JPEG bytes any browser shows: a stored JPEG that decodes cleanly is returned unchanged (exactly the
+    /// signed bytes, no generation loss); JPEG 2000 is decoded and re-encoded as JPEG at `jpegQuality`.
+    /// Throws when the stored image cannot be decoded.
+    public static func displayJPEG(from stored: [UInt8], limits: ImageLimits = .standard) throws(ImageCodecError) -> [UInt8] {
+        switch try format(of: stored) {
+        case .jpeg:
+            _ = try JPEGCodec.decode(stored, limits: limits)
+            return stored
+        case .jpeg2000:
+            let raster = try JPEG2000Codec.decode(stored, limits: limits)
+            return try JPEGCodec.encode(raster, quality: jpegQuality, limits: limits)
+        }
+    }
+
+    static func format(of stored: [UInt8]) throws(ImageCodecError) -> CodecFormat {
+        guard !stored.isEmpty else { throw ImageCodecError(.empty, nil, "no image bytes") }
+        guard let format = CodecFormat(recognising: stored) else {
+            throw ImageCodecError(.unrecognisedFormat, nil, "the bytes are neither JPEG nor JPEG 2000")
+        }
+        return format
+    }
+}

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import StepUp
+@testable import EMRTDCLI
 
 /// `emrtd stepup …` end to end (StepUpCommandLine is what `runStepUpCommand` calls), with the real
 /// URLSession transport against the stand-in server. Every test scans all output for secrets.

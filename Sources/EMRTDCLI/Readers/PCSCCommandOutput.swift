@@ -24,6 +24,14 @@ enum PCSCCommandOutput {
         return 3
     }
 
+    /// A reader/transport failure as a command error (exit 3): the failing call, its meaning and what to do.
+    static func cliError(_ failure: any Error) -> CLIError {
+        if let t = failure as? TransportError {
+            return CLIError(.transport, t.description + hint(t), status: .transport)
+        }
+        return CLIError(.transport, "PC/SC failed (\(PlainWords.reason("\(failure)", fallback: "no detail"))) — is pcscd running?", status: .transport)
+    }
+
     /// What an operator can do about common failures.
     static func hint(_ e: TransportError) -> String {
         switch e.kind {

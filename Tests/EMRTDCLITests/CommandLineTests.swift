@@ -84,7 +84,7 @@ import Foundation
         (["read", "--frobnicate"], "unknown option '--frobnicate'"),
         (["read", "--can", "123456", "--files", "DG99"], "--files: unknown file 'DG99'"),
         (["read", "--can", "123456", "--timeout", "-1"], "--timeout must be"),
-        (["demo", "--profile", "nope"], "unknown profile 'nope'"),
+        (["demo", "--profile", "nope"], "there is no virtual document named 'nope'"),
         (["frobnicate"], "unknown command 'frobnicate'"),
         (["verify"], "give the bundle folder"),
     ])

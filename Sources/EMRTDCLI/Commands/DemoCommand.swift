@@ -31,21 +31,13 @@ enum DemoCommand {
             return ExitCode.ok
         }
         let name = a.value("profile") ?? SpecimenGenerator.defaultProfileName
-        let spec = ProfileSpec.named(name)
-        guard let spec else {
-            var m = "there is no virtual document named \(Shown.name(name))"
-            if let s = Suggest.closest(name, among: ProfileSpec.builtIn.map(\.name)) { m += " — did you mean '\(s)'?" }
-            throw CLIError(.unknownProfile, m + " (emrtd demo --list-profiles lists them)", status: .usage)
-        }
+        let spec = try VirtualProfiles.spec(name, option: "--profile")
         if a.flag("can") && spec.pace == nil {
-            throw CLIError(.conflictingOptions, "--can needs a PACE document, and '\(name)' offers only BAC (pick a PACE profile; emrtd demo --list-profiles)",
+            throw CLIError(.conflictingOptions, "--can needs a PACE document, and '\(spec.name)' offers only BAC (pick a PACE profile; emrtd demo --list-profiles)",
                            status: .usage)
         }
         let out = try OutputFolder.prepare(a.value("out"), command: inv.command)
-        let generated: GeneratedDocument
-        do { generated = try SpecimenGenerator.generate(named: name) } catch {
-            throw CLIError(.internalError, "could not generate the virtual document '\(name)'; please report it", status: .usage)
-        }
+        let generated = try VirtualProfiles.generate(name, option: "--profile")
         var store = TrustStore()
         do {
             _ = try store.addCertificate(der: generated.cscaCertificate, source: "generated test CSCA")

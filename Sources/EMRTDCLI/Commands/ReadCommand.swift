@@ -66,17 +66,8 @@ enum ReadSetup {
                                status: .usage)
             }
         }
-        guard ProfileSpec.named(profile) != nil else {
-            var m = "--virtual: there is no virtual document named \(Shown.name(profile))"
-            if let s = Suggest.closest(profile, among: ProfileSpec.builtIn.map(\.name)) { m += " — did you mean '\(s)'?" }
-            throw CLIError(.unknownProfile, m + " (emrtd demo --list-profiles lists them)", status: .usage)
-        }
-        do {
-            let g = try SpecimenGenerator.generate(named: profile)
-            return (g.profile, g)
-        } catch {
-            throw CLIError(.internalError, "could not generate the virtual document '\(profile)'; please report it", status: .usage)
-        }
+        let g = try VirtualProfiles.generate(profile, option: "--virtual")
+        return (g.profile, g)
     }
 
     /// The transport: a PC/SC reader (waiting for a card), or the in-process virtual chip with `--virtual`.

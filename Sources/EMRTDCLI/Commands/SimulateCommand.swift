@@ -58,15 +58,7 @@ enum SimulateCommand {
             }
             folder = candidate
         } else {
-            guard ProfileSpec.named(name) != nil else {
-                var m = "--profile: there is no virtual document named \(Shown.name(name))"
-                if let s = Suggest.closest(name, among: ProfileSpec.builtIn.map(\.name)) { m += " — did you mean '\(s)'?" }
-                throw CLIError(.unknownProfile, m + " (emrtd demo --list-profiles lists them)", status: .usage)
-            }
-            let g: GeneratedDocument
-            do { g = try SpecimenGenerator.generate(named: name) } catch {
-                throw CLIError(.internalError, "could not generate the virtual document '\(name)'; please report it", status: .usage)
-            }
+            let g = try VirtualProfiles.generate(name, option: "--profile")
             folder = URL(fileURLWithPath: a.value("save") ?? NSTemporaryDirectory() + "emrtd-simulate-\(getpid())")
             do { try ProfileStore.save(g, to: folder) } catch {
                 throw CLIError(.cannotWrite, "could not save the profile to \(folder.path) (\(PlainWords.reason(error.description, fallback: "not writable"))) — pick another --save folder",

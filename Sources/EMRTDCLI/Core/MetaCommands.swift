@@ -8,7 +8,9 @@ enum MetaCommands {
         "help", summary: "show the help of emrtd or of one command",
         arguments: [ArgumentDecl("COMMAND", help: "the command (and subcommand) to explain", optional: true),
                     ArgumentDecl("SUBCOMMAND", help: "a subcommand of COMMAND (stepup)", optional: true)],
+        options: [OptionDecl("synopsis", help: "print every command's synopsis (the README's command block)")],
         run: { inv in
+            if inv.arguments.flag("synopsis") { Console.out(Help.synopses); return ExitCode.ok }
             let words = inv.arguments.positionals
             guard let first = words.first else { Console.out(Help.main); return ExitCode.ok }
             guard let c = EMRTDCommand.commands.first(where: { $0.name == first }) else {

@@ -88,7 +88,8 @@ import Foundation
             + "COMP_WORDS=(emrtd read --ml); COMP_CWORD=2; _emrtd; echo \"${COMPREPLY[@]}\"; "
             + "COMP_WORDS=(emrtd stepup r); COMP_CWORD=2; _emrtd; echo \"${COMPREPLY[@]}\""
         let run = try Self.shell("/bin/bash", ["-c", probe])
-        #expect(run.stdout == "read readers\n--ml-signer-root\nrun\n", "\(run.stdout) \(run.stderr)")
+        let lines = run.stdout.split(separator: "\n").map { Set($0.split(separator: " ").map(String.init)) }
+        #expect(lines == [["read", "readers"], ["--ml-signer-root"], ["run"]], "\(run.stdout) \(run.stderr)")
     }
 
     @Test func zshAndFishCompletionNameEveryCommand() throws {
@@ -110,11 +111,13 @@ import Foundation
         #expect(r.stdout.hasPrefix(".TH EMRTD 1"))
         let file = Emrtd.temporaryDirectory().appendingPathComponent("emrtd.1")
         try r.stdout.write(to: file, atomically: true, encoding: .utf8)
-        let g = try Self.shell("/usr/bin/groff", ["-ww", "-man", "-Tutf8", file.path])
+        let g = try Self.shell("/usr/bin/groff", ["-ww", "-man", "-Tutf8", "-P", "-bcou", file.path])
         #expect(g.status == 0)
         #expect(g.stderr.isEmpty, "groff: \(g.stderr)")
-        for c in EMRTDCommand.commands { #expect(g.stdout.contains(c.name)) }
-        for e in ErrorCode.allCases { #expect(g.stdout.contains(e.rawValue), "\(e.rawValue)") }
+        // groff renders \- as U+2212 and may hyphenate with U+2010: compare with ASCII hyphens
+        let text = g.stdout.replacingOccurrences(of: "\u{2212}", with: "-").replacingOccurrences(of: "\u{2010}", with: "-")
+        for c in EMRTDCommand.commands { #expect(text.contains(c.name)) }
+        for e in ErrorCode.allCases { #expect(text.contains(e.rawValue), "\(e.rawValue)") }
     }
 
     // MARK: errors
@@ -189,10 +192,13 @@ import Foundation
 
     @Test func trustAndOutAreCheckedBeforeWaitingForADocument() throws {
         // No reader is asked for: without the early checks this would wait for a card (and time out).
-        let r = try Emrtd.run(["read", "--can", "123456", "--trust", "/nonexistent/csca.cer", "--timeout", "20"], timeout: 15)
+        // A reader name that matches nothing: should the checks fail, no other test's virtual card is touched.
+        let r = try Emrtd.run(["read", "--can", "123456", "--trust", "/nonexistent/csca.cer", "--timeout", "20",
+                               "--reader", "emrtd-test-no-such-reader"], timeout: 15)
         #expect(r.status == 5, "\(r.stderr)")
         #expect(!r.stderr.contains("Waiting for a document"))
-        let out = try Emrtd.run(["read", "--can", "123456", "--out", "/proc/nope", "--timeout", "20"], timeout: 15)
+        let out = try Emrtd.run(["read", "--can", "123456", "--out", "/proc/nope", "--timeout", "20",
+                                 "--reader", "emrtd-test-no-such-reader"], timeout: 15)
         #expect(out.status == 2, "\(out.stderr)")
         #expect(!out.stderr.contains("Waiting for a document"))
     }
@@ -287,7 +293,8 @@ import Foundation
         #expect(refused.status == 2)
         #expect(refused.stderr.contains("needs DG15"))
         let r = try Emrtd.run(["read", "--virtual", "pace-gm-brainpool-aes128", "--mrz", CommandLineTests.specimenMRZ,
-                               "--files", "DG1,DG2,DG15", "--aa-challenge", "0102030405060708", "--quiet", "--json"])
+                               "--files", "DG1,DG2,DG15", "--aa-challenge", "0102030405060708", "--json"])
+        #expect(r.stderr.contains("reading DG14 too"), "\(r.stderr)")
         let j = try #require(Emrtd.json(r.stdout), "\(r.stderr)")
         #expect(j["activeAuthenticationChallenge"] as? String == "0102030405060708")
         let checks = (j["verification"] as? [String: Any])?["checks"] as? [[String: Any]] ?? []
@@ -312,7 +319,7 @@ import Foundation
         let j = try #require(Emrtd.json(try Emrtd.run(["demo", "--list-profiles", "--json"]).stdout))
         #expect(j["schema"] as? String == "emrtd.profiles/1")
         let rows = try #require(j["profiles"] as? [[String: Any]])
-        #expect(rows.count >= 6 && rows.allSatisfy { ($0["mrz"] as? String)?.count == 88 && ($0["can"] as? String)?.count == 6 })
+        #expect(rows.count >= 6 && rows.allSatisfy { [72, 88, 90].contains(($0["mrz"] as? String)?.count ?? 0) && ($0["can"] as? String)?.count == 6 })
         // and one of them opens its document
         let bac = try #require(rows.first { $0["name"] as? String == "bac" })
         let read = try Emrtd.run(["read", "--virtual", "bac", "--mrz", bac["mrz"] as! String, "--quiet"])
@@ -336,7 +343,7 @@ import Foundation
     @Test func readersProfilesAreLoadedBeforePCSCAndReadAndWatchTakeThem() throws {
         let f = Emrtd.temporaryDirectory().appendingPathComponent("readers.json")
         try Data("not json".utf8).write(to: f)
-        for args in [["readers"], ["watch", "--timeout", "1"], ["read", "--can", "123456"]] {
+        for args in [["readers"], ["watch", "--timeout", "1"], ["read", "--can", "123456", "--reader", "emrtd-test-no-such-reader"]] {
             let r = try Emrtd.run(args + ["--profiles", f.path], timeout: 15)
             #expect(r.status == 2, "\(args): \(r.stderr)")
             #expect(r.stderr.contains("is not a usable readers file"), "\(args): \(r.stderr)")

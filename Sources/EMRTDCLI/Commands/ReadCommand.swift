@@ -30,9 +30,17 @@ enum ReadSetup {
                             allowBACFallback: !a.flag("no-bac-fallback"))
         if let c = a.value("aa-challenge") {
             guard let b = Hex.decode(c), b.count == 8 else { throw UsageError("--aa-challenge must be 8 bytes in hex (16 hex digits)") }
-            if let files = o.files, !files.contains(.dg15) {
-                throw UsageError("--aa-challenge needs DG15 (Active Authentication verifies with its key): add DG15 to --files",
-                                 code: .conflictingOptions)
+            if var files = o.files {
+                guard files.contains(.dg15) else {
+                    throw UsageError("--aa-challenge needs DG15 (Active Authentication verifies with its key): add DG15 to --files",
+                                     code: .conflictingOptions)
+                }
+                // An ECDSA key's hash is named by DG14's ActiveAuthenticationInfo (9303-11 §6.1): read it too.
+                if !files.contains(.dg14) {
+                    files.insert(.dg14)
+                    o.files = files
+                    if !a.flag("quiet") { Console.err("emrtd: reading DG14 too: an ECDSA Active Authentication key needs its ActiveAuthenticationInfo") }
+                }
             }
             o.activeAuthenticationChallenge = b
         }
@@ -50,7 +58,7 @@ enum ReadSetup {
     static func readerProfiles(_ a: ParsedArguments) throws(CLIError) -> ReaderProfiles {
         guard let path = a.value("profiles") else { return .builtIn }
         do { return try ReaderProfiles.load(path: path) } catch {
-            throw CLIError(.badReaderProfiles, "--profiles \(Shown.path(path)) is not a usable readers file: \(PlainWords.reason(error.reason, fallback: "it must be JSON with schema emrtd.readers/1")) (see hardware/README.md)",
+            throw CLIError(.badReaderProfiles, "--profiles \(Shown.path(path)) is not a usable readers file: \(PlainWords.reason(error.reason, fallback: "it must be JSON with schema emrtd.readers/1", hiding: [path])) (see hardware/README.md)",
                            status: .usage)
         }
     }
@@ -62,7 +70,7 @@ enum ReadSetup {
         if ProfileStore.isProfileDirectory(folder) {
             // a saved profile (emrtd simulate --save DIR): its own trust files are not trusted implicitly
             do { return (try ProfileStore.load(from: folder), nil) } catch {
-                throw CLIError(.unknownProfile, "--virtual \(Shown.path(profile)): the saved profile folder cannot be loaded (\(PlainWords.reason(error.description, fallback: "damaged"))); save it again with emrtd simulate --save",
+                throw CLIError(.unknownProfile, "--virtual \(Shown.path(profile)): the saved profile folder cannot be loaded (\(PlainWords.reason(error.description, fallback: "damaged", hiding: [profile]))); save it again with emrtd simulate --save",
                                status: .usage)
             }
         }
@@ -145,6 +153,20 @@ enum ReadCommand {
 
 /// Keeps foreign error texts out of messages when they are dumps (Swift type names, Foundation domains, ranges).
 enum PlainWords {
+    /// `text` with every occurrence of `paths` (as given, absolute, and the last component) replaced by "it": a
+    /// library message may repeat a path that was a value typed in the wrong place.
+    static func reason(_ text: String, fallback: String, hiding paths: [String]) -> String {
+        var t = text
+        for p in paths where !p.isEmpty {
+            let url = URL(fileURLWithPath: p)
+            for form in [url.path, url.standardizedFileURL.path, p, url.lastPathComponent].sorted(by: { $0.count > $1.count })
+            where form.count >= 3 {
+                t = t.replacingOccurrences(of: form, with: "it")
+            }
+        }
+        return reason(t, fallback: fallback)
+    }
+
     static func reason(_ text: String, fallback: String) -> String {
         let dumps = ["DecodingError", "codingPath", "CodingKeys", "NSCocoaErrorDomain", "Code=", "Swift.", "debugDescription",
                      "NSError", "Optional(", "...", "UserInfo"]

@@ -53,7 +53,7 @@ enum SimulateCommand {
         let candidate = URL(fileURLWithPath: name)
         if ProfileStore.isProfileDirectory(candidate) {
             do { profile = try ProfileStore.load(from: candidate) } catch {
-                throw CLIError(.unknownProfile, "--profile \(name): the saved profile folder cannot be loaded (\(PlainWords.reason(error.description, fallback: "damaged")))",
+                throw CLIError(.unknownProfile, "--profile \(name): the saved profile folder cannot be loaded (\(PlainWords.reason(error.description, fallback: "damaged", hiding: [name])))",
                                status: .usage)
             }
             folder = candidate

@@ -39,7 +39,7 @@ enum VerifyCommand {
         let url = URL(fileURLWithPath: dir)
         let loaded: (files: [LDSFile: [UInt8]], evidence: CloneDetectionEvidence)
         do { loaded = try EvidenceBundle.load(from: url) } catch {
-            throw CLIError(.badBundle, "\(Shown.path(dir)) is not a readable evidence bundle (\(PlainWords.reason("\(error)", fallback: "files missing or damaged"))) — give a folder written by emrtd read --out",
+            throw CLIError(.badBundle, "\(Shown.path(dir)) is not a readable evidence bundle (\(PlainWords.reason("\(error)", fallback: "files missing or damaged", hiding: [dir]))) — give a folder written by emrtd read --out",
                            status: .usage)
         }
         if a.all("trust").isEmpty {

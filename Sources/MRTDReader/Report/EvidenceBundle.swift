@@ -72,10 +72,9 @@ public enum EvidenceBundle {
             guard items.isEmpty else { return .notEmpty }
             return fm.isWritableFile(atPath: url.path) ? nil : .parentNotWritable
         }
-        let parent = url.deletingLastPathComponent().path
-        guard fm.fileExists(atPath: parent, isDirectory: &isDir), isDir.boolValue, fm.isWritableFile(atPath: parent) else {
-            return .parentNotWritable
-        }
+        // Really try: permission bits say little for root, or on /proc, /sys and read-only mounts.
+        guard mkdir(url.path, 0o700) == 0 else { return .parentNotWritable }
+        rmdir(url.path)
         return nil
     }
 

@@ -207,6 +207,7 @@ struct StepUpSession {
         do {
             let decoded = try StepUpInput.parse(data)
             let op = decoded.operation
+            warn(decoded.warnings)
             if requireProofing { try op.requireReadyForProofing() }
             var out: [String: JSONValue] = [
                 "input": .string(decoded.context == nil ? "operation" : "context"),
@@ -224,6 +225,11 @@ struct StepUpSession {
                                       message: "videoidProviderOptions only concerns VideoID; ignored for ReadID")
                 warn([w])
                 out["warnings"] = .array([.string(w.description)])
+            }
+            if !decoded.warnings.isEmpty {
+                var all = decoded.warnings.map { JSONValue.string($0.description) }
+                if case .array(let more)? = out["warnings"] { all += more }
+                out["warnings"] = .array(all)
             }
             printJSON(.object(out))
             return ExitCode.ok
@@ -337,6 +343,7 @@ struct StepUpSession {
         do {
             let decoded = try StepUpInput.parse(data)
             let op = decoded.operation
+            warn(decoded.warnings)
             if let token = op.token { tokenRedactor.add(token) }
             try op.requireReadyForProofing()
             var binding = ProcessBinding.none

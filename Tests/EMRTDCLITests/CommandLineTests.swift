@@ -1,7 +1,7 @@
 import Testing
 import Foundation
 
-/// The `emrtd` command as a separate process: exit codes and output contracts of DESIGN.md §4.1/§4.2.
+/// The `emrtd` command as a separate process: exit codes and output contracts of docs/architecture.md §4.1/§4.2.
 @Suite struct CommandLineTests {
     static let checkNames = ["dataGroupHashes", "unlistedDataGroups", "sodSignature", "documentSignerCertificate",
                              "cscaChain", "cscaCountryMatchesIssuingState", "revocation", "cardSecuritySignature",

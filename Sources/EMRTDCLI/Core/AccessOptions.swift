@@ -1,7 +1,7 @@
 import MRTDAccessControl
 import MRTDDocument
 
-/// Parses the ACCESS options of DESIGN.md §4.1 into an `AccessKey`, with one-line errors that name the
+/// Parses the ACCESS options of docs/architecture.md §4.1 into an `AccessKey`, with one-line errors that name the
 /// problem but never echo the secret itself.
 enum AccessOptions {
     /// `--mrz -` / `--can -` read the value from standard input (one line; the whole input for a multi-line MRZ),

@@ -2,7 +2,7 @@ import Foundation
 import ISO7816
 
 /// Output helpers of the reader commands (`readers`, `watch`): stdout for results, stderr for
-/// one-line errors, exit codes of DESIGN.md §4.1 (2 usage, 3 reader/transport failure).
+/// one-line errors, exit codes of docs/architecture.md §4.1 (2 usage, 3 reader/transport failure).
 enum PCSCCommandOutput {
     static func error(_ command: String, _ message: String) {
         FileHandle.standardError.write(Data("emrtd \(command): \(message)\n".utf8))

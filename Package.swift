@@ -91,7 +91,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "StepUpTests", dependencies: ["StepUp", "EMRTDCLI", "MRTDReader", "VirtualChip", "MRTDTestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "EMRTDCLITests", dependencies: ["EMRTDCLI", "emrtd", "MRTDTestSupport"], swiftSettings: strict),
+        .testTarget(name: "EMRTDCLITests", dependencies: ["EMRTDCLI", "emrtd", "PCSCTransport", "MRTDTestSupport"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,7 @@
 import Testing
 import Foundation
 @testable import EMRTDCLI
+import PCSCTransport
 
 /// The one command-line model (docs/cli.md): generated help, synopsis, completion and man page; suggestions;
 /// the exit-status table; JSON errors; checks made before any document is asked for.
@@ -393,5 +394,33 @@ import Foundation
         p.waitUntilExit()
         return CommandResult(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
                              stderr: String(decoding: e, as: UTF8.self))
+    }
+}
+
+/// `readers --verbose --json` carries the quirk texts hardware/README.md asks users to record.
+@Suite struct ReadersJSONTests {
+    @Test func verboseJSONHasTheQuirkTextsAndASchema() throws {
+        let quirk = ReaderProfile.Quirk(id: "slow-extended", description: "extended APDUs above 1 KB time out",
+                                        workaround: "cap responses at 1024 bytes")
+        let profile = ReaderProfile(id: "test-reader", vendor: "Test", model: "Reader", match: ["Test Reader*"],
+                                    extendedLength: true, maxCommandSize: 1024, maxResponseSize: 1024, quirks: [quirk],
+                                    sources: [], status: "tested", testedWith: nil, notes: nil)
+        let state = PCSCReaderState(reader: "Test Reader 00", flags: PCSCReaderState.Flags(rawValue: 0))
+        let entry = ReaderEntry(state: state, report: ReaderCapabilityReport(readerName: "Test Reader 00",
+                                                                              properties: ReaderProperties(), profile: profile))
+        func object(_ verbose: Bool) throws -> [String: Any] {
+            let text = JSONText.encode(ReaderListJSON(readers: [entry.json(verbose: verbose)]))
+            return try #require(Emrtd.json(text))
+        }
+        let verbose = try object(true)
+        #expect(verbose["schema"] as? String == "emrtd.reader-list/1")
+        let p = try #require(((verbose["readers"] as? [[String: Any]])?.first)?["profile"] as? [String: Any])
+        let details = try #require(p["quirkDetails"] as? [[String: Any]])
+        #expect(details.first?["description"] as? String == quirk.description)
+        #expect(details.first?["workaround"] as? String == quirk.workaround)
+        let plain = try object(false)
+        let q = ((plain["readers"] as? [[String: Any]])?.first)?["profile"] as? [String: Any]
+        #expect(q?["quirks"] as? [String] == ["slow-extended"])
+        #expect(q?["quirkDetails"] == nil)
     }
 }

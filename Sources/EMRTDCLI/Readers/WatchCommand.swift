@@ -43,58 +43,58 @@ enum WatchCommand {
     }
 
     static func watch(reader: String?, json: Bool, timeout: Double?, profiles: ReaderProfiles) async throws(CLIError) -> Int32 {
-    // Fail early, with the usual message, when pcscd is not there.
-    do {
-        let context = try await PCSCContext.establish()
-        if let reader {
-            let names = try await context.readerNames()
-            if !names.contains(where: { $0 == reader || $0.lowercased().contains(reader.lowercased()) }) {
-                PCSCCommandOutput.error("watch", "no reader matches \"\(reader)\" yet; waiting for one to be plugged in")
-            }
-        }
-    } catch {
-        throw PCSCCommandOutput.cliError(error)
-    }
-
-    let watcher = Task { () -> Int32 in
+        // Fail early, with the usual message, when pcscd is not there.
         do {
-            for try await event in PCSCContext.events(reader: reader) {
-                if json {
-                    print(PCSCCommandOutput.compactJSON(WatchEventJSON(event, profile: profiles.profile(forReader: event.reader)?.id)))
-                } else {
-                    print("\(PCSCCommandOutput.timestamp()) \(event)")
+            let context = try await PCSCContext.establish()
+            if let reader {
+                let names = try await context.readerNames()
+                if !names.contains(where: { $0 == reader || $0.lowercased().contains(reader.lowercased()) }) {
+                    PCSCCommandOutput.error("watch", "no reader matches \"\(reader)\" yet; waiting for one to be plugged in")
                 }
-                fflush(nil) // all streams: a line per event even when piped
             }
-            return 0
         } catch {
-            if Task.isCancelled { return 0 }
-            PCSCCommandOutput.error("watch", PCSCCommandOutput.cliError(error).message)
-            return ExitCode.transport
+            throw PCSCCommandOutput.cliError(error)
         }
-    }
 
-    // SIGINT/SIGTERM end the watch cleanly (the stream's SCardGetStatusChange is cancelled).
-    let signalQueue = DispatchQueue(label: "emrtd-watch-signals")
-    var sources: [any DispatchSourceSignal] = []
-    for sig in [SIGINT, SIGTERM] {
-        signal(sig, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: sig, queue: signalQueue)
-        source.setEventHandler { watcher.cancel() }
-        source.resume()
-        sources.append(source)
-    }
-    let timer: Task<Void, Never>? = timeout.map { t in
-        Task {
-            try? await Task.sleep(for: .milliseconds(Int(t * 1000)))
-            watcher.cancel()
+        let watcher = Task { () -> Int32 in
+            do {
+                for try await event in PCSCContext.events(reader: reader) {
+                    if json {
+                        print(PCSCCommandOutput.compactJSON(WatchEventJSON(event, profile: profiles.profile(forReader: event.reader)?.id)))
+                    } else {
+                        print("\(PCSCCommandOutput.timestamp()) \(event)")
+                    }
+                    fflush(nil) // all streams: a line per event even when piped
+                }
+                return 0
+            } catch {
+                if Task.isCancelled { return 0 }
+                PCSCCommandOutput.error("watch", PCSCCommandOutput.cliError(error).message)
+                return ExitCode.transport
+            }
         }
-    }
-    let status = await watcher.value
-    timer?.cancel()
-    for s in sources { s.cancel() }
-    for sig in [SIGINT, SIGTERM] { signal(sig, SIG_DFL) }
-    return status
+
+        // SIGINT/SIGTERM end the watch cleanly (the stream's SCardGetStatusChange is cancelled).
+        let signalQueue = DispatchQueue(label: "emrtd-watch-signals")
+        var sources: [any DispatchSourceSignal] = []
+        for sig in [SIGINT, SIGTERM] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: signalQueue)
+            source.setEventHandler { watcher.cancel() }
+            source.resume()
+            sources.append(source)
+        }
+        let timer: Task<Void, Never>? = timeout.map { t in
+            Task {
+                try? await Task.sleep(for: .milliseconds(Int(t * 1000)))
+                watcher.cancel()
+            }
+        }
+        let status = await watcher.value
+        timer?.cancel()
+        for s in sources { s.cancel() }
+        for sig in [SIGINT, SIGTERM] { signal(sig, SIG_DFL) }
+        return status
     }
 }
 

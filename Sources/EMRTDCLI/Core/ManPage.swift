@@ -53,20 +53,14 @@ enum ManPage {
                 }
             }
         }
+        /// A tagged paragraph: the term in bold, then its text.
+        func item(_ term: String, _ text: String) -> [String] { [".TP", ".B \(esc(term))", esc(text)] }
         out.append(".SH EXIT STATUS")
-        for s in ExitStatus.allCases {
-            out.append(".TP")
-            out.append(".B \(s.rawValue)")
-            out.append(esc(s.meaning))
-        }
+        for s in ExitStatus.allCases { out += item(String(s.rawValue), s.meaning) }
         out.append(".SH ERRORS")
         out.append("Under \\fB\\-\\-json\\fR a failing command prints one JSON object with schema \(esc(ErrorOutput.schema)),")
         out.append("holding error.code, error.message and error.exitStatus. The codes:")
-        for e in ErrorCode.allCases {
-            out.append(".TP")
-            out.append(".B \(esc(e.rawValue))")
-            out.append(esc(e.meaning))
-        }
+        for e in ErrorCode.allCases { out += item(e.rawValue, e.meaning) }
         out.append(".SH SEE ALSO")
         out.append("docs/cli.md, docs/report.md and docs/stepup.md in the EMRTDKit sources.")
         return out.joined(separator: "\n")

@@ -83,7 +83,7 @@ public enum EMRTDCommand {
             c.message += " (see emrtd \(path) --help)"
             return report(c, command: path, json: wantsJSON, secrets: secretValues(command, args))
         } catch {
-            return report(CLIError(.internalError, "an unexpected failure (\(type(of: error))); please report it", status: .transport),
+            return report(CLIError(.internalError, "an unexpected failure; please report it, with the command you ran", status: .transport),
                           command: path, json: wantsJSON)
         }
     }

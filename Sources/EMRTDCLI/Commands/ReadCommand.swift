@@ -94,7 +94,7 @@ enum ReadSetup {
         } catch let e as TransportError {
             throw CLIError(.transport, e.description + PCSCCommandOutput.hint(e), status: .transport)
         } catch {
-            throw CLIError(.transport, "the reader could not be used (\(type(of: error)))", status: .transport)
+            throw CLIError(.transport, "the reader could not be used — check that pcscd runs and the reader is plugged in (emrtd readers)", status: .transport)
         }
     }
 

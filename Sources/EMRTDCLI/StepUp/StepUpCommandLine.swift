@@ -311,7 +311,7 @@ struct StepUpSession {
             return fail(e, command: command)
         } catch {
             return fail(command: command, StepUpError(.transportFailure, step: .startStepUp,
-                                    reason: "start step-up failed (\(String(describing: type(of: error))))"))
+                                    reason: "start step-up failed unexpectedly; please report it"))
         }
     }
 
@@ -380,7 +380,7 @@ struct StepUpSession {
             return fail(e, redactor: tokenRedactor, command: command)
         } catch {
             return fail(command: command, StepUpError(.chipReadFailed, step: .chipRead,
-                                    reason: "failed (\(String(describing: type(of: error))))"))
+                                    reason: "the chip read failed unexpectedly; please report it"))
         }
     }
 }

@@ -233,6 +233,10 @@ import PCSCTransport
             #expect((attrs[.posixPermissions] as? Int) == 0o700)
             let files = try FileManager.default.contentsOfDirectory(atPath: dir.path)
             #expect(files.contains("report.json") && files.contains("DG1.bin") && files.contains("test-csca.cer"))
+            for json in ["clone-detection.json", "report.json"] {
+                let text = try String(contentsOf: dir.appendingPathComponent(json), encoding: .utf8)
+                #expect(!text.contains("\\/"), "\(json) escapes slashes")
+            }
             for f in files {
                 let p = try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent(f).path)[.posixPermissions] as? Int
                 #expect(p == 0o600, "\(f) is \(String(p ?? 0, radix: 8))")

@@ -130,6 +130,9 @@ import PCSCTransport
         for (path, decl) in Self.leaves {
             #expect(doc.contains("emrtd \(path)"), "docs/cli.md lacks \(path)")
             for o in decl.options { #expect(doc.contains("--\(o.name)"), "docs/cli.md lacks \(path) --\(o.name)") }
+            // the command reference is the generated help, verbatim
+            #expect(doc.contains("### emrtd \(path)\n\n```\n" + Help.text(for: decl, path: path) + "\n```"),
+                    "docs/cli.md's reference of \(path) differs from `emrtd help \(path)`")
         }
     }
 
@@ -426,5 +429,17 @@ import PCSCTransport
         let q = ((plain["readers"] as? [[String: Any]])?.first)?["profile"] as? [String: Any]
         #expect(q?["quirks"] as? [String] == ["slow-extended"])
         #expect(q?["quirkDetails"] == nil)
+    }
+}
+
+/// The transitional set-based `OptionSpec` parses with the one parser (and its rules about not quoting values).
+@Suite struct OptionSpecShimTests {
+    @Test func parsesWithTheOneParser() throws {
+        let spec = OptionSpec(valued: ["port"], flags: ["json"], maxPositionals: 1)
+        let a = try spec.parse(["--port", "8080", "--json", "dir"])
+        #expect(a.value("port") == "8080" && a.flag("json") && a.positionals == ["dir"])
+        #expect(try spec.parse(["-h"]).flag("help"))
+        #expect(throws: UsageError.self) { try spec.parse(["dir", "L898902C3"]) }
+        do { _ = try spec.parse(["dir", "L898902C3"]) } catch { #expect(!error.message.contains("L898902C3")) }
     }
 }

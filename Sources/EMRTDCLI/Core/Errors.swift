@@ -128,12 +128,13 @@ public struct CLIError: Error, Sendable {
 enum ErrorOutput {
     static let schema = "emrtd.error/1"
 
-    static func json(_ e: CLIError, command: String) -> String {
+    static func json(_ e: CLIError, command: String, pretty: Bool = true) -> String {
         var error: [String: Any] = ["code": e.code.rawValue, "message": e.message, "exitStatus": Int(e.status.rawValue)]
         for (k, v) in e.details where error[k] == nil { error[k] = v }
         let object: [String: Any] = ["schema": schema, "command": command, "error": error]
-        let data = (try? JSONSerialization.data(withJSONObject: object,
-                                                options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        let options: JSONSerialization.WritingOptions = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            : [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: options)) ?? Data()
         return String(decoding: data, as: UTF8.self)
     }
 }

@@ -69,8 +69,11 @@ enum WatchCommand {
                 return 0
             } catch {
                 if Task.isCancelled { return 0 }
-                PCSCCommandOutput.error("watch", PCSCCommandOutput.cliError(error).message)
-                return ExitCode.transport
+                // A failure after the first events: the error line, and under --json one more line, the error object.
+                let e = PCSCCommandOutput.cliError(error)
+                PCSCCommandOutput.error("watch", e.message)
+                if json { print(ErrorOutput.json(e, command: "watch", pretty: false)) }
+                return e.status.rawValue
             }
         }
 

@@ -1,6 +1,7 @@
 // swift-tools-version:6.0
 // EMRTDKit — read and verify ICAO 9303 eMRTDs over PC/SC on Linux.
-// Layering (DESIGN.md §2): dependencies point downward only.
+// Layering (docs/architecture.md §2): dependencies point downward only; Tests/PackageTests keeps this manifest
+// equal to what the code imports.
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -21,21 +22,21 @@ let package = Package(
     targets: [
         // C libraries
         .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        .target(name: "CLibCryptoShims", dependencies: ["CLibCrypto"]),
-        // pcsc-lite's pkg-config adds -pthread, which SwiftPM rejects with a warning: give the include path here instead.
+        // pcsc-lite's pkg-config adds -pthread, which SwiftPM rejects with a warning, and its headers include each
+        // other without the PCSC/ prefix: CPCSCLiteShims/include forwards those two includes (no unsafeFlags, so
+        // other packages can depend on EMRTDKit by version).
         .systemLibrary(name: "CPCSCLite", providers: [.apt(["libpcsclite-dev"])]),
-        .target(name: "CPCSCLiteShims", dependencies: ["CPCSCLite"],
-                cSettings: [.unsafeFlags(["-I/usr/include/PCSC"])]),
+        .target(name: "CPCSCLiteShims", dependencies: ["CPCSCLite"]),
 
         // Pure Swift foundations
         .target(name: "ASN1TLV", swiftSettings: strict),
         .target(name: "ISO7816", swiftSettings: strict),
 
         // The only importer of OpenSSL
-        .target(name: "MRTDCrypto", dependencies: ["CLibCrypto", "CLibCryptoShims"], swiftSettings: strict),
+        .target(name: "MRTDCrypto", dependencies: ["CLibCrypto"], swiftSettings: strict),
 
         .target(name: "MRTDDocument", dependencies: ["ASN1TLV"], swiftSettings: strict),
-        .target(name: "MRTDSecureMessaging", dependencies: ["ISO7816", "MRTDCrypto", "ASN1TLV"], swiftSettings: strict),
+        .target(name: "MRTDSecureMessaging", dependencies: ["ISO7816", "MRTDCrypto"], swiftSettings: strict),
         .target(name: "MRTDAccessControl",
                 dependencies: ["ISO7816", "MRTDCrypto", "MRTDSecureMessaging", "ASN1TLV", "MRTDDocument"],
                 swiftSettings: strict),
@@ -47,12 +48,13 @@ let package = Package(
 
         // The only importer of pcsc-lite
         .target(name: "PCSCTransport", dependencies: ["ISO7816", "CPCSCLite", "CPCSCLiteShims"],
-                swiftSettings: strict + [.unsafeFlags(["-Xcc", "-I/usr/include/PCSC"])]),
+                resources: [.embedInCode("Resources/readers.json")],
+                swiftSettings: strict),
 
         .target(name: "VirtualChip",
                 dependencies: ["ISO7816", "MRTDCrypto", "MRTDSecureMessaging", "MRTDDocument", "ASN1TLV"],
                 swiftSettings: strict),
-        .target(name: "StepUp", dependencies: ["MRTDReader", "MRTDTrust", "MRTDDocument"], swiftSettings: strict),
+        .target(name: "StepUp", swiftSettings: strict),
         .target(name: "EMRTDCLI",
                 dependencies: ["ASN1TLV", "ISO7816", "MRTDCrypto", "MRTDDocument", "MRTDSecureMessaging",
                                "MRTDAccessControl", "MRTDTrust", "MRTDReader", "PCSCTransport", "VirtualChip", "StepUp"],
@@ -60,7 +62,7 @@ let package = Package(
         .executableTarget(name: "emrtd", dependencies: ["EMRTDCLI"], swiftSettings: strict),
 
         .target(name: "MRTDTestSupport",
-                dependencies: ["ASN1TLV", "ISO7816", "MRTDCrypto"],
+                dependencies: ["ASN1TLV", "ISO7816"],
                 swiftSettings: strict),
 
         // Tests (Swift Testing)
@@ -84,13 +86,14 @@ let package = Package(
                                    "ISO7816", "MRTDTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "PCSCTransportTests", dependencies: ["PCSCTransport", "ISO7816", "VirtualChip", "MRTDTestSupport"],
-                    swiftSettings: strict + [.unsafeFlags(["-Xcc", "-I/usr/include/PCSC"])]),
+                    swiftSettings: strict),
         .testTarget(name: "VirtualChipTests",
                     dependencies: ["VirtualChip", "MRTDSecureMessaging", "MRTDCrypto", "MRTDDocument", "ISO7816",
                                    "ASN1TLV", "MRTDTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "StepUpTests", dependencies: ["StepUp", "EMRTDCLI", "MRTDReader", "VirtualChip", "MRTDTestSupport"],
                     swiftSettings: strict),
+        .testTarget(name: "PackageTests", dependencies: ["MRTDTestSupport"], swiftSettings: strict),
         .testTarget(name: "EMRTDCLITests", dependencies: ["EMRTDCLI", "emrtd", "PCSCTransport", "MRTDTestSupport"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

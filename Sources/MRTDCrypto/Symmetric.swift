@@ -208,34 +208,14 @@ public enum RetailMAC {
 
 /// AES-CMAC (NIST SP 800-38B, RFC 4493), full 16-byte tag.
 public enum AESCMAC {
-    /// Doubling in GF(2^128) (RFC 4493 §2.3 subkey generation).
-    static func double(_ block: [UInt8]) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: 16)
-        var carry: UInt8 = 0
-        for i in stride(from: 15, through: 0, by: -1) {
-            out[i] = block[i] << 1 | carry
-            carry = block[i] >> 7
-        }
-        if carry == 1 { out[15] ^= 0x87 }
-        return out
-    }
-
+    /// AES-CMAC (NIST SP 800-38B, RFC 4493) of `data` under a 16-, 24- or 32-byte key: OpenSSL's own CMAC.
     public static func mac(key: SecretBytes, _ data: [UInt8]) throws(CryptoError) -> [UInt8] {
-        let l = try AES.encryptECB(key: key, [UInt8](repeating: 0, count: 16))
-        let k1 = double(l)
-        var message = data
-        let complete = !data.isEmpty && data.count % 16 == 0
-        let subkey: [UInt8]
-        if complete {
-            subkey = k1
-        } else {
-            subkey = double(k1)
-            message = Padding.pad(data, blockSize: 16)
-        }
-        let lastStart = message.count - 16
-        for i in 0..<16 { message[lastStart + i] ^= subkey[i] }
-        let cbc = try AES.encryptCBC(key: key, iv: [UInt8](repeating: 0, count: 16), message)
-        return Array(cbc.suffix(16))
+        let function = "AESCMAC.mac"
+        let ctx = try key.withBytes { (k) throws(CryptoError) in try CMACContext(key: k, function: function) }
+        var tag = [UInt8](repeating: 0, count: 16)
+        let ok = data.withUnsafeBytes { ctx.update($0) } && tag.withUnsafeMutableBytes { ctx.final(into: $0.baseAddress!) }
+        if !ok { throw OpenSSL.error("\(function): EVP_MAC_update/EVP_MAC_final") }
+        return tag
     }
 }
 

@@ -67,9 +67,9 @@ public struct ReaderProfilesError: Error, Hashable, Sendable, CustomStringConver
 /// The reader profiles, matched on the PC/SC reader name (first match wins, so more specific
 /// entries come first in the file).
 ///
-/// The binary carries a copy of `hardware/readers.json` (`ReaderProfiles.builtIn`, from
-/// `EmbeddedReaderProfiles.swift`; a test checks it equals the file byte for byte), so an installed
-/// `emrtd` works without the repository; `load(path:)` reads another file (e.g. a site's own).
+/// The binary carries `Resources/readers.json` (`ReaderProfiles.builtIn`, embedded by SwiftPM as a resource;
+/// `hardware/readers.json` is a link to it), so an installed `emrtd` works without the repository;
+/// `load(path:)` reads another file (e.g. a site's own).
 public struct ReaderProfiles: Hashable, Sendable {
     public var schema: String
     public var profiles: [ReaderProfile]
@@ -124,13 +124,12 @@ public struct ReaderProfiles: Hashable, Sendable {
         return try ReaderProfiles(json: data, path: path)
     }
 
-    /// The profiles compiled into the binary (a copy of hardware/readers.json).
-    /// The JSON text compiled into the binary (hardware/readers.json when it was last embedded).
-    public static var builtInJSON: String { embeddedReadersJSON }
+    /// The JSON text compiled into the binary (`Resources/readers.json`, also reachable as hardware/readers.json).
+    public static var builtInJSON: String { String(decoding: PackageResources.readers_json, as: UTF8.self) }
 
     public static let builtIn: ReaderProfiles = {
         do {
-            return try ReaderProfiles(json: Data(embeddedReadersJSON.utf8), path: "<built-in>")
+            return try ReaderProfiles(json: Data(PackageResources.readers_json), path: "<built-in>")
         } catch {
             preconditionFailure("the embedded readers.json does not parse: \(error)")
         }

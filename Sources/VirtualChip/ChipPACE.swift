@@ -114,7 +114,7 @@ extension ChipEngine {
     /// Step 1: z = E(K_π, s) (CBC, IV = 0), sent in DO'80'. s has the length l of the Integrated
     /// Mapping's pseudo-random function (§4.4.3.3.2): 16 bytes for 3DES and AES-128, 32 for AES-192/256.
     private mutating func paceEncryptedNonce(_ context: PACEContext) throws(ChipFailure) -> ResponseAPDU {
-        let s = randomBytes(IntegratedMapping.nonceLength(context.info.cipher))
+        let s = randomBytes(PACEIntegratedMapping.nonceLength(context.info.cipher))
         let z: [UInt8]
         do {
             z = try CipherBlock.encryptCBC(context.info.cipher, key: context.passwordKey, s)
@@ -155,11 +155,11 @@ extension ChipEngine {
                 pace = .mapped(context, .dh(mapped), mapPrivate: nil)
                 return ResponseAPDU(data: DataObjects.dynamicAuthenticationResponse([(0x82, mapPublic)]), statusWord: .success)
             case (.integratedECDH, .ec(let curve)):
-                let generator = try IntegratedMapping.mapECDH(s: nonce.bytes, t: mappingData, cipher: context.info.cipher, curve: curve)
+                let generator = try PACEIntegratedMapping.mapECDH(s: nonce.bytes, t: mappingData, cipher: context.info.cipher, curve: curve)
                 pace = .mapped(context, .ec(try curve.withGenerator(generator)), mapPrivate: nil)
                 return ResponseAPDU(data: DataObjects.dynamicAuthenticationResponse([]), statusWord: .success)
             case (.integratedDH, .dh(let group)):
-                let generator = try IntegratedMapping.mapDH(s: nonce.bytes, t: mappingData, cipher: context.info.cipher, group: group)
+                let generator = try PACEIntegratedMapping.mapDH(s: nonce.bytes, t: mappingData, cipher: context.info.cipher, group: group)
                 pace = .mapped(context, .dh(try group.withGenerator(generator)), mapPrivate: nil)
                 return ResponseAPDU(data: DataObjects.dynamicAuthenticationResponse([]), statusWord: .success)
             default:

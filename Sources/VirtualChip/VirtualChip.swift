@@ -52,6 +52,7 @@ public final class VirtualChip: CardEmulator {
     /// - Parameters:
     ///   - profile: files, access secrets, keys and link behaviour of the document.
     ///   - random: where challenges, nonces and ephemeral keys come from (`SystemRandom` by default).
+    ///   - options: choices a real chip makes differently (e.g. the hash of RSA Active Authentication).
     public init(profile: DocumentProfile, random: any RandomSource = SystemRandom(), options: Options = Options()) {
         self.profile = profile
         self.engine = Mutex(ChipEngine(profile: profile, random: random, options: options))

@@ -110,7 +110,7 @@ struct TestTerminal {
                 let t = random.randomBytes(count: cipher.keyLength)
                 let ga2 = plain(.generalAuthenticate(TLVWriter.encode(0x7C, TLVWriter.encode(0x81, t)), chained: true))
                 guard ga2.isSuccess else { throw TerminalError(step: "GA2", statusWord: ga2.statusWord) }
-                mapped = try curve.withGenerator(IntegratedMapping.mapECDH(s: s, t: t, cipher: cipher, curve: curve))
+                mapped = try curve.withGenerator(PACEIntegratedMapping.mapECDH(s: s, t: t, cipher: cipher, curve: curve))
             } else {
                 let (mapPriv, mapPub) = try curve.generateKeyPair(random: random)
                 let ga2 = plain(.generalAuthenticate(TLVWriter.encode(0x7C, TLVWriter.encode(0x81, mapPub)), chained: true))
@@ -132,7 +132,7 @@ struct TestTerminal {
                 let t = random.randomBytes(count: cipher.keyLength)
                 let ga2 = plain(.generalAuthenticate(TLVWriter.encode(0x7C, TLVWriter.encode(0x81, t)), chained: true))
                 guard ga2.isSuccess else { throw TerminalError(step: "GA2", statusWord: ga2.statusWord) }
-                mapped = try group.withGenerator(IntegratedMapping.mapDH(s: s, t: t, cipher: cipher, group: group))
+                mapped = try group.withGenerator(PACEIntegratedMapping.mapDH(s: s, t: t, cipher: cipher, group: group))
             } else {
                 let (mapPriv, mapPub) = try group.generateKeyPair(random: random)
                 let ga2 = plain(.generalAuthenticate(TLVWriter.encode(0x7C, TLVWriter.encode(0x81, mapPub)), chained: true))

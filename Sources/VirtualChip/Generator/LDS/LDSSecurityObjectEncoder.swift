@@ -39,9 +39,14 @@ public enum LDSSecurityObjectEncoder {
     }
 
     /// The complete EF.SOD: `77 L` around the signed ContentInfo.
-    /// - Parameter hashAlgorithm: the CMS digest (messageDigest and SignerInfo digestAlgorithm); nil = the hash of
-    ///   the signer's signature algorithm, which OpenSSL requires. The data-group hash inside the security object
-    ///   is independent of it.
+    /// - Parameters:
+    ///   - securityObject: the DER LDSSecurityObject (the signed content).
+    ///   - hashAlgorithm: the CMS digest (messageDigest and SignerInfo digestAlgorithm); nil = the hash of the
+    ///     signer's signature algorithm, which OpenSSL requires. The data-group hash inside the security object
+    ///     is independent of it.
+    ///   - signer: the document signer's key and certificate.
+    ///   - signingTime: the signingTime signed attribute, or nil for none.
+    ///   - signerIdentification: how the SignerInfo names its certificate.
     public static func sod(securityObject: [UInt8], hashAlgorithm: HashAlgorithm? = nil, signer: SignerMaterial,
                            signingTime: ASN1Time?,
                            signerIdentification: SignedDataBuilder.SignerIdentification = .issuerAndSerialNumber)

@@ -1,0 +1,2 @@
+/* See pcsclite.h beside this file: resolves pcsc-lite's own <wintypes.h> include. */
+#include <PCSC/wintypes.h>

@@ -100,10 +100,10 @@ let package = Package(
                     dependencies: ["VirtualChip", "MRTDSecureMessaging", "MRTDCrypto", "MRTDDocument", "ISO7816",
                                    "ASN1TLV", "MRTDTestSupport", "FaceImaging"],
                     swiftSettings: strict),
-        .testTarget(name: "StepUpTests", dependencies: ["StepUp", "MRTDReader", "VirtualChip", "MRTDTestSupport"],
+        .testTarget(name: "StepUpTests", dependencies: ["StepUp", "EMRTDCLI", "MRTDReader", "VirtualChip", "MRTDTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "PackageTests", dependencies: ["MRTDTestSupport"], swiftSettings: strict),
-        .testTarget(name: "EMRTDCLITests", dependencies: ["EMRTDCLI", "emrtd", "MRTDTestSupport"], swiftSettings: strict),
+        .testTarget(name: "EMRTDCLITests", dependencies: ["EMRTDCLI", "emrtd", "PCSCTransport", "MRTDTestSupport"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

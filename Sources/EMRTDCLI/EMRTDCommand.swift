@@ -2,8 +2,16 @@ import Foundation
 import MRTDReader
 import MRTDCrypto
 
-/// The `emrtd` command (DESIGN.md §4.1): dispatches to the subcommands.
+/// The `emrtd` command (docs/cli.md): one declaration per command in `commands`; parsing, help, synopsis,
+/// completion, man page and error output all come from those declarations.
 public enum EMRTDCommand {
+    /// Every command, in the order `emrtd --help` lists them. Adding a command is adding its declaration here.
+    public static let commands: [CommandDecl] = [
+        DemoCommand.command, ReadersCommand.command, WatchCommand.command, ReadCommand.command,
+        VerifyCommand.command, SimulateCommand.command, TrustCommand.command, StepUpCommand.command,
+        BenchCommand.command, MetaCommands.completion, MetaCommands.man, MetaCommands.help, MetaCommands.version,
+    ]
+
     public static func main() async {
         let args = Array(CommandLine.arguments.dropFirst())
         let code = await run(args)
@@ -14,29 +22,105 @@ public enum EMRTDCommand {
         _exit(code)
     }
 
+    /// Runs `emrtd` with `args` (the words after `emrtd`) and returns the exit status.
     public static func run(_ args: [String]) async -> Int32 {
-        guard let command = args.first else {
+        await run(args, environment: ProcessInfo.processInfo.environment)
+    }
+
+    static func run(_ args: [String], environment: [String: String]) async -> Int32 {
+        guard let first = args.first else {
             Console.err(Help.main)
             return ExitCode.usage
         }
-        let rest = Array(args.dropFirst())
-        switch command {
-        case "--help", "-h", "help": Console.out(Help.main); return ExitCode.ok
-        case "--version", "version": Console.out("emrtd \(EMRTDKitVersion.string)"); return ExitCode.ok
-        case "demo": return await DemoCommand.run(rest)
-        case "read": return await ReadCommand.run(rest)
-        case "verify": return await VerifyCommand.run(rest)
-        case "simulate": return await SimulateCommand.run(rest)
-        case "trust": return await TrustCommand.run(rest)
-        case "bench": return await runBenchCommand(arguments: rest)
-        case "readers": return await runReadersCommand(arguments: rest)
-        case "watch": return await runWatchCommand(arguments: rest)
-        case "stepup":
-            return await runStepUpCommand(arguments: rest, environment: ProcessInfo.processInfo.environment,
-                                          chipReader: StepUpChipReader(), sha256: { HashAlgorithm.sha256.hash($0) })
-        default:
-            Console.err("emrtd: unknown command '\(command)' (see emrtd --help)")
-            return ExitCode.usage
+        switch first {
+        case "--help", "-h": Console.out(Help.main); return ExitCode.ok
+        case "--version", "-V": Console.out(MetaCommands.versionText); return ExitCode.ok
+        default: break
         }
+        guard let command = commands.first(where: { $0.name == first }) else {
+            let wantsJSON = args.contains { $0 == "--json" }
+            return report(unknownCommand(first, among: commands.map(\.name), path: nil), command: "emrtd", json: wantsJSON)
+        }
+        return await run(command, path: command.name, Array(args.dropFirst()), environment: environment)
+    }
+
+    static func unknownCommand(_ word: String, among names: [String], path: String?) -> CLIError {
+        let looksLikeName = Shown.isSafeName(word)
+        let see = path.map { "emrtd \($0) --help" } ?? "emrtd --help"
+        var m = looksLikeName ? "unknown \(path == nil ? "command" : "subcommand") '\(word)'" : "an unknown \(path == nil ? "command" : "subcommand")"
+        if looksLikeName, let s = Suggest.closest(word, among: names) { m += " — did you mean '\(s)'?" }
+        m += " (see \(see))"
+        return CLIError(.unknownCommand, m, status: .usage)
+    }
+
+    static func run(_ command: CommandDecl, path: String, _ args: [String], environment: [String: String]) async -> Int32 {
+        let wantsJSON = command.alwaysJSON || (command.acceptsJSON && args.contains { $0 == "--json" })
+        if !command.subcommands.isEmpty {
+            guard let first = args.first else {
+                return report(CLIError(.missingArgument, "give a subcommand: \(command.subcommands.map(\.name).joined(separator: ", ")) (see emrtd \(path) --help)",
+                                       status: .usage), command: path, json: wantsJSON)
+            }
+            if first == "--help" || first == "-h" { Console.out(Help.text(for: command, path: path)); return ExitCode.ok }
+            guard let sub = command.subcommands.first(where: { $0.name == first }) else {
+                return report(unknownCommand(first, among: command.subcommands.map(\.name), path: path), command: path, json: wantsJSON)
+            }
+            return await run(sub, path: "\(path) \(sub.name)", Array(args.dropFirst()), environment: environment)
+        }
+        let parsed: ParsedArguments
+        do { parsed = try command.parse(args) } catch {
+            var e = CLIError(error)
+            e.message += " (see emrtd \(path) --help)"
+            return report(e, command: path, json: wantsJSON, secrets: secretValues(command, args))
+        }
+        if parsed.flag("help") { Console.out(Help.text(for: command, path: path)); return ExitCode.ok }
+        guard let run = command.run else { return ExitCode.usage }
+        do {
+            return try await run(Invocation(command: path, arguments: parsed, environment: environment))
+        } catch let e as CLIError {
+            return report(e, command: path, json: wantsJSON, secrets: secretValues(command, args))
+        } catch let e as UsageError {
+            var c = CLIError(e)
+            c.message += " (see emrtd \(path) --help)"
+            return report(c, command: path, json: wantsJSON, secrets: secretValues(command, args))
+        } catch {
+            return report(CLIError(.internalError, "an unexpected failure; please report it, with the command you ran", status: .transport),
+                          command: path, json: wantsJSON)
+        }
+    }
+
+    /// The values given to secret options (and to secret arguments): masked in any message as a second line
+    /// of defence — the messages themselves are written never to quote a value.
+    static func secretValues(_ command: CommandDecl, _ args: [String]) -> [String] {
+        var out: [String] = []
+        var i = 0
+        while i < args.count {
+            let a = args[i]
+            i += 1
+            if a.hasPrefix("--"), let eq = a.firstIndex(of: "=") {
+                let name = String(a[a.index(a.startIndex, offsetBy: 2)..<eq])
+                if command.option(name)?.secret == true { out.append(String(a[a.index(after: eq)...])) }
+            } else if a.hasPrefix("--"), let o = command.option(String(a.dropFirst(2))), !o.isFlag {
+                if o.secret, i < args.count { out.append(args[i]) }
+                i += 1
+            } else if !a.hasPrefix("-"), command.arguments.contains(where: \.secret) {
+                out.append(a)
+            }
+        }
+        return out.filter { $0.count >= 4 }
+    }
+
+    /// Prints a failure: one line on stderr, and under `--json` the error object on stdout. Returns its status.
+    static func report(_ e: CLIError, command: String, json: Bool, secrets: [String] = []) -> Int32 {
+        var e = e
+        for s in secrets.sorted(by: { $0.count > $1.count }) {
+            e.message = e.message.replacingOccurrences(of: s, with: "<redacted>")
+            for part in s.split(whereSeparator: { $0 == "<" || $0.isWhitespace }) where part.count >= 6 {
+                e.message = e.message.replacingOccurrences(of: part, with: "<redacted>")
+            }
+        }
+        Console.endLive()
+        Console.err((command == "emrtd" ? "emrtd" : "emrtd \(command)") + ": \(e.message)")
+        if json { Console.out(ErrorOutput.json(e, command: command)) }
+        return e.status.rawValue
     }
 }

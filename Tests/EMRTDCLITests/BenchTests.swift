@@ -8,11 +8,9 @@ import Foundation
     static let rowKeys = ["profile", "phase", "apdus", "apduFloor", "bytesSent", "bytesReceived", "cpuMs", "modelledMs"]
 
     @Test func quickRunHasTheReportShapeAndNoRowBelowItsFloor() async throws {
-        guard case .settings(var settings) = BenchSettings.parse(["--quick", "--json", "--runs", "1", "--reads", "3",
-                                                                 "--apdu-ms", "5", "--link-kbps", "212", "--chip-ms-per-sm-apdu", "0.5"]) else {
-            Issue.record("the options did not parse")
-            return
-        }
+        let parsed = try BenchCommand.command.parse(["--quick", "--json", "--runs", "1", "--reads", "3",
+                                                     "--apdu-ms", "5", "--link-kbps", "212", "--chip-ms-per-sm-apdu", "0.5"])
+        var settings = try BenchSettings.settings(parsed)
         settings.modes = [false, true]
         let report = try await BenchRunner(settings: settings, log: { _ in }).run()
         let data = Data(report.jsonText().utf8)
@@ -59,7 +57,8 @@ import Foundation
         #expect(dg2.filter { $0["apduMode"] as? String == "short" }.allSatisfy { ($0["apdus"] as? Int ?? 0) >= 15000 / 231 })
     }
 
-    @Test(arguments: [["--runs", "0"], ["--runs", "x"], ["--link-kbps", "-1"], ["--apdu-ms"], ["--bogus"], ["--profile", "nope"], ["extra"]])
+    @Test(arguments: [["--runs", "0"], ["--runs", "x"], ["--link-kbps", "-1"], ["--apdu-ms"], ["--bogus"], ["--profile", "nope"], ["extra"],
+                      ["--masterlists", "/nonexistent"], ["--runs", "2.5"]])
     func badOptionsExitWithUsage(_ args: [String]) async {
         #expect(await runBenchCommand(arguments: args) == 2)
     }

@@ -1,7 +1,7 @@
 import Testing
 import Foundation
 
-/// The `emrtd` command as a separate process: exit codes and output contracts of DESIGN.md §4.1/§4.2.
+/// The `emrtd` command as a separate process: exit codes and output contracts of docs/architecture.md §4.1/§4.2.
 @Suite struct CommandLineTests {
     static let checkNames = ["dataGroupHashes", "unlistedDataGroups", "sodSignature", "documentSignerCertificate",
                              "cscaChain", "cscaCountryMatchesIssuingState", "revocation", "cardSecuritySignature",
@@ -85,7 +85,7 @@ import Foundation
         (["read", "--frobnicate"], "unknown option '--frobnicate'"),
         (["read", "--can", "123456", "--files", "DG99"], "--files: unknown file 'DG99'"),
         (["read", "--can", "123456", "--timeout", "-1"], "--timeout must be"),
-        (["demo", "--profile", "nope"], "unknown profile 'nope'"),
+        (["demo", "--profile", "nope"], "there is no virtual document named 'nope'"),
         (["frobnicate"], "unknown command 'frobnicate'"),
         (["verify"], "give the bundle folder"),
     ])

@@ -106,7 +106,9 @@ struct ThroughPCSCTests {
         let r = try Emrtd.run(["read", "--reader", PCSCTestEnvironment.readerName, "--mrz", s.mrz, "--trust", s.trust,
                                "--json", "--timeout", "3"])
         #expect(r.status == 3, "\(r.stderr)")
-        #expect(r.stdout.isEmpty)
+        // under --json the failure is the one JSON error object on stdout (docs/cli.md)
+        let e = Emrtd.json(r.stdout)?["error"] as? [String: Any]
+        #expect(e?["code"] as? String == "transport" && e?["exitStatus"] as? Int == 3, "\(r.stdout)")
         #expect(r.stderr.contains("reader/transport failure"))
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import StepUp
+@testable import EMRTDCLI
 
 /// `emrtd stepup …` end to end (StepUpCommandLine is what `runStepUpCommand` calls), with the real
 /// URLSession transport against the stand-in server. Every test scans all output for secrets.
@@ -40,7 +41,7 @@ import Testing
     func helpPrintsUsage(_ args: [String]) async {
         let r = await run(args)
         #expect(r.code == 0)
-        #expect(r.rec.stdout.contains("usage: emrtd stepup"))
+        #expect(r.rec.stdout.contains("USAGE: emrtd stepup"))
     }
 
     @Test(arguments: [[], ["frobnicate"], ["decode"], ["run"], ["run", "--can", "123456"], ["start", "--user-id"]])
@@ -177,6 +178,9 @@ import Testing
         #expect(j["docType"] == .integer(1))
         #expect(j["docTypes"] == .array([.integer(1), .integer(2), .integer(3)]))
         #expect(j["idDefault"] == .integer(1))
+        // the VideoID session id from videoid.request and the step-up's processId tie the two together
+        #expect(j["id"] == .string("87a819bd-9419-417a-9e55-cab8789d4115"))
+        #expect(j["processId"] == .string("0dca14cf-957d-46d9-b374-520f9c650859"))
         #expect(s.requests(to: "/v2/videoid.request").count == 1)
         expectNoSecret(r.rec.everything, s.allSecrets)
         expectNoSecret(r.rec.stderr, [s.videoIDAuthorization])
@@ -190,6 +194,8 @@ import Testing
         (.hang(seconds: 10), "timeout"),
         (.text(200, "<html/>"), "non-json-response"),
         (.json(200, #"{"id": "x"}"#), "missing-authorization"),
+        (.json(200, #"{"id": "x", "authorization": 12345}"#), "invalid-response"),
+        (.json(200, #"{"id": 7, "authorization": "abc"}"#), "invalid-response"),
     ])
     func runVideoIDRemoteFailuresExit6(_ b: StandInServer.Behavior, _ code: String) async throws {
         let s = try StandInServer()
@@ -210,6 +216,41 @@ import Testing
         #expect(r.json?["error"]?["code"] == .string("not-ready-for-proofing"))
         #expect(r.json?["error"]?["missingFields"] == .array(["version", "token", "url", "processId"].map { .string($0) }))
         #expect(s.requests.isEmpty && reader.plans.isEmpty)
+    }
+
+    @Test func aContextWithBothPhasesUsesThePostOneAndSaysSo() async throws {
+        let pre = try #require(try Seeds.json(Seeds.preOperationContext)["pre_operation_context"])
+        let post = try #require(try Seeds.json(Seeds.postOperationContext)["post_operation_context"])
+        let both = JSONValue.object(["pre_operation_context": pre, "post_operation_context": post]).prettyPrinted()
+        let r = await run(["decode", "-"], stdin: both)
+        #expect(r.code == 0, "\(r.rec.stderr)")
+        #expect(r.json?["phase"] == .string("post_operation_context"))
+        #expect(r.json?["readyForProofing"] == .bool(true))
+        #expect(r.rec.stderr.contains("both-contexts") && r.rec.stderr.contains("post_operation_context"), "\(r.rec.stderr)")
+        if case .array(let w)? = r.json?["warnings"] { #expect(!w.isEmpty) } else { Issue.record("no warnings member") }
+    }
+
+    @Test func anInlineContextIsWarnedAbout() async throws {
+        let inline = await run(["decode", Seeds.postOperationContext])
+        #expect(inline.code == 0)
+        #expect(inline.rec.stderr.contains("process list"), "\(inline.rec.stderr)")
+        expectNoSecret(inline.rec.everything, [Seeds.token])
+        let file = await run(["decode", "post.json"], files: ["post.json": Seeds.postOperationContext])
+        #expect(!file.rec.stderr.contains("process list"))
+    }
+
+    @Test func theCardWaitHasItsOwnTimeout() async throws {
+        let s = try StandInServer()
+        defer { s.stop() }
+        let reader = FakeChipReader(status: .accepted)
+        let r = await run(["run", "-", "--timeout", "3", "--card-timeout", "45", "--can", "123456"], env: env(s),
+                          stdin: Seeds.postContext(Seeds.readIDOperation()), chipReader: reader)
+        #expect(r.code == 0, "\(r.rec.stderr)")
+        let plan = try #require(reader.plans.first)
+        #expect(plan.readerArguments == ["--card-timeout", "45", "--can", "123456"], "\(plan.readerArguments)")
+        // and the chip read takes it (the HTTP --timeout is not its business)
+        let parsed = try StepUpChipReader.decl.parse(plan.readerArguments)
+        #expect(try ReadSetup.timeout(parsed, name: "card-timeout") == 45)
     }
 
     // MARK: run — ReadID

@@ -312,7 +312,8 @@ import Testing
         #expect(try JSONValue.parse(r.body) == Seeds.json(Seeds.videoIDRequest))
         expectNoSecret(rec.everything + "\(launch)", [Seeds.token, s.videoIDAuthorization])
         let printed = try #require(try JSONValue(encoding: launch).objectValue)
-        #expect(Set(printed.keys) == ["url", "authorization", "docType", "docTypes", "idDefault"])
+        #expect(Set(printed.keys) == ["id", "processId", "url", "authorization", "docType", "docTypes", "idDefault"])
+        #expect(launch.id == "87a819bd-9419-417a-9e55-cab8789d4115")
     }
 
     @Test func urlJoining() {

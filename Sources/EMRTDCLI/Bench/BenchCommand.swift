@@ -2,28 +2,45 @@ import Foundation
 
 /// `emrtd bench`: APDUs, bytes, CPU and modelled reading time per profile and phase, against the floor
 /// (issue 7). Runs entirely in process against the virtual chip; never a timed test.
+enum BenchCommand {
+    static let command = CommandDecl(
+        "bench", summary: "measure APDUs, bytes, CPU and modelled link time per phase (build with -c release)",
+        discussion: BenchSettings.discussion,
+        options: [
+            OptionDecl("json", help: "one JSON object (rows, link, primitives, trustStore, memory, acceptance)"),
+            OptionDecl("runs", value: "N", kind: .number, help: "reads per matrix cell (median and spread; --quick: 3)", default: "5"),
+            OptionDecl("quick", help: "DG2 15 KB only, 3 runs, 100 reads in the memory loop"),
+            OptionDecl("link-kbps", value: "K", kind: .number, help: "air data rate in kbit/s", default: "424"),
+            OptionDecl("apdu-ms", value: "MS", kind: .number, help: "reader + chip turnaround per APDU", default: "4"),
+            OptionDecl("chip-ms-per-sm-apdu", value: "MS", kind: .number, help: "the chip's crypto per secure-messaging APDU",
+                       default: "0: inside the turnaround"),
+            OptionDecl("reads", value: "N", kind: .number, help: "consecutive reads in the memory-growth loop", default: "1000"),
+            OptionDecl("profile", value: "NAME", kind: .choice(BenchSettings.allProfiles), help: "only this profile", repeatable: true),
+            OptionDecl("trust-only", help: "only the trust-store workloads (no read matrix, no memory loop)"),
+            OptionDecl("masterlists", value: "DIR", kind: .directory,
+                       help: "folder with DE_ML_*.ml, DE_ROOT_CA_CSCA07.cer, NL_ML_*.ml, NL_ROOT_CA.cer",
+                       default: "shared/fixtures/masterlists in this folder or an ancestor"),
+        ],
+        schema: "emrtd.bench/1", exits: [.ok, .usage, .transport],
+        run: { try await run($0) })
+
+    static func run(_ inv: Invocation) async throws -> Int32 {
+        let settings = try BenchSettings.settings(inv.arguments)
+        do {
+            let quiet = settings.json
+            let log: @Sendable (String) -> Void = { line in if !quiet { Console.err(line) } }
+            let report = try await BenchRunner(settings: settings, log: log).run()
+            Console.out(settings.json ? report.jsonText() : report.text())
+            return ExitCode.ok
+        } catch {
+            throw CLIError(.internalError, "the benchmark failed (\(PlainWords.reason("\(error)", fallback: "see the lines above")))", status: .transport)
+        }
+    }
+}
+
+/// Runs `emrtd bench` with `arguments` (the words after `bench`).
 public func runBenchCommand(arguments: [String]) async -> Int32 {
-    let settings: BenchSettings
-    switch BenchSettings.parse(arguments) {
-    case .help:
-        Console.out(BenchSettings.help)
-        return ExitCode.ok
-    case .failure(let message):
-        Console.err("emrtd bench: \(message) (see emrtd bench --help)")
-        return ExitCode.usage
-    case .settings(let s):
-        settings = s
-    }
-    do {
-        let quiet = settings.json
-        let log: @Sendable (String) -> Void = { line in if !quiet { Console.err(line) } }
-        let report = try await BenchRunner(settings: settings, log: log).run()
-        Console.out(settings.json ? report.jsonText() : report.text())
-        return ExitCode.ok
-    } catch {
-        Console.err("emrtd bench: \(error)")
-        return ExitCode.transport
-    }
+    await EMRTDCommand.run(["bench"] + arguments)
 }
 
 /// What `emrtd bench` was asked to do.
@@ -43,19 +60,8 @@ struct BenchSettings: Sendable {
 
     static let allProfiles = ["bac", "pace-gm-brainpool-aes128", "pace-gm-p256-aes256", "pace-im-ecdh", "pace-cam", "pace-gm-dh-3des"]
 
-    enum Parsed {
-        case help
-        case failure(String)
-        case settings(BenchSettings)
-    }
-
-    static let spec = OptionSpec(valued: ["runs", "link-kbps", "apdu-ms", "chip-ms-per-sm-apdu", "reads", "masterlists", "profile"],
-                                 flags: ["json", "quick", "trust-only"])
-
-    static func parse(_ args: [String]) -> Parsed {
-        let a: ParsedArguments
-        do { a = try spec.parse(args) } catch { return .failure(error.message) }
-        if a.flag("help") { return .help }
+    /// The settings from parsed options; every value checked (and `--masterlists` found) before anything runs.
+    static func settings(_ a: ParsedArguments) throws(CLIError) -> BenchSettings {
         var s = BenchSettings()
         s.json = a.flag("json")
         if a.flag("quick") {
@@ -64,29 +70,27 @@ struct BenchSettings: Sendable {
             s.loopReads = 100
             s.dg2Sizes = [15_000]
         }
-        func number(_ name: String, _ range: ClosedRange<Double>) -> Result<Double?, UsageError> {
-            guard let v = a.value(name) else { return .success(nil) }
-            guard let d = Double(v), d.isFinite, range.contains(d) else {
-                return .failure(UsageError("--\(name) must be a number in \(range.lowerBound)...\(range.upperBound), not '\(v)'"))
+        func number(_ name: String, _ range: ClosedRange<Double>, whole: Bool = false) throws(CLIError) -> Double? {
+            guard let v = a.value(name) else { return nil }
+            guard let d = Double(v), d.isFinite, range.contains(d), !whole || d == d.rounded() else {
+                let lo = Int(range.lowerBound), hi = Int(range.upperBound)
+                throw CLIError(.badValue, "--\(name) must be a \(whole ? "whole number" : "number") from \(lo) to \(hi)", status: .usage)
             }
-            return .success(d)
+            return d
         }
-        do {
-            if let v = try number("runs", 1...1000).get() {
-                guard v == v.rounded() else { return .failure("--runs must be a whole number") }
-                s.runs = Int(v)
+        if let v = try number("runs", 1...1000, whole: true) { s.runs = Int(v) }
+        if let v = try number("reads", 1...100_000, whole: true) { s.loopReads = Int(v) }
+        if let v = try number("link-kbps", 1...100_000) { s.link.kbps = v }
+        if let v = try number("apdu-ms", 0...10_000) { s.link.apduMs = v }
+        if let v = try number("chip-ms-per-sm-apdu", 0...10_000) { s.link.chipMsPerSMAPDU = v }
+        if let dir = a.value("masterlists") {
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
+                throw CLIError(.badValue, "--masterlists \(Shown.path(dir)) is not a folder: give the folder holding the DE and NL master lists",
+                               status: .usage)
             }
-            if let v = try number("reads", 1...100_000).get() {
-                guard v == v.rounded() else { return .failure("--reads must be a whole number") }
-                s.loopReads = Int(v)
-            }
-            if let v = try number("link-kbps", 1...100_000).get() { s.link.kbps = v }
-            if let v = try number("apdu-ms", 0...10_000).get() { s.link.apduMs = v }
-            if let v = try number("chip-ms-per-sm-apdu", 0...10_000).get() { s.link.chipMsPerSMAPDU = v }
-        } catch {
-            return .failure(error.message)
+            s.masterLists = dir
         }
-        s.masterLists = a.value("masterlists")
         if a.flag("trust-only") {
             s.trustOnly = true
             s.profiles = []
@@ -94,16 +98,17 @@ struct BenchSettings: Sendable {
         let chosen = a.all("profile")
         if !chosen.isEmpty {
             for p in chosen where !allProfiles.contains(p) {
-                return .failure("--profile must be one of \(allProfiles.joined(separator: ", ")), not '\(p)'")
+                let shown = Shown.name(p)
+                throw CLIError(.unknownProfile, "--profile must be one of \(allProfiles.joined(separator: ", ")), not \(shown)", status: .usage)
             }
             s.profiles = chosen
         }
-        return .settings(s)
+        return s
     }
 
-    static let help = """
-    emrtd bench — where the time of a read goes: APDUs, bytes, CPU and modelled link time per profile and
-    phase, each beside its floor (issue 7). Reads the virtual passport in process; build in release mode:
+    static let discussion = """
+    Where the time of a read goes: APDUs, bytes, CPU and modelled link time per profile and
+    phase, each beside its floor (docs/performance.md). Reads the virtual passport in process; build in release mode:
 
         swift run -c release emrtd bench [--json] [--runs N] [--quick]
 
@@ -113,18 +118,6 @@ struct BenchSettings: Sendable {
     `openssl cms -verify`, hostile inputs refused beside genuine ones of the same kind (issue 11), peak memory,
     and RSS before/after 1,000 consecutive reads.
 
-    Options:
-      --json                      one JSON object (rows, link, primitives, trustStore, hostileInput, memory, acceptance)
-      --runs N                    reads per matrix cell (median and spread; default 5, --quick 3)
-      --quick                     DG2 15 KB only, 3 runs, 100 reads in the memory loop
-      --link-kbps K               air data rate in kbit/s (default 424)
-      --apdu-ms MS                reader + chip turnaround per APDU (default 4)
-      --chip-ms-per-sm-apdu MS    the chip's crypto per secure-messaging APDU (default 0: inside the turnaround)
-      --reads N                   consecutive reads in the memory-growth loop (default 1000)
-      --profile NAME              only this profile (repeatable)
-      --trust-only                only the trust-store and hostile-input workloads (no read matrix, no memory loop)
-      --masterlists DIR           folder with DE_ML_*.ml, DE_ROOT_CA_CSCA07.cer, NL_ML_*.ml, NL_ROOT_CA.cer
-                                  (default: shared/fixtures/masterlists in this folder or an ancestor)
     CPU is process CPU time (CLOCK_PROCESS_CPUTIME_ID) with the virtual chip's own time measured inside a
     wrapper around VirtualChip.process and reported apart.
     """

@@ -8,28 +8,42 @@ import VirtualChip
 /// `emrtd demo`: the whole job on the embedded virtual passport, in process — exactly the read and
 /// verification a real reader gets, over `LocalCardTransport` instead of PC/SC.
 enum DemoCommand {
-    static let spec = OptionSpec(valued: ["profile", "out", "trace"], flags: ["json", "can", "list-profiles", "quiet"])
+    static let command = CommandDecl(
+        "demo", summary: "read + verify the embedded virtual passport (no reader needed)",
+        discussion: """
+        Reads and verifies a generated Utopia specimen document in process, exactly as a real read over a reader
+        would, with a freshly generated test PKI as the trust anchor.
+        """,
+        options: [
+            OptionDecl("profile", value: "NAME", kind: .choice(ProfileSpec.builtIn.map(\.name)),
+                       help: "which virtual document (--list-profiles lists them)", default: SpecimenGenerator.defaultProfileName),
+            OptionDecl("list-profiles", help: "list the built-in virtual documents with their MRZ and CAN, and exit"),
+            OptionDecl("can", help: "use the CAN instead of the MRZ as the PACE password (PACE profiles only)"),
+            Options.json, Options.out, Options.trace, Options.quiet,
+        ],
+        schema: "emrtd.report/1", exits: [.ok, .usage, .transport, .accessControl, .trust, .inconclusive, .rejected],
+        run: { try await run($0) })
 
-    static func run(_ args: [String]) async -> Int32 {
-        let a: ParsedArguments
-        do { a = try spec.parse(args) } catch { return usage(error.message) }
-        if a.flag("help") { Console.out(Help.demo); return ExitCode.ok }
+    static func run(_ inv: Invocation) async throws -> Int32 {
+        let a = inv.arguments
         if a.flag("list-profiles") {
-            for s in ProfileSpec.builtIn { Console.out("\(Presentation.pad(s.name, 26)) \(s.summary)") }
+            listProfiles(json: a.flag("json"))
             return ExitCode.ok
         }
         let name = a.value("profile") ?? SpecimenGenerator.defaultProfileName
-        let generated: GeneratedDocument
-        do { generated = try SpecimenGenerator.generate(named: name) } catch {
-            return usage("--profile: \(error.description)")
+        let spec = try VirtualProfiles.spec(name, option: "--profile")
+        if a.flag("can") && spec.pace == nil {
+            throw CLIError(.conflictingOptions, "--can needs a PACE document, and '\(spec.name)' offers only BAC (pick a PACE profile; emrtd demo --list-profiles)",
+                           status: .usage)
         }
+        let out = try OutputFolder.prepare(a.value("out"), command: inv.command)
+        let generated = try VirtualProfiles.generate(name, option: "--profile")
         var store = TrustStore()
         do {
             _ = try store.addCertificate(der: generated.cscaCertificate, source: "generated test CSCA")
             if !generated.crl.isEmpty { _ = try store.addCRL(der: generated.crl, source: "generated test CRL") }
         } catch {
-            Console.err("emrtd: the generated trust anchor is unusable: \(error)")
-            return ExitCode.trust
+            throw CLIError(.trustMaterial, "the generated trust anchor is unusable; please report it", status: .trust)
         }
         let profile = generated.profile
         let key: AccessKey
@@ -37,31 +51,34 @@ enum DemoCommand {
             key = .can(profile.can)
         } else {
             do { key = .mrz(try MRZKey(mrz: profile.mrz)) } catch {
-                Console.err("emrtd: the virtual document's MRZ is unusable: \(error.reason)")
-                return ExitCode.usage
+                throw CLIError(.internalError, "the virtual document's MRZ is unusable; please report it", status: .usage)
             }
         }
         let chip = VirtualChip(profile: profile)
         let transport = LocalCardTransport(emulator: chip, name: "virtual chip (\(profile.name))",
                                            capabilities: profile.link.extendedLength ? .extended : .shortOnly)
-        let flow = ReadFlow(json: a.flag("json"), outDirectory: a.value("out"), tracePath: a.value("trace"), quiet: a.flag("quiet"))
+        let flow = ReadFlow(json: a.flag("json"), out: out, tracePath: a.value("trace"), quiet: a.flag("quiet"),
+                            extraBundleFiles: ["test-csca.cer": generated.cscaCertificate])
         if !a.flag("quiet") { Console.err("emrtd demo: virtual document '\(profile.name)' (Utopia specimen, generated test PKI)") }
-        switch await flow.run(transport: transport, options: ReadOptions(accessKey: key), trustStore: store) {
-        case .failure(let f):
-            Console.err("emrtd: \(f.message)")
-            return f.code
-        case .success(let o):
-            if let dir = o.bundle {
-                // The generated test CSCA, so that `emrtd verify DIR --trust DIR/test-csca.cer` can re-check the bundle.
-                try? Data(generated.cscaCertificate).write(to: dir.appendingPathComponent("test-csca.cer"))
-            }
-            flow.print(o)
-            return ReadFlow.exitCode(for: o.verification.status)
-        }
+        let o = try await flow.run(transport: transport, options: ReadOptions(accessKey: key), trustStore: store)
+        flow.print(o)
+        return ReadFlow.exitCode(for: o.verification.status)
     }
 
-    static func usage(_ message: String) -> Int32 {
-        Console.err("emrtd demo: \(message) (see emrtd demo --help)")
-        return ExitCode.usage
+    /// The built-in virtual documents with their access data (Utopia specimen data, not personal data), so that
+    /// `emrtd read --virtual PROFILE --mrz …` can be tried from the docs alone.
+    static func listProfiles(json: Bool) {
+        if json {
+            let rows: [[String: Any]] = ProfileSpec.builtIn.map {
+                ["name": $0.name, "summary": $0.summary, "mrz": $0.specimen.mrz, "can": $0.specimen.can,
+                 "pace": $0.pace != nil, "bac": $0.supportsBAC]
+            }
+            Console.out(JSONText.render(["schema": "emrtd.profiles/1", "profiles": rows]))
+            return
+        }
+        for s in ProfileSpec.builtIn {
+            Console.out("\(Presentation.pad(s.name, 26)) \(s.summary)")
+            Console.out("\(Presentation.pad("", 26)) MRZ \(s.specimen.mrz)  CAN \(s.specimen.can)")
+        }
     }
 }

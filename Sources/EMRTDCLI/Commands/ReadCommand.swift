@@ -10,141 +10,166 @@ import ASN1TLV
 
 /// Options shared by `read` and `stepup run`.
 enum ReadSetup {
-    static let valued: Set<String> = AccessOptions.valued.union(TrustOptions.valued)
-        .union(["reader", "files", "out", "trace", "aa-challenge", "timeout", "virtual"])
-    static let flags: Set<String> = ["json", "allow-bac-fallback", "no-bac-fallback", "quiet"]
-
     static func files(_ text: String?) throws(UsageError) -> Set<LDSFile>? {
         guard let text else { return nil }
         var out = Set<LDSFile>()
         for part in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !part.isEmpty {
             let name = part.uppercased().hasPrefix("EF.") ? String(part.dropFirst(3)) : part
             guard let f = LDSFile.allCases.first(where: { $0.rawValue.uppercased() == name.uppercased() }) else {
-                throw UsageError("--files: unknown file '\(part)' (use COM, SOD, DG1…DG16, CardAccess, CardSecurity)")
+                let shown = part.range(of: #"^(EF\.)?[A-Za-z]{2,12}[0-9]{0,2}$"#, options: .regularExpression) != nil ? "'\(part)'" : "a name"
+                throw UsageError("--files: unknown file \(shown) (use COM, SOD, DG1…DG16, CardAccess, CardSecurity)")
             }
             out.insert(f)
         }
-        guard !out.isEmpty else { throw UsageError("--files is empty") }
+        guard !out.isEmpty else { throw UsageError("--files is empty: list files such as DG1,DG2") }
         return out
     }
 
-    static func options(_ a: ParsedArguments, key: AccessKey) throws(UsageError) -> ReadOptions {
-        if a.flag("allow-bac-fallback") && a.flag("no-bac-fallback") {
-            throw UsageError("--allow-bac-fallback and --no-bac-fallback exclude each other")
-        }
+    static func options(_ a: ParsedArguments, key: AccessKey, timeoutOption: String = "timeout") throws(UsageError) -> ReadOptions {
         var o = ReadOptions(accessKey: key, files: try files(a.value("files")),
                             allowBACFallback: !a.flag("no-bac-fallback"))
         if let c = a.value("aa-challenge") {
             guard let b = Hex.decode(c), b.count == 8 else { throw UsageError("--aa-challenge must be 8 bytes in hex (16 hex digits)") }
+            if var files = o.files {
+                guard files.contains(.dg15) else {
+                    throw UsageError("--aa-challenge needs DG15 (Active Authentication verifies with its key): add DG15 to --files",
+                                     code: .conflictingOptions)
+                }
+                // An ECDSA key's hash is named by DG14's ActiveAuthenticationInfo (9303-11 §6.1): read it too.
+                if !files.contains(.dg14) {
+                    files.insert(.dg14)
+                    o.files = files
+                    if !a.flag("quiet") { Console.err("emrtd: reading DG14 too: an ECDSA Active Authentication key needs its ActiveAuthenticationInfo") }
+                }
+            }
             o.activeAuthenticationChallenge = b
         }
-        o.representTimeout = try timeout(a)
+        o.representTimeout = try timeout(a, name: timeoutOption)
         return o
     }
 
-    static func timeout(_ a: ParsedArguments) throws(UsageError) -> Double {
-        guard let t = a.value("timeout") else { return 30 }
-        guard let v = Double(t), v > 0, v <= 3600 else { throw UsageError("--timeout must be a number of seconds between 0 and 3600") }
+    static func timeout(_ a: ParsedArguments, name: String = "timeout") throws(UsageError) -> Double {
+        guard let t = a.value(name) else { return 30 }
+        guard let v = Double(t), v > 0, v <= 3600 else { throw UsageError("--\(name) must be a number of seconds above 0 and at most 3600") }
         return v
     }
 
-    /// The transport: a PC/SC reader (waiting for a card), or the in-process virtual chip with `--virtual`.
-    /// Returns the transport and, for `--virtual`, the generated document's trust anchor.
-    static func transport(_ a: ParsedArguments) async -> Result<(any CardTransport, GeneratedDocument?), ExitFailure> {
-        if let profile = a.value("virtual") {
-            let folder = URL(fileURLWithPath: profile)
-            if ProfileStore.isProfileDirectory(folder) {
-                // a saved profile (emrtd simulate --save DIR): its own trust files are not trusted implicitly
-                do {
-                    let p = try ProfileStore.load(from: folder)
-                    let t = LocalCardTransport(emulator: VirtualChip(profile: p), name: "virtual chip (\(p.name))",
-                                               capabilities: p.link.extendedLength ? .extended : .shortOnly)
-                    return .success((t, nil))
-                } catch {
-                    return .failure(ExitFailure(code: ExitCode.usage, message: "--virtual: \(error.description)"))
-                }
-            }
-            do {
-                let g = try SpecimenGenerator.generate(named: profile)
-                let t = LocalCardTransport(emulator: VirtualChip(profile: g.profile), name: "virtual chip (\(g.profile.name))",
-                                           capabilities: g.profile.link.extendedLength ? .extended : .shortOnly)
-                return .success((t, g))
-            } catch {
-                return .failure(ExitFailure(code: ExitCode.usage, message: "--virtual: \(error.description)"))
+    /// `--profiles FILE`, loaded before any document is asked for.
+    static func readerProfiles(_ a: ParsedArguments) throws(CLIError) -> ReaderProfiles {
+        guard let path = a.value("profiles") else { return .builtIn }
+        do { return try ReaderProfiles.load(path: path) } catch {
+            throw CLIError(.badReaderProfiles, "--profiles \(Shown.path(path)) is not a usable readers file: \(PlainWords.reason(error.reason, fallback: "it must be JSON with schema emrtd.readers/1", hiding: [path])) (see hardware/README.md)",
+                           status: .usage)
+        }
+    }
+
+    /// The in-process virtual document of `--virtual`, resolved before any reading.
+    static func virtualDocument(_ a: ParsedArguments) throws(CLIError) -> (DocumentProfile, GeneratedDocument?)? {
+        guard let profile = a.value("virtual") else { return nil }
+        let folder = URL(fileURLWithPath: profile)
+        if ProfileStore.isProfileDirectory(folder) {
+            // a saved profile (emrtd simulate --save DIR): its own trust files are not trusted implicitly
+            do { return (try ProfileStore.load(from: folder), nil) } catch {
+                throw CLIError(.unknownProfile, "--virtual \(Shown.path(profile)): the saved profile folder cannot be loaded (\(PlainWords.reason(error.description, fallback: "damaged", hiding: [profile]))); save it again with emrtd simulate --save",
+                               status: .usage)
             }
         }
-        let timeout = (try? ReadSetup.timeout(a)) ?? 30
+        let g = try VirtualProfiles.generate(profile, option: "--virtual")
+        return (g.profile, g)
+    }
+
+    /// The transport: a PC/SC reader (waiting for a card), or the in-process virtual chip with `--virtual`.
+    static func transport(_ a: ParsedArguments, virtual: DocumentProfile?, profiles: ReaderProfiles,
+                          timeout: Double) async throws(CLIError) -> any CardTransport {
+        if let p = virtual {
+            return LocalCardTransport(emulator: VirtualChip(profile: p), name: "virtual chip (\(p.name))",
+                                      capabilities: p.link.extendedLength ? .extended : .shortOnly)
+        }
         do {
             if !a.flag("quiet") {
                 Console.err("Waiting for a document\(a.value("reader").map { " on \($0)" } ?? "") (up to \(Int(timeout)) s)…")
             }
-            let t = try await PCSCCardTransport.connectWhenPresented(readerQuery: a.value("reader"), timeout: timeout)
-            return .success((t, nil))
+            return try await PCSCCardTransport.connectWhenPresented(readerQuery: a.value("reader"), timeout: timeout,
+                                                                    profiles: profiles)
         } catch let e as TransportError {
-            return .failure(ExitFailure(code: ExitCode.transport, message: "\(e.function): \(e.message)"))
+            throw CLIError(.transport, e.description + PCSCCommandOutput.hint(e), status: .transport)
         } catch {
-            return .failure(ExitFailure(code: ExitCode.transport, message: "\(error)"))
+            throw CLIError(.transport, "the reader could not be used — check that pcscd runs and the reader is plugged in (emrtd readers)", status: .transport)
         }
     }
 
-    /// Trust store from the options; with `--virtual` and no `--trust`, the generated CSCA.
-    static func trust(_ a: ParsedArguments, generated: GeneratedDocument?) -> Result<TrustStore, ExitFailure> {
-        do {
-            var (store, refused) = try TrustOptions.store(from: a)
-            for r in refused { Console.err("emrtd: trust: refused \(r)") }
-            if let g = generated, a.all("trust").isEmpty {
-                _ = try? store.addCertificate(der: g.cscaCertificate, source: "generated test CSCA")
-                if !g.crl.isEmpty { _ = try? store.addCRL(der: g.crl, source: "generated test CRL") }
-            }
-            if !a.all("trust").isEmpty && !store.hasCSCAs {
-                return .failure(ExitFailure(code: ExitCode.trust, message: "no usable CSCA certificate in the --trust material"))
-            }
-            return .success(store)
-        } catch {
-            return .failure(ExitFailure(code: ExitCode.trust, message: error.message))
+    /// Trust store from the options, loaded before any document is asked for.
+    static func trust(_ a: ParsedArguments) throws(CLIError) -> TrustStore {
+        let (store, refused) = try TrustOptions.store(from: a)
+        for r in refused { Console.err("emrtd: trust: refused \(r)") }
+        if !a.all("trust").isEmpty && !store.hasCSCAs {
+            throw CLIError(.trustMaterial, "no usable CSCA certificate in the --trust material (emrtd trust --trust … shows why)", status: .trust)
         }
+        return store
+    }
+
+    /// With `--virtual` and no `--trust`: the generated document's CSCA.
+    static func addGenerated(_ g: GeneratedDocument?, to store: inout TrustStore, _ a: ParsedArguments) {
+        guard let g, a.all("trust").isEmpty else { return }
+        _ = try? store.addCertificate(der: g.cscaCertificate, source: "generated test CSCA")
+        if !g.crl.isEmpty { _ = try? store.addCRL(der: g.crl, source: "generated test CRL") }
     }
 }
 
 /// `emrtd read`: wait for a document, read it, verify it.
 enum ReadCommand {
-    static let spec = OptionSpec(valued: ReadSetup.valued, flags: ReadSetup.flags)
+    static let command = CommandDecl(
+        "read", summary: "read and verify a document on a reader",
+        discussion: """
+        Waits for a document on the reader, reads it and verifies it. Give the access data as one of:
+          --mrz MRZ | --document-number N --birth-date YYMMDD --expiry-date YYMMDD | --can CAN
+        (--mrz - or --can - reads the value from standard input, keeping it out of the process list).
+        Everything that can be checked before a document is asked for (options, --trust, --profiles, --out)
+        is checked first.
+        """,
+        options: Options.access + Options.trust + Options.reader + [Options.json, Options.quiet],
+        schema: "emrtd.report/1", exits: [.ok, .usage, .transport, .accessControl, .trust, .inconclusive, .rejected],
+        run: { try await run($0) })
 
-    static func run(_ args: [String]) async -> Int32 {
-        let a: ParsedArguments
-        let key: AccessKey
-        let options: ReadOptions
-        do {
-            a = try spec.parse(args)
-            if a.flag("help") { Console.out(Help.read); return ExitCode.ok }
-            key = try AccessOptions.key(from: a)
-            options = try ReadSetup.options(a, key: key)
-        } catch {
-            Console.err("emrtd read: \(error.message) (see emrtd read --help)")
-            return ExitCode.usage
-        }
-        let transport: any CardTransport
-        let generated: GeneratedDocument?
-        switch await ReadSetup.transport(a) {
-        case .failure(let f): Console.err("emrtd: \(f.message)"); return f.code
-        case .success(let (t, g)): transport = t; generated = g
-        }
-        let store: TrustStore
-        switch ReadSetup.trust(a, generated: generated) {
-        case .failure(let f): Console.err("emrtd: \(f.message)"); return f.code
-        case .success(let s): store = s
-        }
+    static func run(_ inv: Invocation) async throws -> Int32 {
+        let a = inv.arguments
+        let key = try AccessOptions.key(from: a)
+        let options = try ReadSetup.options(a, key: key)
+        let out = try OutputFolder.prepare(a.value("out"), command: inv.command)
+        let profiles = try ReadSetup.readerProfiles(a)
+        var store = try ReadSetup.trust(a)
+        let virtual = try ReadSetup.virtualDocument(a)
+        ReadSetup.addGenerated(virtual?.1, to: &store, a)
         if store.isEmpty && !a.flag("quiet") {
-            Console.err("emrtd: no --trust given: the document cannot be anchored to a CSCA and will be rejected")
+            Console.err("emrtd read: no --trust given: the document cannot be anchored to a CSCA and will be rejected")
         }
-        let flow = ReadFlow(json: a.flag("json"), outDirectory: a.value("out"), tracePath: a.value("trace"), quiet: a.flag("quiet"))
-        switch await flow.run(transport: transport, options: options, trustStore: store) {
-        case .failure(let f):
-            Console.err("emrtd: \(f.message)")
-            return f.code
-        case .success(let o):
-            flow.print(o)
-            return ReadFlow.exitCode(for: o.verification.status)
+        let transport = try await ReadSetup.transport(a, virtual: virtual?.0, profiles: profiles, timeout: options.representTimeout)
+        let flow = ReadFlow(json: a.flag("json"), out: out, tracePath: a.value("trace"), quiet: a.flag("quiet"))
+        let o = try await flow.run(transport: transport, options: options, trustStore: store)
+        flow.print(o)
+        return ReadFlow.exitCode(for: o.verification.status)
+    }
+}
+
+/// Keeps foreign error texts out of messages when they are dumps (Swift type names, Foundation domains, ranges).
+enum PlainWords {
+    /// `text` with every occurrence of `paths` (as given, absolute, and the last component) replaced by "it": a
+    /// library message may repeat a path that was a value typed in the wrong place.
+    static func reason(_ text: String, fallback: String, hiding paths: [String]) -> String {
+        var t = text
+        for p in paths where !p.isEmpty {
+            let url = URL(fileURLWithPath: p)
+            for form in [url.path, url.standardizedFileURL.path, p, url.lastPathComponent].sorted(by: { $0.count > $1.count })
+            where form.count >= 3 {
+                t = t.replacingOccurrences(of: form, with: "it")
+            }
         }
+        return reason(t, fallback: fallback)
+    }
+
+    static func reason(_ text: String, fallback: String) -> String {
+        let dumps = ["DecodingError", "codingPath", "CodingKeys", "NSCocoaErrorDomain", "Code=", "Swift.", "debugDescription",
+                     "NSError", "Optional(", "...", "UserInfo"]
+        return dumps.contains(where: { text.contains($0) }) || text.count > 200 ? fallback : text
     }
 }

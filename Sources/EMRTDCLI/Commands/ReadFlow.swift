@@ -8,9 +8,12 @@ import ASN1TLV
 /// The part of `demo`, `read` and `stepup run` that is the same: read, verify, write the bundle, report.
 struct ReadFlow {
     var json: Bool
-    var outDirectory: String?
+    /// The checked `--out` folder (see `OutputFolder.prepare`).
+    var out: URL?
     var tracePath: String?
     var quiet = false
+    /// Files written into the bundle beside the read's own (demo: the generated test CSCA).
+    var extraBundleFiles: [String: [UInt8]] = [:]
 
     struct Outcome {
         var report: ReadReport
@@ -19,61 +22,56 @@ struct ReadFlow {
         var bundle: URL?
     }
 
-    /// Runs the read and verification; on failure prints one line and returns the exit status.
+    /// Runs the read and verification; a failure is a `CLIError` with its exit status.
     func run(transport: any CardTransport, options: ReadOptions, trustStore: TrustStore,
-             validationTime: ASN1Time = .now) async -> Result<Outcome, ExitFailure> {
+             validationTime: ASN1Time = .now) async throws(CLIError) -> Outcome {
         let trace = tracePath == nil ? nil : APDUTrace()
         let reader = DocumentReader(transport: transport, options: options, trace: trace)
+        let started = Date()
         let result: ReadResult
         do {
             result = try await reader.read(progress: Presentation.progressPrinter(quiet: quiet))
         } catch {
             Console.endLive()
-            writeTrace(trace)
+            writeTrace(trace, started: started)
             switch error {
-            case .transport: return .failure(ExitFailure(code: ExitCode.transport, message: error.description))
+            case .transport: throw CLIError(.transport, "\(error.description) — check the reader and that the document lies still on it", status: .transport)
             case .accessControl(let e):
                 var m = error.description
                 if e.code == .wrongPassword { m += " — check the MRZ/CAN" }
-                return .failure(ExitFailure(code: ExitCode.accessControl, message: m))
-            case .chip: return .failure(ExitFailure(code: ExitCode.transport, message: error.description))
+                throw CLIError(.accessControl, m, status: .accessControl)
+            case .chip: throw CLIError(.chip, "\(error.description) — try the read again; if it repeats, record the trace (--trace) and report it", status: .transport)
             }
         }
-        writeTrace(trace)
+        writeTrace(trace, started: started)
         let verification = DocumentVerifier.verify(result, trustStore: trustStore, validationTime: validationTime)
-        var facePath: String? = nil
-        var bundle: URL? = nil
-        if let out = outDirectory {
-            let dir = URL(fileURLWithPath: out)
-            do {
-                try EvidenceBundle.write(result, to: dir)
-                if let face = result.document.faceImage {
-                    facePath = dir.appendingPathComponent(EvidenceBundle.faceImageName(face.format)).path
-                }
-                bundle = dir
-            } catch {
-                return .failure(ExitFailure(code: ExitCode.usage, message: "cannot write the evidence bundle to \(out): \(error)"))
+        let facePath = out.flatMap { dir in result.document.faceImage.map { dir.appendingPathComponent(EvidenceBundle.faceImageName($0.format)).path } }
+        var report = ReportBuilder.report(for: result, verification: verification, faceImagePath: facePath)
+        report.readAt = Presentation.timestamp(started)
+        if let challenge = options.activeAuthenticationChallenge { report.activeAuthenticationChallenge = Hex.encode(challenge) }
+        if let out {
+            do { try EvidenceBundle.write(result, report: report, extraFiles: extraBundleFiles, to: out) } catch {
+                throw CLIError(.cannotWrite, "could not write the evidence bundle to \(out.path) (\(error)); nothing was written there — free the folder or pick another --out",
+                               status: .usage)
             }
         }
-        let report = ReportBuilder.report(for: result, verification: verification, faceImagePath: facePath)
-        if let bundle {
-            do { try EvidenceBundle.writeReport(report, to: bundle) } catch {
-                return .failure(ExitFailure(code: ExitCode.usage, message: "cannot write report.json: \(error)"))
-            }
-        }
-        return .success(Outcome(report: report, result: result, verification: verification, bundle: bundle))
+        return Outcome(report: report, result: result, verification: verification, bundle: out)
     }
 
     func print(_ o: Outcome) {
         Console.out(json ? Presentation.json(o.report) : Presentation.text(o.report))
     }
 
-    func writeTrace(_ trace: APDUTrace?) {
+    /// The trace file (docs/cli.md "Trace file"): one JSON object, keys sorted, with the read's start time and
+    /// per-exchange times relative to it.
+    func writeTrace(_ trace: APDUTrace?, started: Date) {
         guard let trace, let path = tracePath else { return }
+        let file = TraceFile(startedAt: Presentation.timestamp(started), exchanges: trace.all)
         let enc = JSONEncoder()
-        enc.outputFormatting = [.prettyPrinted]
-        if let data = try? enc.encode(trace.all) {
-            do { try data.write(to: URL(fileURLWithPath: path)) } catch { Console.err("emrtd: cannot write the trace to \(path): \(error)") }
+        enc.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        if let data = try? enc.encode(file) {
+            let ok = FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600])
+            if !ok { Console.err("emrtd: could not write the trace to \(path) (check the folder exists and is writable)") }
         }
     }
 
@@ -86,7 +84,51 @@ struct ReadFlow {
     }
 }
 
-struct ExitFailure: Error {
-    var code: Int32
-    var message: String
+/// The `--trace` file.
+struct TraceFile: Encodable {
+    var schema = "emrtd.trace/1"
+    var startedAt: String
+    var exchanges: [APDUTrace.Entry]
+}
+
+/// `--out DIR`, checked before any document is asked for.
+enum OutputFolder {
+    static func prepare(_ path: String?, command: String) throws(CLIError) -> URL? {
+        guard let path else { return nil }
+        if let problem = EvidenceBundle.checkFolder(path) {
+            let why: String
+            switch problem {
+            case .empty: why = "--out is empty: name a new or empty folder"
+            case .root: why = "--out / is refused: name a new or empty folder for the bundle"
+            case .notAFolder: why = "--out \(path) exists and is not a folder: name a new or empty folder"
+            case .notEmpty: why = "--out \(path) already holds files: a bundle goes into a new or empty folder only (move the old one away)"
+            case .parentNotWritable: why = "--out \(Shown.path(path)) cannot be created: its parent folder does not exist or is not writable"
+            }
+            throw CLIError(.outputNotUsable, why, status: .usage)
+        }
+        return URL(fileURLWithPath: path)
+    }
+}
+
+/// Plain JSON text from dictionaries, with sorted keys and unescaped slashes (as every emrtd JSON output).
+enum JSONText {
+    static func render(_ object: Any) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func encode<T: Encodable>(_ value: T, pretty: Bool = true) -> String {
+        let enc = JSONEncoder()
+        enc.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: (try? enc.encode(value)) ?? Data("{}".utf8), as: UTF8.self)
+    }
+}
+
+extension JSONText {
+    /// The JSON object `text` with a `"schema"` member added (for outputs whose model has none).
+    static func addingSchema(_ schema: String, to text: String) -> String {
+        guard var object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else { return text }
+        object["schema"] = schema
+        return render(object)
+    }
 }

@@ -5,33 +5,44 @@ import VirtualChip
 /// `emrtd simulate`: serves the virtual chip to pcscd through vsmartcard's vpcd, so that `emrtd read
 /// --reader 'Virtual PCD 00 00'` goes through libpcsclite, pcscd and the driver exactly as with a USB reader.
 enum SimulateCommand {
-    static let spec = OptionSpec(valued: ["profile", "vpcd", "save", "pull-after", "sessions"], flags: ["quiet"])
+    static let command = CommandDecl(
+        "simulate", summary: "serve the virtual chip to pcscd through vpcd (virtual reader)",
+        discussion: """
+        Serves the virtual chip to pcscd through vsmartcard's vpcd driver (reader "Virtual PCD 00 00" on port
+        35963, "Virtual PCD 00 01" on 35964). Prints the access data (MRZ, CAN) of the simulated specimen document
+        and the path of its trust anchor.
+        """,
+        options: [
+            OptionDecl("profile", value: "NAME|DIR", kind: .path, help: "a built-in profile (demo --list-profiles) or a saved profile folder",
+                       default: SpecimenGenerator.defaultProfileName),
+            OptionDecl("vpcd", value: "HOST:PORT", help: "where vpcd listens", default: "127.0.0.1:35963"),
+            OptionDecl("save", value: "DIR", kind: .directory, help: "save the generated document (files, keys, CSCA) to DIR and exit"),
+            OptionDecl("pull-after", value: "N", kind: .number, help: "drop the card after N APDUs (tests the resume path), then present it again"),
+            OptionDecl("sessions", value: "N", kind: .number, help: "serve this many card sessions", default: "1"),
+            Options.quiet,
+        ],
+        exits: [.ok, .usage, .transport],
+        run: { try await run($0) })
 
-    static func run(_ args: [String]) async -> Int32 {
-        let a: ParsedArguments
-        do { a = try spec.parse(args) } catch {
-            Console.err("emrtd simulate: \(error.message) (see emrtd simulate --help)")
-            return ExitCode.usage
-        }
-        if a.flag("help") { Console.out(Help.simulate); return ExitCode.ok }
+    static func run(_ inv: Invocation) async throws -> Int32 {
+        let a = inv.arguments
         var host = "127.0.0.1"
         var port: UInt16 = 35963
         if let v = a.value("vpcd") {
             let parts = v.split(separator: ":")
             guard parts.count == 2, let p = UInt16(parts[1]) else {
-                Console.err("emrtd simulate: --vpcd must be HOST:PORT, e.g. 127.0.0.1:35963")
-                return ExitCode.usage
+                throw CLIError(.badValue, "--vpcd must be HOST:PORT, e.g. 127.0.0.1:35963", status: .usage)
             }
             host = String(parts[0]); port = p
         }
         var pullAfter: Int? = nil
         if let n = a.value("pull-after") {
-            guard let v = Int(n), v >= 0 else { Console.err("emrtd simulate: --pull-after takes a number of APDUs"); return ExitCode.usage }
+            guard let v = Int(n), v >= 0 else { throw CLIError(.badValue, "--pull-after takes a whole number of APDUs", status: .usage) }
             pullAfter = v
         }
         var sessions = 1
         if let n = a.value("sessions") {
-            guard let v = Int(n), v >= 1 else { Console.err("emrtd simulate: --sessions takes a positive number"); return ExitCode.usage }
+            guard let v = Int(n), v >= 1 else { throw CLIError(.badValue, "--sessions takes a whole number of 1 or more", status: .usage) }
             sessions = v
         }
         // The document: a saved profile folder, or a built-in profile generated now and saved so that
@@ -42,20 +53,16 @@ enum SimulateCommand {
         let candidate = URL(fileURLWithPath: name)
         if ProfileStore.isProfileDirectory(candidate) {
             do { profile = try ProfileStore.load(from: candidate) } catch {
-                Console.err("emrtd simulate: \(error.description)")
-                return ExitCode.usage
+                throw CLIError(.unknownProfile, "--profile \(name): the saved profile folder cannot be loaded (\(PlainWords.reason(error.description, fallback: "damaged", hiding: [name])))",
+                               status: .usage)
             }
             folder = candidate
         } else {
-            let g: GeneratedDocument
-            do { g = try SpecimenGenerator.generate(named: name) } catch {
-                Console.err("emrtd simulate: --profile: \(error.description)")
-                return ExitCode.usage
-            }
+            let g = try VirtualProfiles.generate(name, option: "--profile")
             folder = URL(fileURLWithPath: a.value("save") ?? NSTemporaryDirectory() + "emrtd-simulate-\(getpid())")
             do { try ProfileStore.save(g, to: folder) } catch {
-                Console.err("emrtd simulate: cannot save the profile: \(error.description)")
-                return ExitCode.usage
+                throw CLIError(.cannotWrite, "could not save the profile to \(folder.path) (\(PlainWords.reason(error.description, fallback: "not writable"))) — pick another --save folder",
+                               status: .usage)
             }
             profile = g.profile
         }
@@ -79,8 +86,8 @@ enum SimulateCommand {
                 if !a.flag("quiet") { Console.err("emrtd simulate: session \(i + 1) ended (\(reason.rawValue)) after \(bridge.apduCount) APDUs") }
                 if reason == .closedByVPCD { return ExitCode.ok }
             } catch {
-                Console.err("emrtd simulate: \(error) — is pcscd running with the vpcd driver (package vsmartcard-vpcd)?")
-                return ExitCode.transport
+                throw CLIError(.transport, "\(PlainWords.reason("\(error)", fallback: "vpcd is not reachable")) — is pcscd running with the vpcd driver (package vsmartcard-vpcd)?",
+                               status: .transport)
             }
         }
         return ExitCode.ok

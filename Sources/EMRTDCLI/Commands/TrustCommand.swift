@@ -5,29 +5,30 @@ import ASN1TLV
 
 /// `emrtd trust`: what a trust configuration yields.
 enum TrustCommand {
-    static let spec = OptionSpec(valued: TrustOptions.valued, flags: ["json"])
+    static let command = CommandDecl(
+        "trust", summary: "show what a trust configuration (CSCAs, master lists, CRLs) yields",
+        discussion: """
+        Shows what a trust configuration yields: CSCAs per country with validity, master lists with their signer and
+        verification result, CRLs, and every refused entry with its reason. At least one --trust is needed.
+        """,
+        options: Options.trust + [Options.json],
+        schema: "emrtd.trust/1", exits: [.ok, .usage, .trust],
+        run: { try await run($0) })
 
-    static func run(_ args: [String]) async -> Int32 {
-        let a: ParsedArguments
-        do { a = try spec.parse(args) } catch {
-            Console.err("emrtd trust: \(error.message) (see emrtd trust --help)")
-            return ExitCode.usage
-        }
-        if a.flag("help") { Console.out(Help.trust); return ExitCode.ok }
+    static func run(_ inv: Invocation) async throws -> Int32 {
+        let a = inv.arguments
         guard !a.all("trust").isEmpty else {
-            Console.err("emrtd trust: give at least one --trust PATH")
-            return ExitCode.usage
+            throw CLIError(.missingArgument, "give at least one --trust PATH (see emrtd trust --help)", status: .usage)
         }
-        let store: TrustStore
-        do { (store, _) = try TrustOptions.store(from: a) } catch {
-            Console.err("emrtd trust: \(error.message)")
-            return ExitCode.trust
-        }
-        let summary = store.summary(at: .now)
+        let (store, _) = try TrustOptions.store(from: a)
+        var summary = store.summary(at: .now)
+        // CSCAs given with --trust also verify master lists, but they are CSCAs: list as signer roots only the
+        // certificates pinned with --ml-signer-root.
+        var pinned = TrustStore()
+        for root in a.all("ml-signer-root") { try? pinned.pinMasterListSignerRoot(path: root) }
+        summary.masterListSignerRoots = pinned.summary(at: .now).masterListSignerRoots
         if a.flag("json") {
-            let enc = JSONEncoder()
-            enc.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            Console.out(String(decoding: (try? enc.encode(summary)) ?? Data(), as: UTF8.self))
+            Console.out(JSONText.addingSchema("emrtd.trust/1", to: JSONText.encode(summary)))
         } else {
             Console.out(summary.text)
         }

@@ -6,41 +6,41 @@ import MRTDDocument
 
 /// `emrtd verify DIR`: re-verifies an evidence bundle offline.
 enum VerifyCommand {
-    static let spec = OptionSpec(valued: TrustOptions.valued.union(["at"]), flags: ["json"], maxPositionals: 1)
+    static let command = CommandDecl(
+        "verify", summary: "verify a saved read (evidence bundle) offline",
+        discussion: """
+        Verifies a saved read (the evidence bundle written by --out) offline and prints the verdict. Live parts
+        whose transcript is missing are marked notChecked. Anchors inside the bundle are never trusted implicitly.
+        """,
+        arguments: [ArgumentDecl("DIR", help: "the bundle folder written by read/demo --out", kind: .directory)],
+        options: Options.trust + [
+            OptionDecl("at", value: "TIME", help: "validate certificates at this time: 2026-11-29 or 2026-11-29T12:00:00Z",
+                       default: "now"),
+            Options.json,
+        ],
+        schema: "emrtd.report/1", exits: [.ok, .usage, .trust, .inconclusive, .rejected],
+        run: { try await run($0) })
 
-    static func run(_ args: [String]) async -> Int32 {
-        let a: ParsedArguments
-        do { a = try spec.parse(args) } catch {
-            Console.err("emrtd verify: \(error.message) (see emrtd verify --help)")
-            return ExitCode.usage
-        }
-        if a.flag("help") { Console.out(Help.verify); return ExitCode.ok }
+    static func run(_ inv: Invocation) async throws -> Int32 {
+        let a = inv.arguments
         guard let dir = a.positionals.first else {
-            Console.err("emrtd verify: give the bundle folder (see emrtd verify --help)")
-            return ExitCode.usage
+            throw CLIError(.missingArgument, "give the bundle folder (see emrtd verify --help)", status: .usage)
         }
         var at = ASN1Time.now
         if let t = a.value("at") {
             guard let parsed = parseISO(t) else {
-                Console.err("emrtd verify: --at must be an ISO 8601 time such as 2026-11-29T12:00:00Z")
-                return ExitCode.usage
+                throw CLIError(.badValue, "--at must be a real date or time in ISO 8601, such as 2026-11-29 or 2026-11-29T12:00:00Z",
+                               status: .usage)
             }
             at = parsed
         }
+        let (store, refused) = try TrustOptions.store(from: a)
+        for r in refused { Console.err("emrtd verify: trust: refused \(r)") }
         let url = URL(fileURLWithPath: dir)
         let loaded: (files: [LDSFile: [UInt8]], evidence: CloneDetectionEvidence)
         do { loaded = try EvidenceBundle.load(from: url) } catch {
-            Console.err("emrtd verify: \(error)")
-            return ExitCode.usage
-        }
-        var store: TrustStore
-        do {
-            var refused: [TrustStore.Refusal]
-            (store, refused) = try TrustOptions.store(from: a)
-            for r in refused { Console.err("emrtd: trust: refused \(r)") }
-        } catch {
-            Console.err("emrtd verify: \(error.message)")
-            return ExitCode.trust
+            throw CLIError(.badBundle, "\(Shown.path(dir)) is not a readable evidence bundle (\(PlainWords.reason("\(error)", fallback: "files missing or damaged", hiding: [dir]))) — give a folder written by emrtd read --out",
+                           status: .usage)
         }
         if a.all("trust").isEmpty {
             // Never trust anchors found inside the bundle implicitly: a bundle could carry its own CSCA.
@@ -58,10 +58,20 @@ enum VerifyCommand {
         return ReadFlow.exitCode(for: outcome.status)
     }
 
+    /// `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM:SSZ` (also without separators), refusing dates that do not exist.
     static func parseISO(_ s: String) -> ASN1Time? {
+        let allowed = Set("0123456789-:TZ")
+        guard s.allSatisfy({ allowed.contains($0) }) else { return nil }
         let digits = s.filter { $0.isNumber }
         guard digits.count == 14 || digits.count == 8 else { return nil }
         let t = digits.count == 8 ? digits + "000000" : digits
+        let n = t.map { Int(String($0))! }
+        func num(_ r: Range<Int>) -> Int { n[r].reduce(0) { $0 * 10 + $1 } }
+        let year = num(0..<4), month = num(4..<6), day = num(6..<8), hour = num(8..<10), minute = num(10..<12), second = num(12..<14)
+        guard (1...12).contains(month), hour < 24, minute < 60, second < 60 else { return nil }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+        guard (1...days).contains(day) else { return nil }
         return try? ASN1Time(generalizedTime: t + "Z")
     }
 }

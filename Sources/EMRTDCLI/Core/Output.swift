@@ -2,8 +2,14 @@ import Foundation
 
 /// Where the command writes: the report to stdout, progress and errors to stderr.
 public enum Console {
-    /// Whether stderr is a terminal (a live progress line) or not (plain lines).
-    public static let stderrIsTerminal: Bool = isatty(2) != 0
+    /// Whether stderr is a terminal that can redraw a line (a live progress line) or not (plain lines): not when
+    /// TERM is unset or `dumb` (Emacs shells, some CI logs), which print `\r\e[2K` literally.
+    public static let stderrIsTerminal: Bool = isLiveTerminal(isatty: isatty(2) != 0, term: ProcessInfo.processInfo.environment["TERM"])
+
+    static func isLiveTerminal(isatty: Bool, term: String?) -> Bool {
+        guard isatty, let term, !term.isEmpty, term != "dumb" else { return false }
+        return true
+    }
 
     public static func out(_ text: String) {
         FileHandle.standardOutput.write(Data((text + "\n").utf8))
@@ -28,14 +34,3 @@ public enum Console {
     }
 }
 
-/// Exit statuses of DESIGN.md §4.1.
-public enum ExitCode {
-    public static let accepted: Int32 = 0
-    public static let ok: Int32 = 0
-    public static let usage: Int32 = 2
-    public static let transport: Int32 = 3
-    public static let accessControl: Int32 = 4
-    public static let trust: Int32 = 5
-    public static let inconclusive: Int32 = 10
-    public static let rejected: Int32 = 11
-}

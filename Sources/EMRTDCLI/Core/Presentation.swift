@@ -57,6 +57,13 @@ enum Presentation {
         return out.joined(separator: "\n")
     }
 
+    /// ISO 8601 UTC with milliseconds.
+    static func timestamp(_ date: Date) -> String {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return f.string(from: date)
+    }
+
     static func pad(_ s: String, _ n: Int, right: Bool = false) -> String {
         let p = String(repeating: " ", count: max(0, n - s.count))
         return right ? p + s : s + p

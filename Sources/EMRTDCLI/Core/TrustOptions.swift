@@ -2,21 +2,19 @@ import MRTDTrust
 
 /// Builds a trust store from `--trust PATH` (repeatable) and `--ml-signer-root PATH` (repeatable).
 enum TrustOptions {
-    static let valued: Set<String> = ["trust", "ml-signer-root"]
-
-    struct Failure: Error { var message: String }
-
-    static func store(from a: ParsedArguments) throws(Failure) -> (TrustStore, [TrustStore.Refusal]) {
+    static func store(from a: ParsedArguments) throws(CLIError) -> (TrustStore, [TrustStore.Refusal]) {
         var store = TrustStore()
         for root in a.all("ml-signer-root") {
             do { try store.pinMasterListSignerRoot(path: root) } catch {
-                throw Failure(message: "--ml-signer-root \(root): \(error)")
+                throw CLIError(.trustMaterial, "--ml-signer-root \(Shown.path(root)) cannot be used: \(PlainWords.reason(error.reason, fallback: "not a readable certificate", hiding: [root])) — give the DER or PEM certificate of the master-list signer's root",
+                               status: .trust)
             }
         }
         var refused: [TrustStore.Refusal] = []
         for path in a.all("trust") {
             do { refused += try store.load(path: path) } catch {
-                throw Failure(message: "--trust \(path): \(error)")
+                throw CLIError(.trustMaterial, "--trust \(Shown.path(path)) cannot be used: \(PlainWords.reason(error.reason, fallback: "not readable trust material", hiding: [path])) — give CSCA certificates, a folder of them, a master list or a CRL",
+                               status: .trust)
             }
         }
         return (store, refused)

@@ -1,27 +1,19 @@
 import Foundation
 import ISO7816
 
-/// Output helpers of the reader commands (`readers`, `watch`): stdout for results, stderr for
-/// one-line errors, exit codes of DESIGN.md §4.1 (2 usage, 3 reader/transport failure).
+/// Output helpers of the reader commands (`readers`, `watch`): stderr lines, PC/SC failures as command errors
+/// (exit 3) with what an operator can do, hex and timestamps.
 enum PCSCCommandOutput {
     static func error(_ command: String, _ message: String) {
         FileHandle.standardError.write(Data("emrtd \(command): \(message)\n".utf8))
     }
 
-    /// A usage error: one line naming the problem; exit 2.
-    static func usage(_ command: String, _ message: String) -> Int32 {
-        error(command, message)
-        return 2
-    }
-
-    /// A reader/transport failure: one line with the failing call and its meaning; exit 3.
-    static func failure(_ command: String, _ failure: any Error) -> Int32 {
+    /// A reader/transport failure as a command error (exit 3): the failing call, its meaning and what to do.
+    static func cliError(_ failure: any Error) -> CLIError {
         if let t = failure as? TransportError {
-            error(command, t.description + hint(t))
-        } else {
-            error(command, "\(failure)")
+            return CLIError(.transport, t.description + hint(t), status: .transport)
         }
-        return 3
+        return CLIError(.transport, "PC/SC failed (\(PlainWords.reason("\(failure)", fallback: "no detail"))) — is pcscd running?", status: .transport)
     }
 
     /// What an operator can do about common failures.
@@ -35,14 +27,6 @@ enum PCSCCommandOutput {
             return " — another program holds the card; close it or use shared mode"
         default:
             return ""
-        }
-    }
-
-    static func printJSON<T: Encodable>(_ value: T) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        if let data = try? encoder.encode(value), let text = String(data: data, encoding: .utf8) {
-            print(text)
         }
     }
 

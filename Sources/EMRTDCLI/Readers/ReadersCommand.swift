@@ -2,101 +2,65 @@ import Foundation
 import ISO7816
 import PCSCTransport
 
-/// `emrtd readers [--json] [--profiles PATH]` (DESIGN.md §4.1): lists the PC/SC readers, whether a
-/// card is on each, and what each reader path can carry (extended length, sizes) with where that
-/// knowledge comes from (driver properties, reader profile, or unknown → the read probes).
-///
-/// Exit status: 0 listed; 2 usage; 3 pcscd unreachable or no reader connected.
-public func runReadersCommand(arguments: [String]) async -> Int32 {
-    var json = false
-    var verbose = false
-    var profilesPath: String? = nil
-    var i = 0
-    while i < arguments.count {
-        let a = arguments[i]
-        switch a {
-        case "--help", "-h":
-            print(readersHelp)
-            return 0
-        case "--json":
-            json = true
-        case "--verbose", "-v":
-            verbose = true
-        case "--profiles":
-            guard i + 1 < arguments.count else { return PCSCCommandOutput.usage("readers", "--profiles needs a file path") }
-            i += 1
-            profilesPath = arguments[i]
-        default:
-            return PCSCCommandOutput.usage("readers", "unknown option '\(a)' (see emrtd readers --help)")
-        }
-        i += 1
-    }
+/// `emrtd readers` (docs/cli.md): lists the PC/SC readers, whether a card is on each, and what each reader
+/// path can carry (extended length, sizes) with where that knowledge comes from (driver properties, reader
+/// profile, or unknown → the read probes).
+enum ReadersCommand {
+    static let command = CommandDecl(
+        "readers", summary: "list PC/SC readers and their capabilities",
+        discussion: """
+        Lists the PC/SC readers pcscd knows, whether a card is on each, and what each reader path can carry:
+        extended-length APDUs or not, the largest command and response, and where that comes from (the driver's
+        PC/SC part 10 properties, a reader profile, both, or unknown — then `emrtd read` probes with a safe
+        extended-length command first).
+        """,
+        options: [
+            OptionDecl("json", help: "print one JSON object {\"schema\", \"readers\": [...]} instead of text"),
+            OptionDecl("verbose", short: "v", help: "also describe each known quirk and its workaround (also in JSON), and how the capabilities were decided"),
+            OptionDecl("profiles", value: "FILE", kind: .file,
+                       help: "use this readers file (schema emrtd.readers/1) instead of the built-in copy of hardware/readers.json"),
+        ],
+        schema: "emrtd.reader-list/1", exits: [.ok, .usage, .transport],
+        run: { try await run($0) })
 
-    let profiles: ReaderProfiles
-    if let profilesPath {
-        do { profiles = try ReaderProfiles.load(path: profilesPath) } catch {
-            return PCSCCommandOutput.usage("readers", error.description)
+    static func run(_ inv: Invocation) async throws -> Int32 {
+        let a = inv.arguments
+        let verbose = a.flag("verbose")
+        let profiles = try ReadSetup.readerProfiles(a)
+        let entries: [ReaderEntry]
+        do {
+            let context = try await PCSCContext.establish()
+            let states = try await context.readerStates()
+            var list: [ReaderEntry] = []
+            for state in states {
+                let report = try await context.capabilityReport(reader: state.reader, profiles: profiles)
+                list.append(ReaderEntry(state: state, report: report))
+            }
+            entries = list
+        } catch {
+            throw PCSCCommandOutput.cliError(error)
         }
-    } else {
-        profiles = .builtIn
-    }
-
-    let entries: [ReaderEntry]
-    do {
-        let context = try await PCSCContext.establish()
-        let states = try await context.readerStates()
-        var list: [ReaderEntry] = []
-        for state in states {
-            let report = try await context.capabilityReport(reader: state.reader, profiles: profiles)
-            list.append(ReaderEntry(state: state, report: report))
+        if entries.isEmpty {
+            throw CLIError(.noReader, "no reader is connected (is it plugged in? `lsusb`, and pcscd's log, tell more)", status: .transport)
         }
-        entries = list
-    } catch {
-        return PCSCCommandOutput.failure("readers", error)
-    }
-
-    if json {
-        PCSCCommandOutput.printJSON(ReaderListJSON(readers: entries.map(\.json)))
-    } else if entries.isEmpty {
-        print("No PC/SC reader is connected.")
-    } else {
-        for (n, e) in entries.enumerated() {
-            if n > 0 { print("") }
-            print(e.text(verbose: verbose))
+        if a.flag("json") {
+            Console.out(JSONText.encode(ReaderListJSON(readers: entries.map { $0.json(verbose: verbose) })))
+        } else {
+            for (n, e) in entries.enumerated() {
+                if n > 0 { Console.out("") }
+                Console.out(e.text(verbose: verbose))
+            }
         }
+        return ExitCode.ok
     }
-    if entries.isEmpty {
-        PCSCCommandOutput.error("readers", "no reader is connected (is it plugged in? `lsusb`, and pcscd's log, tell more)")
-        return 3
-    }
-    return 0
 }
-
-let readersHelp = """
-Usage: emrtd readers [--json] [--verbose] [--profiles PATH]
-
-List the PC/SC readers pcscd knows, whether a card is on each, and what each reader path
-can carry: extended-length APDUs or not, the largest command and response, and where that
-comes from (the driver's PC/SC part 10 properties, a reader profile, both, or unknown — then
-`emrtd read` probes with a safe extended-length command first).
-
-Options:
-  --json            print one JSON object {"readers": [...]} instead of text
-  -v, --verbose     also describe each known quirk and its workaround, and how the
-                    capabilities were decided
-  --profiles PATH   use this readers file (schema emrtd.readers/1) instead of the built-in
-                    copy of hardware/readers.json
-  -h, --help        show this help
-
-Exit status: 0 listed, 2 usage error, 3 pcscd not reachable or no reader connected.
-"""
 
 /// One reader of the listing.
 struct ReaderEntry {
     let state: PCSCReaderState
     let report: ReaderCapabilityReport
 
-    var json: ReaderJSON {
+    func json(verbose: Bool) -> ReaderJSON {
         let caps = report.capabilities
         return ReaderJSON(
             name: state.reader,
@@ -109,7 +73,8 @@ struct ReaderEntry {
             capabilitiesKnown: caps.isKnown,
             capabilitySource: report.source,
             profile: report.profile.map { ProfileJSON(id: $0.id, model: "\($0.vendor) \($0.model)", status: $0.status,
-                                                       quirks: $0.quirks.map(\.id)) },
+                                                       quirks: $0.quirks.map(\.id),
+                                                       quirkDetails: verbose ? $0.quirks.map { QuirkJSON(id: $0.id, description: $0.description, workaround: $0.workaround) } : nil) },
             driver: DriverJSON(maxAPDUDataSize: report.properties.maxAPDUDataSize,
                                maxInput: report.properties.maxInput,
                                vendorName: report.properties.vendorName,
@@ -159,6 +124,7 @@ struct ReaderEntry {
 }
 
 struct ReaderListJSON: Encodable {
+    var schema = ReadersCommand.command.schema!
     let readers: [ReaderJSON]
 }
 
@@ -204,6 +170,14 @@ struct ProfileJSON: Encodable {
     let model: String
     let status: String
     let quirks: [String]
+    /// With --verbose: what each quirk is and its workaround (hardware/README.md asks users to record these).
+    let quirkDetails: [QuirkJSON]?
+}
+
+struct QuirkJSON: Encodable {
+    let id: String
+    let description: String
+    let workaround: String?
 }
 
 struct DriverJSON: Encodable {

@@ -46,31 +46,86 @@ public enum EvidenceBundle {
         }
     }
 
-    /// Writes the files and transcripts of a read (the report is written separately, after it is built).
-    public static func write(_ result: ReadResult, to directory: URL) throws {
-        let fm = FileManager.default
-        try fm.createDirectory(at: directory, withIntermediateDirectories: true)
-        for (f, bytes) in result.files {
-            try Data(bytes).write(to: directory.appendingPathComponent(f.bundleFileName))
-        }
-        if let face = result.document.faceImage {
-            // The bytes as stored (face.jpg or face.jp2); for JPEG 2000 also face.jpg, decoded and re-encoded, when
-            // it decodes (the report's faceImage.error says why when it does not).
-            try Data(face.imageData).write(to: directory.appendingPathComponent(faceImageName(face.format)))
-            if face.format == .jpeg2000, let jpeg = try? DisplayImage.displayJPEG(from: face.imageData) {
-                try Data(jpeg).write(to: directory.appendingPathComponent(faceImageName(.jpeg)))
-            }
-        }
-        let record = cloneRecord(CloneDetectionEvidence(result))
-        let enc = JSONEncoder()
-        enc.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try enc.encode(record).write(to: directory.appendingPathComponent(cloneDetectionFile))
+    /// Why a folder cannot take a new bundle.
+    public enum FolderProblem: Sendable, Equatable {
+        /// `--out ''`.
+        case empty
+        /// `/` (or a path that resolves to it).
+        case root
+        /// Exists and is not a folder.
+        case notAFolder
+        /// A folder that already holds files: a bundle never mixes with what was there.
+        case notEmpty
+        /// The parent folder does not exist or is not writable.
+        case parentNotWritable
     }
 
-    public static func writeReport(_ report: ReadReport, to directory: URL) throws {
-        let enc = JSONEncoder()
-        enc.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        try enc.encode(report).write(to: directory.appendingPathComponent(reportFile))
+    /// Whether `path` can take a new bundle: it is absent (its parent writable) or an empty folder. Checked before
+    /// the document is read, and again when writing.
+    public static func checkFolder(_ path: String) -> FolderProblem? {
+        guard !path.isEmpty else { return .empty }
+        let url = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath()
+        if url.path == "/" { return .root }
+        let fm = FileManager.default
+        var isDir: ObjCBool = false
+        if fm.fileExists(atPath: url.path, isDirectory: &isDir) {
+            guard isDir.boolValue else { return .notAFolder }
+            guard let items = try? fm.contentsOfDirectory(atPath: url.path) else { return .parentNotWritable }
+            guard items.isEmpty else { return .notEmpty }
+            return fm.isWritableFile(atPath: url.path) ? nil : .parentNotWritable
+        }
+        // Really try: permission bits say little for root, or on /proc, /sys and read-only mounts.
+        guard mkdir(url.path, 0o700) == 0 else { return .parentNotWritable }
+        rmdir(url.path)
+        return nil
+    }
+
+    /// Writes a whole bundle — the files and transcripts of a read, `report` as `report.json`, and `extraFiles`
+    /// — completely or not at all: everything goes into a new temporary folder (0700, files 0600: they hold
+    /// personal data) beside `directory`, which is then renamed to `directory`. `directory` must be absent or
+    /// an empty folder (a bundle never mixes with a previous read's files).
+    public static func write(_ result: ReadResult, report: ReadReport? = nil, extraFiles: [String: [UInt8]] = [:],
+                             to directory: URL) throws {
+        if let problem = checkFolder(directory.path) {
+            throw BundleError(description: "\(directory.path) cannot take a bundle (\(problem))")
+        }
+        let fm = FileManager.default
+        let target = directory.standardizedFileURL
+        let parent = target.deletingLastPathComponent()
+        let temporary = parent.appendingPathComponent(".\(target.lastPathComponent).partial-\(UUID().uuidString)")
+        try fm.createDirectory(at: temporary, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        do {
+            func put(_ bytes: [UInt8], _ name: String) throws {
+                let url = temporary.appendingPathComponent(name)
+                guard fm.createFile(atPath: url.path, contents: Data(bytes), attributes: [.posixPermissions: 0o600]) else {
+                    throw BundleError(description: "cannot write \(name)")
+                }
+            }
+            for (f, bytes) in result.files { try put(bytes, f.bundleFileName) }
+            if let face = result.document.faceImage {
+                // The bytes as stored (face.jpg or face.jp2); for JPEG 2000 also face.jpg, decoded and re-encoded,
+                // when it decodes (the report's faceImage.error says why when it does not).
+                try put(face.imageData, faceImageName(face.format))
+                if face.format == .jpeg2000, let jpeg = try? DisplayImage.displayJPEG(from: face.imageData) {
+                    try put(jpeg, faceImageName(.jpeg))
+                }
+            }
+            let record = cloneRecord(CloneDetectionEvidence(result))
+            let enc = JSONEncoder()
+            enc.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            try put(Array(try enc.encode(record)), cloneDetectionFile)
+            if let report { try put(Array(try enc.encode(report)), reportFile) }
+            for (name, bytes) in extraFiles.sorted(by: { $0.key < $1.key }) { try put(bytes, name) }
+            // An empty folder given by the caller is replaced by the finished bundle.
+            // rmdir, never a recursive removal: it fails if anything appeared in the folder meanwhile.
+            if fm.fileExists(atPath: target.path), rmdir(target.path) != 0 {
+                throw BundleError(description: "\(target.path) is no longer empty")
+            }
+            try fm.moveItem(at: temporary, to: target)
+        } catch {
+            try? fm.removeItem(at: temporary)
+            throw error
+        }
     }
 
     static func cloneRecord(_ e: CloneDetectionEvidence) -> CloneDetectionRecord {

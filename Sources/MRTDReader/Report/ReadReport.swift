@@ -82,12 +82,15 @@ public struct ReadReport: Codable, Sendable, Hashable {
         public var size: Int
         public var sha256: String
         public var apdus: Int
+        /// The same as `elapsedMs`; kept because `emrtd.report/1` consumers read it (docs/report.md).
         public var ms: Double
+        /// Time spent reading this file, in milliseconds (the naming of `transport.elapsedMs`).
+        public var elapsedMs: Double?
         /// How many times reading this file resumed after an interruption (0 when read in one go).
         public var resumed: Int
         public init(name: String, fid: String, size: Int, sha256: String, apdus: Int, ms: Double, resumed: Int) {
             self.name = name; self.fid = fid; self.size = size; self.sha256 = sha256; self.apdus = apdus; self.ms = ms
-            self.resumed = resumed
+            self.elapsedMs = ms; self.resumed = resumed
         }
     }
 
@@ -152,6 +155,10 @@ public struct ReadReport: Codable, Sendable, Hashable {
 
     public var schema: String = ReadReport.schemaName
     public var tool = Tool()
+    /// When the read started (ISO 8601 UTC); nil for `emrtd verify` of a bundle.
+    public var readAt: String?
+    /// The Active Authentication challenge the caller gave (`--aa-challenge`, or the step-up process binding), hex.
+    public var activeAuthenticationChallenge: String?
     public var reader: Reader?
     public var accessControl: AccessControl?
     public var document: Document?

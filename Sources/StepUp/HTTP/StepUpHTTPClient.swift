@@ -169,7 +169,7 @@ public struct StepUpHTTPClient: Sendable {
     }
 
     /// scheme://host[:port]/path — never the query (which could carry something private).
-    static func describe(_ url: URL) -> String {
+    public static func describe(_ url: URL) -> String {
         guard let c = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "<url>" }
         var s = "\(c.scheme ?? "?")://\(c.host ?? "?")"
         if let p = c.port { s += ":\(p)" }

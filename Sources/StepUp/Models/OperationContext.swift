@@ -61,6 +61,9 @@ public enum OperationContextPhase: String, Codable, Sendable, Hashable {
 public struct OperationContextDocument: Codable, Hashable, Sendable {
     public var phase: OperationContextPhase?
     public var context: OperationContext
+    /// The input held both a pre- and a post-operation context; the post one (the operation object that carries
+    /// the proofing values) was used.
+    public var hadBothPhases = false
 
     public init(phase: OperationContextPhase?, context: OperationContext) {
         self.phase = phase
@@ -69,12 +72,16 @@ public struct OperationContextDocument: Codable, Hashable, Sendable {
 
     public init(from decoder: any Decoder) throws {
         let r = try FieldReader(decoder, step: .decodeContext)
-        if r.container.contains(AnyKey(OperationContextPhase.pre.rawValue)) {
+        let hasPre = r.container.contains(AnyKey(OperationContextPhase.pre.rawValue))
+        let hasPost = r.container.contains(AnyKey(OperationContextPhase.post.rawValue))
+        // Both present: the post-operation context is the one that carries the proofing values.
+        if hasPost {
+            phase = .post
+            hadBothPhases = hasPre
+            context = try r.required(OperationContext.self, OperationContextPhase.post.rawValue, expected: "an object")
+        } else if hasPre {
             phase = .pre
             context = try r.required(OperationContext.self, OperationContextPhase.pre.rawValue, expected: "an object")
-        } else if r.container.contains(AnyKey(OperationContextPhase.post.rawValue)) {
-            phase = .post
-            context = try r.required(OperationContext.self, OperationContextPhase.post.rawValue, expected: "an object")
         } else {
             phase = nil
             context = try OperationContext(from: decoder)
@@ -99,6 +106,8 @@ public struct DecodedStepUpInput: Hashable, Sendable {
     public var context: OperationContext?
     public var document: SignicatOperationDocument
     public var operation: SignicatOperation { document.operation }
+    /// What the caller should be told about the input (e.g. which of two contexts was used).
+    public var warnings: [StepUpWarning] = []
 }
 
 /// Accepts every shape the CLI takes as `CONTEXT_JSON`: a wrapped context (pre/post), a bare
@@ -125,7 +134,14 @@ public enum StepUpInput {
             } catch {
                 throw StepUpError(.malformedJSON, step: .decodeContext, reason: "the context could not be decoded")
             }
-            return DecodedStepUpInput(phase: doc.phase, context: doc.context, document: try doc.context.decodeOperation())
+            var decoded = DecodedStepUpInput(phase: doc.phase, context: doc.context, document: try doc.context.decodeOperation())
+            if doc.hadBothPhases {
+                decoded.warnings.append(StepUpWarning(
+                    code: "both-contexts",
+                    message: "the input holds both a pre_operation_context and a post_operation_context; "
+                        + "the post_operation_context (the one carrying the proofing values) is used"))
+            }
+            return decoded
         }
         if o["signicatOperation"] != nil || o["operation"] != nil {
             return DecodedStepUpInput(phase: nil, context: nil, document: try SignicatOperationDocument.decode(data))

@@ -138,7 +138,7 @@ public struct SignicatOperation: Codable, Hashable, Sendable {
         if let processId, !UUIDText.isValid(processId) {
             throw StepUpError(.invalidProcessId, step: step, field: "processId",
                               expected: "a UUID (8-4-4-4-12 hexadecimal digits)",
-                              reason: "`processId` \"\(processId.prefix(64))\" is not a UUID")
+                              reason: "`processId` is not a UUID")
         }
         try videoidProviderOptions?.validate(step: step)
     }

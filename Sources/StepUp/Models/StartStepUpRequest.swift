@@ -92,7 +92,7 @@ public struct StartStepUpRequest: Codable, Hashable, Sendable {
     static func badUserId(_ raw: String) -> StepUpError {
         StepUpError(.invalidUserId, step: .validateStartRequest, field: "userId",
                     expected: "a UUID (8-4-4-4-12 hexadecimal digits)",
-                    reason: "`userId` \"\(raw.prefix(64))\" is not a UUID")
+                    reason: "`userId` is not a UUID")
     }
 
     /// The provider ReuseID will use: the one given, or VideoID [doc].

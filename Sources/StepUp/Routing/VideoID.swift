@@ -36,16 +36,23 @@ public struct VideoIDAuthorizationRequest: Codable, Hashable, Sendable {
 /// `docTypes` and `idDefault` (= `defaultId`). On a kiosk the glue's job ends here.
 ///
 /// `authorization` is the one credential the glue prints (on stdout, as the launch data) because
-/// whatever runs VideoID needs it; it never goes to a log or an error.
+/// whatever runs VideoID needs it; it never goes to a log or an error. `id` is the VideoID session id that
+/// `videoid.request` returned and `processId` the step-up's, so that the terminal can tie the two together.
 public struct VideoIDLaunchData: Codable, Hashable, Sendable {
+    /// The VideoID session id from `videoid.request` (nil when the answer had none).
+    public var id: String?
+    /// The step-up operation's `processId`.
+    public var processId: String?
     public var url: String
     public var authorization: SecretString
     public var docType: Int?
     public var docTypes: [Int]?
     public var idDefault: Int?
 
-    public init(url: String, authorization: SecretString, docType: Int? = nil, docTypes: [Int]? = nil,
-                idDefault: Int? = nil) {
+    public init(id: String? = nil, processId: String? = nil, url: String, authorization: SecretString,
+                docType: Int? = nil, docTypes: [Int]? = nil, idDefault: Int? = nil) {
+        self.id = id
+        self.processId = processId
         self.url = url
         self.authorization = authorization
         self.docType = docType
@@ -94,7 +101,9 @@ public struct VideoIDClient: Sendable {
         do {
             answer = try JSONDecoder().decode(VideoIDAuthorizationResponse.self, from: response.body)
         } catch let e as StepUpError {
+            // A field of the wrong type in VideoID's answer is the remote's fault (exit 6), not bad input.
             var e = e
+            if !e.isRemote { e.code = .invalidResponse }
             e.httpStatus = response.status
             e.traceId = response.traceId
             throw e
@@ -106,7 +115,8 @@ public struct VideoIDClient: Sendable {
                               httpStatus: response.status, traceId: response.traceId)
         }
         let o = operation.videoidProviderOptions
-        return VideoIDLaunchData(url: operation.url ?? base.absoluteString, authorization: authorization,
+        return VideoIDLaunchData(id: answer.id, processId: operation.processId,
+                                 url: operation.url ?? base.absoluteString, authorization: authorization,
                                  docType: o?.docType, docTypes: o?.docTypes, idDefault: o?.defaultId)
     }
 }

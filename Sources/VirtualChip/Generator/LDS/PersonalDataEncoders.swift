@@ -1,5 +1,6 @@
 public import MRTDDocument
 import ASN1TLV
+import FaceImaging
 import Foundation
 
 extension LDSEncoders {
@@ -52,8 +53,8 @@ extension LDSEncoders {
         return jpeg(width: width, height: height, pixels: px, quality: 70)
     }
 
-    /// The one place the personal-data images are JPEG-encoded (grayscale, baseline).
+    /// The one place the personal-data images are JPEG-encoded (grayscale, by libjpeg-turbo through FaceImaging).
     static func jpeg(width: Int, height: Int, pixels: [UInt8], quality: Int) -> [UInt8] {
-        BaselineJPEGEncoder.encode(width: width, height: height, pixels: pixels, quality: quality)
+        encodeFace { () throws(ImageCodecError) in try JPEGCodec.encode(raster(width, height, 1, pixels), quality: quality) }
     }
 }

@@ -1,0 +1,386 @@
+public import Foundation
+public import StepUp
+
+/// Names of the environment variables `emrtd stepup` reads. Credentials come **only** from here.
+public enum StepUpEnvironment {
+    public static let clientId = "SIGNICAT_CLIENT_ID"
+    public static let clientSecret = "SIGNICAT_CLIENT_SECRET"
+    public static let tokenURL = "EMRTD_STEPUP_TOKEN_URL"
+    public static let scope = "EMRTD_STEPUP_SCOPE"
+    public static let baseURL = "EMRTD_STEPUP_BASE_URL"
+    public static let startPath = "EMRTD_STEPUP_START_PATH"
+    public static let resultURL = "EMRTD_STEPUP_RESULT_URL"
+    public static let timeout = "EMRTD_STEPUP_TIMEOUT"
+    public static let maxAttempts = "EMRTD_STEPUP_MAX_ATTEMPTS"
+}
+
+/// What the command line talks to; the defaults are the process's stdin/stdout/stderr, the file
+/// system and URLSession. Tests replace them.
+public struct StepUpCommandIO: Sendable {
+    public var stdout: @Sendable (String) -> Void
+    public var stderr: @Sendable (String) -> Void
+    public var readStdin: @Sendable () -> Data
+    public var readFile: @Sendable (String) throws -> Data
+    public var transport: any HTTPTransport
+    public var sleep: @Sendable (Double) async throws -> Void
+
+    public init(stdout: @escaping @Sendable (String) -> Void, stderr: @escaping @Sendable (String) -> Void,
+                readStdin: @escaping @Sendable () -> Data,
+                readFile: @escaping @Sendable (String) throws -> Data = { try Data(contentsOf: URL(fileURLWithPath: $0)) },
+                transport: any HTTPTransport = URLSessionHTTPTransport(),
+                sleep: @escaping @Sendable (Double) async throws -> Void = { s in
+                    try await Task.sleep(nanoseconds: UInt64(max(0, s) * 1_000_000_000))
+                }) {
+        self.stdout = stdout
+        self.stderr = stderr
+        self.readStdin = readStdin
+        self.readFile = readFile
+        self.transport = transport
+        self.sleep = sleep
+    }
+
+    /// The real process streams.
+    public static func standard() -> StepUpCommandIO {
+        StepUpCommandIO(
+            stdout: { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) },
+            stderr: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) },
+            readStdin: { FileHandle.standardInput.readDataToEndOfFile() })
+    }
+}
+
+/// `emrtd stepup …`: decode, start, run (declared in `StepUpCommand`). JSON on stdout; warnings, progress and
+/// errors on stderr (errors also as the JSON error object on stdout). Nothing written anywhere contains the
+/// step-up token, an access token or the client secret.
+public enum StepUpCommandLine {
+    /// Runs `emrtd stepup` with `arguments` (the words after `stepup`; a leading `stepup` is skipped), parsed by
+    /// the declarations of `StepUpCommand`, with output through `io`. `sha256` is needed only for `--bind-process-id`.
+    public static func run(arguments: [String], environment: [String: String], chipReader: (any ReadIDChipReader)?,
+                           sha256: (@Sendable ([UInt8]) -> [UInt8])? = nil, io: StepUpCommandIO) async -> Int32 {
+        var args = arguments
+        if args.first == "stepup" { args.removeFirst() }
+        let session = StepUpSession(io: io, environment: environment)
+        let command = StepUpCommand.command
+        guard let first = args.first else {
+            return session.report(CLIError(.missingArgument, "give a subcommand: decode, start or run (see emrtd stepup --help)", status: .usage),
+                                  command: "stepup")
+        }
+        if first == "--help" || first == "-h" || first == "help" {
+            io.stdout(Help.text(for: command, path: "stepup"))
+            return ExitCode.ok
+        }
+        guard let sub = command.subcommands.first(where: { $0.name == first }) else {
+            return session.report(EMRTDCommand.unknownCommand(first, among: command.subcommands.map(\.name), path: "stepup"), command: "stepup")
+        }
+        let path = "stepup \(sub.name)"
+        let parsed: ParsedArguments
+        do { parsed = try sub.parse(Array(args.dropFirst())) } catch {
+            var e = CLIError(error)
+            e.message += " (see emrtd \(path) --help)"
+            return session.report(e, command: path)
+        }
+        if parsed.flag("help") { io.stdout(Help.text(for: sub, path: path)); return ExitCode.ok }
+        return await session.execute(sub.name, parsed, chipReader: chipReader, sha256: sha256)
+    }
+}
+
+/// One step-up invocation's state and output helpers.
+struct StepUpSession {
+    let io: StepUpCommandIO
+    let environment: [String: String]
+
+
+    func printJSON(_ v: JSONValue) { io.stdout(v.prettyPrinted()) }
+
+    struct UsageMessage: Error { let text: String }
+
+    func usageError(_ m: UsageMessage, code: ErrorCode = .stepUpInput, command: String) -> Int32 {
+        usageError(m.text, code: code, command: command)
+    }
+
+    func usageError(_ message: String, code: ErrorCode = .stepUpInput, command: String) -> Int32 {
+        report(CLIError(code, message, status: .usage), command: command)
+    }
+
+    /// One line on stderr and the JSON error object on stdout (`emrtd.error/1`, with the step-up details).
+    func report(_ e: CLIError, command: String, stepUpError: JSONValue? = nil) -> Int32 {
+        io.stderr("emrtd \(command): \(e.message)")
+        var error: [String: JSONValue] = [:]
+        if case .object(let o)? = stepUpError { error = o }
+        error["code"] = error["code"] ?? .string(e.code.rawValue)
+        error["message"] = .string(e.message)
+        error["exitStatus"] = .number(Double(e.status.rawValue))
+        printJSON(.object(["schema": .string(ErrorOutput.schema), "command": .string(command), "error": .object(error)]))
+        return e.status.rawValue
+    }
+
+    static func status(for e: StepUpError) -> ExitStatus {
+        if e.isRemote { return .remote }
+        switch e.code {
+        case .chipReadFailed, .cancelled: return .transport
+        default: return .usage
+        }
+    }
+
+    static func status(for s: StepUpStatus) -> Int32 {
+        switch s {
+        case .accepted: return ExitCode.ok
+        case .inconclusive: return ExitCode.inconclusive
+        case .rejected: return ExitCode.rejected
+        }
+    }
+
+    func fail(command: String, _ e: StepUpError) -> Int32 { fail(e, command: command) }
+
+    func fail(_ e: StepUpError, command: String) -> Int32 {
+        let status = Self.status(for: e)
+        return report(CLIError(status == .remote ? .stepUpRemote : .stepUpInput, "error \(e)", status: status),
+                      command: command, stepUpError: e.jsonValue)
+    }
+
+    func fail(_ e: any StepUpExitCoded, redactor: Redactor, command: String) -> Int32 {
+        let reason = redactor.redact(e.stepUpReason)
+        let status = ExitStatus(rawValue: e.stepUpExitCode) ?? .transport
+        return report(CLIError(.stepUpChipRead, "the chip read failed: \(reason)", status: status), command: command,
+                      stepUpError: .object(["code": .string("chip-read"), "step": .string("chip-read"), "reason": .string(reason)]))
+    }
+
+    /// Runs a parsed subcommand.
+    func execute(_ sub: String, _ a: ParsedArguments, chipReader: (any ReadIDChipReader)?,
+                 sha256: (@Sendable ([UInt8]) -> [UInt8])?) async -> Int32 {
+        switch sub {
+        case "decode": return decode(a)
+        case "start": return await start(a)
+        default: return await run(a, chipReader: chipReader, sha256: sha256)
+        }
+    }
+
+    func warn(_ warnings: [StepUpWarning]) {
+        for w in warnings { io.stderr("emrtd stepup: warning \(w)") }
+    }
+
+    /// Reads CONTEXT_JSON: `-` = stdin, `{…` = inline, else a file path.
+    /// An inline context puts the step-up token into the process list (`ps`, shell history): warned about.
+    func readInput(_ arg: String, command: String) -> Result<Data, UsageMessage> {
+        if arg == "-" { return .success(io.readStdin()) }
+        if arg.trimmingCharacters(in: .whitespaces).hasPrefix("{") {
+            io.stderr("emrtd \(command): warning: the context was given inline, which shows its step-up token in the process list and shell history; give a file or - (standard input) instead")
+            return .success(Data(arg.utf8))
+        }
+        do { return .success(try io.readFile(arg)) } catch {
+            return .failure(UsageMessage(text: "cannot read the CONTEXT file (give a readable file, or - for standard input)"))
+        }
+    }
+
+    func logger(_ verbose: Bool) -> StepUpLogger {
+        let io = self.io
+        return verbose ? StepUpLogger { io.stderr($0) } : .none
+    }
+
+    func httpClient(timeout: Double, verbose: Bool, extraRedactor: Redactor = Redactor()) -> StepUpHTTPClient {
+        let attempts = environment[StepUpEnvironment.maxAttempts].flatMap(Int.init) ?? RetryPolicy.default.maxAttempts
+        let inner = logger(verbose)
+        let log = StepUpLogger { inner.sink(extraRedactor.redact($0)) }
+        return StepUpHTTPClient(transport: io.transport, timeout: timeout, retry: RetryPolicy(maxAttempts: attempts),
+                                logger: log, sleep: io.sleep)
+    }
+
+    /// Parses `--timeout` / `EMRTD_STEPUP_TIMEOUT`.
+    func timeout(_ flag: String?) -> Result<Double, UsageMessage> {
+        guard let raw = flag ?? environment[StepUpEnvironment.timeout] else { return .success(30) }
+        guard let t = Double(raw), t > 0, t <= 600 else { return .failure(UsageMessage(text: "--timeout expects seconds in (0, 600]")) }
+        return .success(t)
+    }
+
+    // MARK: decode
+
+    func decode(_ a: ParsedArguments) -> Int32 {
+        let command = "stepup decode"
+        let requireProofing = a.flag("require-proofing")
+        guard let input = a.positionals.first else {
+            return usageError("give the CONTEXT file, or - for standard input", code: .missingArgument, command: command)
+        }
+        let data: Data
+        switch readInput(input, command: command) {
+        case .success(let d): data = d
+        case .failure(let m): return usageError(m, command: command)
+        }
+        do {
+            let decoded = try StepUpInput.parse(data)
+            let op = decoded.operation
+            warn(decoded.warnings)
+            if requireProofing { try op.requireReadyForProofing() }
+            var out: [String: JSONValue] = [
+                "input": .string(decoded.context == nil ? "operation" : "context"),
+                "phase": decoded.phase.map { .string($0.rawValue) } ?? .null,
+                "wrapped": .bool(decoded.document.wrapped),
+                "route": .string(StepUpRoute(op).rawValue),
+                "readyForRouting": .bool(true),
+                "readyForProofing": .bool(op.isReadyForProofing),
+                "missingForProofing": .array(op.missingForProofing.map { .string($0) }),
+                "signicatOperation": op.redactedJSON(),
+            ]
+            if let c = decoded.context { out["context_mime"] = .string(c.contextMime) }
+            if op.provider.kind == .readID, op.videoidProviderOptions != nil {
+                let w = StepUpWarning(code: "videoid-options-ignored",
+                                      message: "videoidProviderOptions only concerns VideoID; ignored for ReadID")
+                warn([w])
+                out["warnings"] = .array([.string(w.description)])
+            }
+            if !decoded.warnings.isEmpty {
+                var all = decoded.warnings.map { JSONValue.string($0.description) }
+                if case .array(let more)? = out["warnings"] { all += more }
+                out["warnings"] = .array(all)
+            }
+            printJSON(.object(out))
+            return ExitCode.ok
+        } catch let e as StepUpError {
+            return fail(e, command: command)
+        } catch {
+            return usageError("the context could not be decoded", command: command)
+        }
+    }
+
+    // MARK: start
+
+    func start(_ a: ParsedArguments) async -> Int32 {
+        let command = "stepup start"
+        let verbose = a.flag("verbose")
+        var values: [String: String] = [:]
+        for (name, value) in a.values { values["--" + name] = value.last }
+        guard let userId = values["--user-id"] else { return usageError("--user-id is required", code: .missingArgument, command: command) }
+        guard let deviceId = values["--device-id"] else { return usageError("--device-id is required", code: .missingArgument, command: command) }
+        var docTypes: [Int]?
+        if let raw = values["--doc-types"] {
+            let parts = raw.split(separator: ",", omittingEmptySubsequences: false)
+                .map { $0.trimmingCharacters(in: .whitespaces) }
+            let ints = parts.compactMap { Int($0) }
+            guard ints.count == parts.count else { return usageError("--doc-types expects integers N,N,…", code: .badValue, command: command) }
+            docTypes = ints
+        }
+        var defaultId: Int?
+        if let raw = values["--default-id"] {
+            guard let v = Int(raw) else { return usageError("--default-id expects an integer", code: .badValue, command: command) }
+            defaultId = v
+        }
+        let timeout: Double
+        switch self.timeout(values["--timeout"]) {
+        case .success(let t): timeout = t
+        case .failure(let m): return usageError(m, code: .badValue, command: command)
+        }
+        do {
+            let request = try StartStepUpRequest(userId: userId, deviceId: deviceId, provider: values["--provider"],
+                                                 docTypes: docTypes, defaultId: defaultId)
+            guard let clientId = environment[StepUpEnvironment.clientId], !clientId.isEmpty,
+                  let secret = environment[StepUpEnvironment.clientSecret], !secret.isEmpty
+            else {
+                throw StepUpError(.invalidConfiguration, step: .configuration,
+                                  field: "\(StepUpEnvironment.clientId), \(StepUpEnvironment.clientSecret)",
+                                  expected: "both environment variables set",
+                                  reason: "API client credentials are missing from the environment")
+            }
+            let credentials = ClientCredentials(clientId: clientId, clientSecret: SecretString(secret))
+            let tokenURL = try URLPolicy.validate(
+                values["--token-url"] ?? environment[StepUpEnvironment.tokenURL]
+                    ?? OAuthTokenClient.defaultTokenURL.absoluteString,
+                field: "tokenURL", step: .configuration)
+            let baseURL = try URLPolicy.validate(
+                values["--base-url"] ?? environment[StepUpEnvironment.baseURL]
+                    ?? StartStepUpConfiguration.defaultBaseURL.absoluteString,
+                field: "baseURL", step: .configuration)
+            let path = values["--start-path"] ?? environment[StepUpEnvironment.startPath]
+                ?? StartStepUpConfiguration.defaultPath
+            let http = httpClient(timeout: timeout, verbose: verbose, extraRedactor: credentials.redactor)
+            let tokens = OAuthTokenClient(tokenURL: tokenURL, credentials: credentials,
+                                          scope: environment[StepUpEnvironment.scope] ?? OAuthTokenClient.defaultScope,
+                                          http: http)
+            let client = StartStepUpClient(configuration: StartStepUpConfiguration(baseURL: baseURL, path: path),
+                                           tokens: tokens, http: http)
+            let response = try await client.start(request)
+            var sent = request
+            if sent.provider == nil { sent.provider = .signicatVideoID }
+            let redactor = await tokens.redactor
+            var out: [String: JSONValue] = [
+                "request": (try? JSONValue(encoding: sent)) ?? .null,
+                "response": response.body.redacted(by: redactor),
+                "endpoint": .string(StepUpHTTPClient.describe(client.configuration.endpoint)),
+            ]
+            if let t = response.traceId { out["traceId"] = .string(redactor.redact(t)) }
+            printJSON(.object(out))
+            return ExitCode.ok
+        } catch let e as StepUpError {
+            return fail(e, command: command)
+        } catch {
+            return fail(command: command, StepUpError(.transportFailure, step: .startStepUp,
+                                    reason: "start step-up failed unexpectedly; please report it"))
+        }
+    }
+
+    // MARK: run
+
+    func run(_ a: ParsedArguments, chipReader: (any ReadIDChipReader)?, sha256: (@Sendable ([UInt8]) -> [UInt8])?) async
+        -> Int32
+    {
+        let command = "stepup run"
+        guard let input = a.positionals.first else {
+            return usageError("give the CONTEXT file, or - for standard input", code: .missingArgument, command: command)
+        }
+        let bind = a.flag("bind-process-id")
+        let verbose = a.flag("verbose")
+        let resultURL = a.value("result-url") ?? environment[StepUpEnvironment.resultURL]
+        // Everything else is the chip read's (the options of `emrtd read`, --card-timeout for its card wait).
+        let forwarded = a.words(for: Set(StepUpCommand.readerOptions.map(\.name) + ["card-timeout"]))
+        let timeout: Double
+        switch self.timeout(a.value("timeout")) {
+        case .success(let t): timeout = t
+        case .failure(let m): return usageError(m, code: .badValue, command: command)
+        }
+        let data: Data
+        switch readInput(input, command: command) {
+        case .success(let d): data = d
+        case .failure(let m): return usageError(m, command: command)
+        }
+        var tokenRedactor = Redactor()
+        do {
+            let decoded = try StepUpInput.parse(data)
+            let op = decoded.operation
+            warn(decoded.warnings)
+            if let token = op.token { tokenRedactor.add(token) }
+            try op.requireReadyForProofing()
+            var binding = ProcessBinding.none
+            if bind {
+                guard let sha256 else {
+                    throw StepUpError(.invalidConfiguration, step: .configuration, field: "--bind-process-id",
+                                      expected: "a build that supplies SHA-256",
+                                      reason: "process binding needs SHA-256, which this build does not supply")
+                }
+                binding = .processId(sha256: sha256)
+            }
+            let endpoint = try resultURL.map { try URLPolicy.validate($0, field: "resultURL", step: .configuration) }
+            let runner = StepUpRunner(http: httpClient(timeout: timeout, verbose: verbose, extraRedactor: tokenRedactor),
+                                      chipReader: chipReader, binding: binding, resultEndpoint: endpoint)
+            switch try await runner.run(op, readerArguments: forwarded) {
+            case .videoID(let launch, let warnings):
+                warn(warnings)
+                printJSON((try? JSONValue(encoding: launch)) ?? .null)
+                return ExitCode.ok
+            case .readID(let document, let warnings, _, let uploadError):
+                warn(warnings)
+                let json = (try? JSONValue(encoding: document))?.redacted(by: tokenRedactor) ?? .null
+                if let uploadError {
+                    io.stdout(json.prettyPrinted())
+                    io.stderr("emrtd stepup run: error \(uploadError)")
+                    return ExitCode.remote
+                }
+                printJSON(json)
+                return Self.status(for: document.status)
+            }
+        } catch let e as StepUpError {
+            return fail(e, command: command)
+        } catch let e as any StepUpExitCoded {
+            return fail(e, redactor: tokenRedactor, command: command)
+        } catch {
+            return fail(command: command, StepUpError(.chipReadFailed, step: .chipRead,
+                                    reason: "the chip read failed unexpectedly; please report it"))
+        }
+    }
+}

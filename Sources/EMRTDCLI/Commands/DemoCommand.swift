@@ -19,7 +19,7 @@ enum DemoCommand {
                        help: "which virtual document (--list-profiles lists them)", default: SpecimenGenerator.defaultProfileName),
             OptionDecl("list-profiles", help: "list the built-in virtual documents with their MRZ and CAN, and exit"),
             OptionDecl("can", help: "use the CAN instead of the MRZ as the PACE password (PACE profiles only)"),
-            Options.json, Options.out, Options.trace, Options.quiet,
+            Options.json, Options.out, Options.trace, HTMLOutput.option, Options.quiet,
         ],
         schema: "emrtd.report/1", exits: [.ok, .usage, .transport, .accessControl, .trust, .inconclusive, .rejected],
         run: { try await run($0) })
@@ -37,6 +37,7 @@ enum DemoCommand {
                            status: .usage)
         }
         let out = try OutputFolder.prepare(a.value("out"), command: inv.command)
+        let html = try HTMLOutput.prepare(a.value("html"), command: inv.command)
         let generated = try VirtualProfiles.generate(name, option: "--profile")
         var store = TrustStore()
         do {
@@ -57,7 +58,7 @@ enum DemoCommand {
         let chip = VirtualChip(profile: profile)
         let transport = LocalCardTransport(emulator: chip, name: "virtual chip (\(profile.name))",
                                            capabilities: profile.link.extendedLength ? .extended : .shortOnly)
-        let flow = ReadFlow(json: a.flag("json"), out: out, tracePath: a.value("trace"), quiet: a.flag("quiet"),
+        let flow = ReadFlow(json: a.flag("json"), out: out, tracePath: a.value("trace"), htmlPath: html, quiet: a.flag("quiet"),
                             extraBundleFiles: ["test-csca.cer": generated.cscaCertificate])
         if !a.flag("quiet") { Console.err("emrtd demo: virtual document '\(profile.name)' (Utopia specimen, generated test PKI)") }
         let o = try await flow.run(transport: transport, options: ReadOptions(accessKey: key), trustStore: store)

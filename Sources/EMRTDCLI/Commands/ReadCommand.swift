@@ -136,6 +136,7 @@ enum ReadCommand {
         let key = try AccessOptions.key(from: a)
         let options = try ReadSetup.options(a, key: key)
         let out = try OutputFolder.prepare(a.value("out"), command: inv.command)
+        let html = try HTMLOutput.prepare(a.value("html"), command: inv.command)
         let profiles = try ReadSetup.readerProfiles(a)
         var store = try ReadSetup.trust(a)
         let virtual = try ReadSetup.virtualDocument(a)
@@ -144,7 +145,7 @@ enum ReadCommand {
             Console.err("emrtd read: no --trust given: the document cannot be anchored to a CSCA and will be rejected")
         }
         let transport = try await ReadSetup.transport(a, virtual: virtual?.0, profiles: profiles, timeout: options.representTimeout)
-        let flow = ReadFlow(json: a.flag("json"), out: out, tracePath: a.value("trace"), quiet: a.flag("quiet"))
+        let flow = ReadFlow(json: a.flag("json"), out: out, tracePath: a.value("trace"), htmlPath: html, quiet: a.flag("quiet"))
         let o = try await flow.run(transport: transport, options: options, trustStore: store)
         flow.print(o)
         return ReadFlow.exitCode(for: o.verification.status)

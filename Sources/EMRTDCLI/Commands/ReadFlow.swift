@@ -11,6 +11,8 @@ struct ReadFlow {
     /// The checked `--out` folder (see `OutputFolder.prepare`).
     var out: URL?
     var tracePath: String?
+    /// The checked `--html` file (see `HTMLOutput.prepare`).
+    var htmlPath: String? = nil
     var quiet = false
     /// Files written into the bundle beside the read's own (demo: the generated test CSCA).
     var extraBundleFiles: [String: [UInt8]] = [:]
@@ -55,6 +57,7 @@ struct ReadFlow {
                                status: .usage)
             }
         }
+        if let htmlPath { try HTMLOutput.write(report, files: result.files, to: htmlPath) }
         return Outcome(report: report, result: result, verification: verification, bundle: out)
     }
 

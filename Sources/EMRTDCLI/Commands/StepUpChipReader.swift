@@ -38,11 +38,13 @@ struct StepUpChipReader: ReadIDChipReader {
             options.files?.insert(.dg15)
         }
         let out: URL?
+        let html: String?
         let profiles: ReaderProfiles
         var store: TrustStore
         let virtual: (DocumentProfile, GeneratedDocument?)?
         do {
             out = try OutputFolder.prepare(a.value("out"), command: "stepup run")
+            html = try HTMLOutput.prepare(a.value("html"), command: "stepup run")
             profiles = try ReadSetup.readerProfiles(a)
             store = try ReadSetup.trust(a)
             virtual = try ReadSetup.virtualDocument(a)
@@ -56,7 +58,7 @@ struct StepUpChipReader: ReadIDChipReader {
         } catch {
             throw Failure(stepUpExitCode: error.status.rawValue, stepUpReason: error.message)
         }
-        let flow = ReadFlow(json: true, out: out, tracePath: a.value("trace"), quiet: a.flag("quiet"))
+        let flow = ReadFlow(json: true, out: out, tracePath: a.value("trace"), htmlPath: html, quiet: a.flag("quiet"))
         let o: ReadFlow.Outcome
         do { o = try await flow.run(transport: transport, options: options, trustStore: store) } catch {
             throw Failure(stepUpExitCode: error.status.rawValue, stepUpReason: error.message)

@@ -16,7 +16,7 @@ enum VerifyCommand {
         options: Options.trust + [
             OptionDecl("at", value: "TIME", help: "validate certificates at this time: 2026-11-29 or 2026-11-29T12:00:00Z",
                        default: "now"),
-            Options.json,
+            Options.json, HTMLOutput.option,
         ],
         schema: "emrtd.report/1", exits: [.ok, .usage, .trust, .inconclusive, .rejected],
         run: { try await run($0) })
@@ -34,6 +34,7 @@ enum VerifyCommand {
             }
             at = parsed
         }
+        let html = try HTMLOutput.prepare(a.value("html"), command: inv.command)
         let (store, refused) = try TrustOptions.store(from: a)
         for r in refused { Console.err("emrtd verify: trust: refused \(r)") }
         let url = URL(fileURLWithPath: dir)
@@ -54,6 +55,7 @@ enum VerifyCommand {
         var report = ReadReport()
         ReportBuilder.fill(&report, files: loaded.files, facts: [:], reference: at, faceImagePath: nil)
         report.verification = ReportBuilder.reportVerification(outcome)
+        if let html { try HTMLOutput.write(report, files: loaded.files, to: html) }
         Console.out(a.flag("json") ? Presentation.json(report) : Presentation.text(report))
         return ReadFlow.exitCode(for: outcome.status)
     }

@@ -44,6 +44,6 @@ enum Options {
                    help: "the 8-byte Active Authentication challenge (bind the read to a backend nonce); needs DG15"),
         OptionDecl("timeout", value: "SECONDS", kind: .number,
                    help: "how long to wait for a card, and for it to be presented again", default: "30"),
-        out, trace,
+        out, trace, HTMLOutput.option,
     ]
 }

@@ -9,7 +9,7 @@ public enum AccessControlProtocol: String, Sendable, Hashable {
     case bac = "BAC"
 }
 
-/// The outcome of access control, as the report (DESIGN.md §4.2 `accessControl`) records it, plus the
+/// The outcome of access control, as the report (docs/architecture.md §4.2 `accessControl`) records it, plus the
 /// session to continue with.
 public struct AccessControlResult: Sendable {
     public var `protocol`: AccessControlProtocol

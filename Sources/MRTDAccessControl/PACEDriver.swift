@@ -58,7 +58,7 @@ public struct PACEChipAuthenticationMappingData: Sendable, Hashable {
     }
 }
 
-/// What a PACE-CAM run leaves for offline re-verification (the evidence bundle, DESIGN.md §4.3): the
+/// What a PACE-CAM run leaves for offline re-verification (the evidence bundle, docs/architecture.md §4.3): the
 /// decrypted CA_IC, PK_map,IC and the curve; re-checked against EF.CardSecurity's key with `verify`.
 public struct PACECAMTranscript: Sendable, Hashable, Codable {
     public var chipAuthenticationData: [UInt8]

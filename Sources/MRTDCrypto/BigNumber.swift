@@ -1,6 +1,6 @@
 internal import CLibCrypto
 
-/// An owned BIGNUM, cleared on free (DESIGN §3.2). Internal to MRTDCrypto.
+/// An owned BIGNUM, cleared on free (docs/architecture.md §3.2). Internal to MRTDCrypto.
 final class BN {
     let pointer: OpaquePointer
 

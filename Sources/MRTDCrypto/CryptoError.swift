@@ -20,7 +20,7 @@ public struct CryptoError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(function): \(reason)" }
 }
 
-/// The one checked helper for libcrypto (DESIGN §3.1): OpenSSL returns 1 on success for nearly
+/// The one checked helper for libcrypto (docs/architecture.md §3.1): OpenSSL returns 1 on success for nearly
 /// every routine used here; anything else becomes a `CryptoError` naming the function, with the
 /// thread's OpenSSL error queue drained into the reason.
 enum OpenSSL {

@@ -58,7 +58,7 @@ public enum NamedCurve: String, Sendable, CaseIterable, Hashable {
     }()
 }
 
-/// An owned EC_GROUP (DESIGN §3.2). Immutable after construction: libcrypto only reads it in the
+/// An owned EC_GROUP (docs/architecture.md §3.2). Immutable after construction: libcrypto only reads it in the
 /// point operations used here, so it is shared between threads.
 final class ECGroup: @unchecked Sendable {
     let pointer: OpaquePointer

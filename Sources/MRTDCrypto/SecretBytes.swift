@@ -1,7 +1,7 @@
 internal import CLibCrypto
 import Synchronization
 
-/// Key material that is zeroized when the last copy goes away (DESIGN §3.8). Never printed:
+/// Key material that is zeroized when the last copy goes away (docs/architecture.md §3.8). Never printed:
 /// `description` is redacted. Equality is constant time.
 public struct SecretBytes: Sendable, Hashable, CustomStringConvertible {
     /// Owns the heap buffer and wipes it with `OPENSSL_cleanse` (which the compiler may not elide)

@@ -61,7 +61,7 @@ final class FetchedCipher: @unchecked Sendable {
     static let aes256ECB = FetchedCipher("AES-256-ECB")
 }
 
-/// An owned EVP_CIPHER_CTX (DESIGN §3.2).
+/// An owned EVP_CIPHER_CTX (docs/architecture.md §3.2).
 private final class CipherContext {
     let pointer: OpaquePointer
     init() throws(CryptoError) { pointer = try OpenSSL.check(EVP_CIPHER_CTX_new(), "EVP_CIPHER_CTX_new") }

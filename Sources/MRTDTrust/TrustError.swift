@@ -1,7 +1,7 @@
 import ASN1TLV
 import MRTDCrypto
 
-/// The one error type of `MRTDTrust` (DESIGN.md §3.5): a stable code, the failing step, a reason.
+/// The one error type of `MRTDTrust` (docs/architecture.md §3.5): a stable code, the failing step, a reason.
 ///
 /// Reasons name certificates and algorithms only; they never carry document data or secrets.
 public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {

@@ -5,7 +5,7 @@ public import ISO7816
 /// pcsc-lite declares `LONG` as C `long` (8 bytes on 64-bit Linux) but the codes are 32-bit values
 /// ('8010xxxx'); they are compared as `UInt32`. Every code pcsclite.h 1.9 defines has an entry here;
 /// unknown codes map to `.other` with their hex value. This is the one checked helper that turns a
-/// return code into a typed error naming the call (DESIGN.md §3.1).
+/// return code into a typed error naming the call (docs/architecture.md §3.1).
 public struct PCSCReturnCode: Hashable, Sendable, CustomStringConvertible {
     public let rawValue: UInt32
 

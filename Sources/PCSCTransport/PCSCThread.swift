@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// A dedicated OS thread that runs blocking pcsc-lite calls one after the other, so they never
-/// occupy a thread of Swift's cooperative pool (DESIGN.md §3.9). Jobs run in submission order.
+/// occupy a thread of Swift's cooperative pool (docs/architecture.md §3.9). Jobs run in submission order.
 final class PCSCThread: @unchecked Sendable {
     // Guarded by `condition`.
     private let condition = NSCondition()

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The one error type of the step-up glue (DESIGN.md §3.5): a stable `code`, the failing `step`,
+/// The one error type of the step-up glue (docs/architecture.md §3.5): a stable `code`, the failing `step`,
 /// the `field` at fault and what was `expected` there, a `reason`, and for remote failures the HTTP
 /// status, the `X-TRACE-ID` and Signicat's error object.
 ///
@@ -9,7 +9,7 @@ import Foundation
 public struct StepUpError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Stable error codes; scripts may match on `rawValue`.
     public enum Code: String, Sendable, Hashable, CaseIterable {
-        // STEPUP.md §2, one code per bad input
+        // docs/architecture.md §8.2, one code per bad input
         /// `context_content_b64` is not base64 (standard or URL-safe, padded or not).
         case invalidBase64 = "invalid-base64"
         /// `context_mime` is not `application/json`.

@@ -6,7 +6,7 @@ import Foundation
     static let token = "TOKEN-readid-9f8e7d6c5b4a"
     static let processId = "0dca14cf-957d-46d9-b374-520f9c650859"
 
-    /// A post-operation context for provider readid (STEPUP.md §1.3), as MobileID would hand it over.
+    /// A post-operation context for provider readid (docs/architecture.md §8.1 item 3), as MobileID would hand it over.
     static func context(provider: String = "readid") -> String {
         let op = """
         {"signicatOperation": {"version": "1", "operation": "authentication", "provider": "\(provider)",

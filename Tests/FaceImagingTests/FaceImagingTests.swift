@@ -4,7 +4,7 @@ import MRTDDocument
 import MRTDTestSupport
 @testable import FaceImaging
 
-/// Public sample DG2 files (see shared/fixtures/PROVENANCE.md), read at test time, never copied.
+/// Public sample DG2 files (public fixture files kept beside the repository, with their provenance), read at test time, never copied.
 enum Samples {
     static func bytes(_ relativePath: String) throws -> [UInt8] {
         [UInt8](try Data(contentsOf: RepositoryPaths.sharedFixtures.appendingPathComponent(relativePath)))

@@ -1,7 +1,7 @@
 import Foundation
 import MRTDTestSupport
 
-/// Public fixture files (see ../shared/fixtures/PROVENANCE.md). `RepositoryPaths.sharedFixtures` is the
+/// Public fixture files (public fixture files kept beside the repository with their provenance, not redistributed). `RepositoryPaths.sharedFixtures` is the
 /// location beside the main checkout; worktrees live one level deeper, so the fixed path is tried as well.
 enum Fixtures {
     static var root: URL {

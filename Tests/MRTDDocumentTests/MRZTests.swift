@@ -1,7 +1,7 @@
 import MRTDDocument
 import Testing
 
-/// Published MRZ specimens (see ../shared/vectors/README.md §12) and hand-built visas; expected values are
+/// Published MRZ specimens (ICAO Doc 9303 parts 3–5 and the published DG1 examples collected for this project) and hand-built visas; expected values are
 /// the printed fields, the printed check digits and the published MRZ_information.
 struct MRZTests {
     struct Case: Sendable, CustomStringConvertible {

@@ -3,7 +3,7 @@ import MRTDDocument
 import MRTDTestSupport
 import Testing
 
-/// The public specimen files (../shared/fixtures/PROVENANCE.md); expected values were read independently
+/// The public specimen files (public fixture files kept beside the repository, not redistributed); expected values were read independently
 /// with `openssl asn1parse`, `openssl pkey` and a hex dump.
 struct SpecimenFileTests {
     @Test(arguments: [
@@ -35,7 +35,7 @@ struct SpecimenFileTests {
         #expect(!dg1.description.contains(surname))
     }
 
-    /// DG1 encodings published in ../shared/vectors/README.md §12.
+    /// DG1 encodings as published (ICAO Doc 9303-10 Appendix A and the specimens of parts 4–5).
     @Test(arguments: [
         ("615B5F1F58503C55544F4552494B53534F4E3C3C414E4E413C4D415249413C3C3C3C3C3C3C3C3C3C3C3C3C3C3C3C3C3C3C4C38393839303243333655544F3734303831323246313230343135395A45313834323236423C3C3C3C3C3130", MRZFormat.td3, "L898902C3674081221204159", true),
         ("615D5F1F5A493C55544F443233313435383930373C3C3C3C3C3C3C3C3C3C3C3C3C3C3C37343038313232463132303431353955544F3C3C3C3C3C3C3C3C3C3C3C364552494B53534F4E3C3C414E4E413C4D415249413C3C3C3C3C3C3C3C3C3C", .td1, "D23145890774081221204159", true),

@@ -264,7 +264,7 @@ final class SMChipTransport: CardTransport {
     }
 }
 
-/// DESIGN §6: the engine's CPU per APDU must stay far below a millisecond.
+/// docs/architecture.md §6: the engine's CPU per APDU must stay far below a millisecond.
 @Suite struct SecureMessagingCostTests {
     @Test(arguments: [CipherAlgorithm.tripleDES, .aes128, .aes256])
     func protectedExchangeCost(_ cipher: CipherAlgorithm) throws {

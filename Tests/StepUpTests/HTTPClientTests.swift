@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import StepUp
 
-/// The real URLSession client against the stand-in server (STEPUP.md §1.1, §2).
+/// The real URLSession client against the stand-in server (docs/architecture.md §8.1 item 1, §2).
 @Suite struct HTTPClientTests {
     func tokens(_ s: StandInServer, _ rec: Recorder, secret: String? = nil, clock: TestClock? = nil,
                 margin: Double = 30, timeout: Double = 5) -> OAuthTokenClient {
@@ -193,7 +193,7 @@ import Testing
         #expect(s.requests(to: "/reuseid/step-up").count == 3)
     }
 
-    /// The failure matrix of STEPUP.md §2 on the start step-up endpoint.
+    /// The failure matrix of docs/architecture.md §8.2 on the start step-up endpoint.
     struct Failure: Sendable, CustomTestStringConvertible {
         let name: String
         let behaviors: [StandInServer.Behavior]

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import StepUp
 
-/// The seed examples parse, keep every value, and encode back to the same JSON (STEPUP.md §1).
+/// The seed examples parse, keep every value, and encode back to the same JSON (docs/architecture.md §8.1).
 @Suite struct ModelRoundTripTests {
     let encoder: JSONEncoder = {
         let e = JSONEncoder()

@@ -2,7 +2,7 @@ import Foundation
 @testable import StepUp
 
 /// The examples of Signicat's "Integrate ready-made step-up flows" page
-/// (`/work/shared/seeds/reuseid-step-up-ready-made-flow.txt`, STEPUP.md §1), with the page's
+/// (docs/architecture.md §8.1), with the page's
 /// placeholders (`<TOKEN>`, `<signicatOperation>`) filled with generated values.
 enum Seeds {
     /// "Example: Start step-up request body" — note the deviceId is not a UUID.

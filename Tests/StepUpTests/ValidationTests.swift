@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import StepUp
 
-/// One bad input of STEPUP.md §2 → its specific error (code and field), one case each.
+/// One bad input of docs/architecture.md §8.2 → its specific error (code and field), one case each.
 struct BadInput: Sendable, CustomTestStringConvertible {
     let name: String
     let input: String

@@ -8,7 +8,7 @@ import MRTDTestSupport
 /// ICAO 9303-11 Appendix D (BAC, D.1–D.3) and D.4 (3DES secure messaging), played against the chip
 /// with its random source fixed to the published RND.IC and K.IC.
 @Suite struct BACWorkedExampleTests {
-    // Appendix D values (shared/vectors/icao-vectors.json, id icao-9303-11-appD-bac / -appD4-sm).
+    // Appendix D values (ICAO 9303-11 Appendix D.3/D.4, transcribed in TestVectors/bac).
     static let rndIC = hex("4608F91988702212")
     static let kIC = hex("0B4F80323EB3191CB04970CB4052790B")
     static let getChallenge = "0084000008"

@@ -7,8 +7,8 @@ import MRTDSecureMessaging
 import MRTDTestSupport
 @testable import VirtualChip
 
-/// One published PACE exchange (ICAO 9303-11 Appendices G, H, I; values from
-/// shared/vectors/icao-vectors.json) replayed against the chip, whose random source returns the
+/// One published PACE exchange (ICAO 9303-11 Appendices G, H, I; values as transcribed in
+/// TestVectors/) replayed against the chip, whose random source returns the
 /// published chip nonce and private keys.
 struct PACEExample: Sendable, CustomTestStringConvertible {
     var name: String
@@ -61,7 +61,7 @@ struct PACEExample: Sendable, CustomTestStringConvertible {
         ksEnc: "2F7F46ADCC9E7E521B45D192FAFA9126", ksMac: "805A1D27D45A5116F73C54469462B7D8")
 
     /// H.1: K_π of the example is KDF_π("123456"), so the chip is driven with the CAN "123456"
-    /// (password reference 02 instead of the transcript's 01; shared/vectors README §14.3).
+    /// (password reference 02 instead of the transcript's 01).
     static let h1 = PACEExample(
         name: "H.1 ECDH-IM brainpoolP256r1",
         paceInfo: hex("3012060A04007F0007020204040202010202010D"),

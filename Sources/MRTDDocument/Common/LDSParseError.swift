@@ -1,6 +1,6 @@
 public import ASN1TLV
 
-/// The one error type of LDS parsing (DESIGN.md §3.5): a stable `code`, the `file` being parsed, the byte
+/// The one error type of LDS parsing (docs/architecture.md §3.5): a stable `code`, the `file` being parsed, the byte
 /// `offset` in that file where the problem was found, and a `reason` for humans. Reasons never quote
 /// personal data or MRZ contents.
 public struct LDSParseError: Error, Hashable, Sendable, CustomStringConvertible {

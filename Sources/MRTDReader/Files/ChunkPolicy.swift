@@ -2,7 +2,7 @@ public import MRTDCrypto
 internal import MRTDSecureMessaging
 public import ISO7816
 
-/// How many bytes one READ BINARY asks for (DESIGN.md §6): the largest the path allows.
+/// How many bytes one READ BINARY asks for (docs/architecture.md §6): the largest the path allows.
 ///
 /// - Short APDUs under secure messaging: at most 223 plaintext bytes with AES and 231 with 3DES fit a
 ///   256-byte response (`SecureMessagingSession.maxShortResponsePlaintext`); without SM, 256.

@@ -34,7 +34,7 @@ public enum FileReadOutcome: Sendable, Hashable {
     case failed(StatusWord)
 }
 
-/// Reads one elementary file in as few READ BINARY commands as the path allows (DESIGN.md §6):
+/// Reads one elementary file in as few READ BINARY commands as the path allows (docs/architecture.md §6):
 /// short EF identifier on the first command (no SELECT), the first chunk at full size (its TLV header
 /// gives the file length), then full chunks; odd-INS READ BINARY beyond offset 32767; SELECT by file
 /// identifier only when the chip refuses the short identifier or after the session was lost.

@@ -6,7 +6,7 @@ import MRTDTrust
 import ASN1TLV
 import FaceImaging
 
-/// The evidence bundle (DESIGN.md §4.3): every file byte for byte as the chip sent it, the clone-detection
+/// The evidence bundle (docs/architecture.md §4.3): every file byte for byte as the chip sent it, the clone-detection
 /// transcripts needed to re-check them offline, the face image and `report.json`.
 ///
 /// Layout: `EF.SOD.bin`, `DG1.bin`, …, `EF.CardAccess.bin`, `EF.CardSecurity.bin`, `clone-detection.json`,

@@ -1,4 +1,4 @@
-/// The JSON report of a read (`"schema": "emrtd.report/1"`, DESIGN.md §4.2). Field names are a contract:
+/// The JSON report of a read (`"schema": "emrtd.report/1"`, docs/architecture.md §4.2). Field names are a contract:
 /// fields may be added, never renamed or dropped without a new schema version.
 public struct ReadReport: Codable, Sendable, Hashable {
     public static let schemaName = "emrtd.report/1"

@@ -6,7 +6,7 @@ public import ASN1TLV
 import MRTDCrypto
 import MRTDTrust
 
-/// Builds the JSON report (DESIGN.md §4.2) from a read and its verification.
+/// Builds the JSON report (docs/architecture.md §4.2) from a read and its verification.
 public enum ReportBuilder {
     /// The `document` object from DG1's MRZ, dates resolved against `reference`.
     public static func document(from mrz: MRZ, reference: ASN1Time) -> ReadReport.Document {

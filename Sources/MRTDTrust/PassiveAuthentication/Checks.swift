@@ -2,7 +2,7 @@ import ASN1TLV
 import MRTDCrypto
 import MRTDDocument
 
-/// The checks of ICAO 9303-11 §5.1 passive authentication, one value each (DESIGN.md §4.2 names).
+/// The checks of ICAO 9303-11 §5.1 passive authentication, one value each (docs/architecture.md §4.2 names).
 ///
 /// **Validity rule** (the ICAO "chain model", 9303-12 §5 and §7.1.1): a document signer's
 /// certificate lives as long as the documents it signed (DS validity = private key usage period +

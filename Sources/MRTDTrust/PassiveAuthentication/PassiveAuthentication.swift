@@ -52,7 +52,7 @@ public struct PassiveAuthenticationInput: Sendable {
 public struct PassiveAuthenticationEvidence: Sendable {
     public let input: PassiveAuthenticationInput
     public let trustStore: TrustStore
-    /// The explicit validation time (DESIGN.md §3.6): never the machine clock implicitly.
+    /// The explicit validation time (docs/architecture.md §3.6): never the machine clock implicitly.
     public let validationTime: ASN1Time
     /// The SOD's SignedData as read by this module.
     public let sodSignedData: Result<CMSSignedData, TrustError>
@@ -112,7 +112,7 @@ public struct PassiveAuthenticationEvidence: Sendable {
 }
 
 /// One check of a passive-authentication policy: a name and a pure function of the evidence
-/// (DESIGN.md §3.6: each check a value, policies compose).
+/// (docs/architecture.md §3.6: each check a value, policies compose).
 public struct PassiveAuthenticationCheck: Sendable {
     public let name: CheckName
     public let evaluate: @Sendable (PassiveAuthenticationEvidence) -> VerificationCheck
@@ -124,7 +124,7 @@ public struct PassiveAuthenticationCheck: Sendable {
 }
 
 /// An ordered list of checks. `icao9303` is ICAO 9303-11 §5.1 passive authentication with the
-/// checks of DESIGN.md §4.2; callers may remove, replace or add checks.
+/// checks of docs/architecture.md §4.2; callers may remove, replace or add checks.
 public struct PassiveAuthenticationPolicy: Sendable {
     public var checks: [PassiveAuthenticationCheck]
 

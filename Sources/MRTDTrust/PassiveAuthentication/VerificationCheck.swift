@@ -1,4 +1,4 @@
-/// The status of one verification check (DESIGN.md §4.2 `verification.checks[].status`).
+/// The status of one verification check (docs/architecture.md §4.2 `verification.checks[].status`).
 public enum CheckStatus: String, Sendable, Hashable, Codable, CaseIterable {
     /// The check ran and the document satisfied it.
     case passed
@@ -10,7 +10,7 @@ public enum CheckStatus: String, Sendable, Hashable, Codable, CaseIterable {
     case notChecked
 }
 
-/// The names of the checks of DESIGN.md §4.2 (a contract: never renamed).
+/// The names of the checks of docs/architecture.md §4.2 (a contract: never renamed).
 public enum CheckName: String, Sendable, Hashable, Codable, CaseIterable {
     case dataGroupHashes, unlistedDataGroups, sodSignature, documentSignerCertificate, cscaChain
     case cscaCountryMatchesIssuingState, revocation, cardSecuritySignature
@@ -21,7 +21,7 @@ public enum CheckName: String, Sendable, Hashable, Codable, CaseIterable {
     case readScope
 }
 
-/// One check of the verification report: `{name, status, detail}` (DESIGN.md §4.2). `detail` is one
+/// One check of the verification report: `{name, status, detail}` (docs/architecture.md §4.2). `detail` is one
 /// line, for people, naming files, algorithms and certificates, never secrets.
 public struct VerificationCheck: Sendable, Hashable, Codable, CustomStringConvertible {
     public var name: CheckName

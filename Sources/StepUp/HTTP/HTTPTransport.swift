@@ -49,7 +49,7 @@ public enum HTTPTransportError: Error, Hashable, Sendable {
     case cancelled
 }
 
-/// The small seam between the step-up clients and the network (DESIGN.md §2): the executable
+/// The small seam between the step-up clients and the network (docs/architecture.md §2): the executable
 /// chooses the concrete transport (`URLSessionHTTPTransport`), tests may script one.
 public protocol HTTPTransport: Sendable {
     func send(_ request: HTTPRequest) async throws -> HTTPResponse

@@ -50,7 +50,7 @@ enum FormEncoding {
     }
 }
 
-/// OAuth 2.0 client-credentials token client (RFC 6749 §4.4) for Signicat's API (STEPUP.md §1.1,
+/// OAuth 2.0 client-credentials token client (RFC 6749 §4.4) for Signicat's API (docs/architecture.md §8.1 item 1,
 /// [doc]): `POST https://api.signicat.com/auth/open/connect/token`, HTTP Basic
 /// `client_id:client_secret`, form body `grant_type=client_credentials&scope=signicat-api`.
 ///

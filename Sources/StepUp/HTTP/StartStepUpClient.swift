@@ -46,7 +46,7 @@ public struct StartStepUpResponse: Sendable, Hashable {
     }
 }
 
-/// Starts a ReuseID step-up from the integrator's server (STEPUP.md §1.1).
+/// Starts a ReuseID step-up from the integrator's server (docs/architecture.md §8.1 item 1).
 ///
 /// The request is validated first (no network call for a bad one). When it has no provider, the
 /// client writes `signicatvideoid` explicitly — what ReuseID would choose anyway [doc] — so the

@@ -1,6 +1,6 @@
 public import Foundation
 
-/// MobileID's operation context (STEPUP.md §1.2, [doc]):
+/// MobileID's operation context (docs/architecture.md §8.1 item 2, [doc]):
 /// `{"context_content_b64": <base64 of the Signicat operation object>, "context_mime": "application/json"}`.
 public struct OperationContext: Codable, Hashable, Sendable {
     /// The media type the glue accepts (parameters such as `; charset=utf-8` are allowed, case ignored).
@@ -34,7 +34,7 @@ public struct OperationContext: Codable, Hashable, Sendable {
     }
 
     /// Checks the media type, decodes the base64 and the operation object inside
-    /// (STEPUP.md §2: mime, base64, JSON object, then the operation rules).
+    /// (docs/architecture.md §8.2: mime, base64, JSON object, then the operation rules).
     public func decodeOperation() throws -> SignicatOperationDocument {
         let mediaType = contextMime.split(separator: ";", maxSplits: 1).first
             .map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""

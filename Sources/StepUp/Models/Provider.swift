@@ -1,4 +1,4 @@
-/// The identity-proofing provider of a ReuseID step-up (STEPUP.md §1.1).
+/// The identity-proofing provider of a ReuseID step-up (docs/architecture.md §8.1 item 1).
 ///
 /// Accepted spellings: `signicatvideoid` and `videoid` (VideoID; the 2025 release note uses the
 /// short form) and `readid` (ReadID). Matching ignores ASCII case; the spelling that was read is

@@ -1,6 +1,6 @@
 public import Foundation
 
-/// Signicat's API error body (STEPUP.md §1.1, [doc]):
+/// Signicat's API error body (docs/architecture.md §8.1 item 1, [doc]):
 /// `{type, title, code, status, traceId, detail, invalidParams[{name, reason}]}`, sent together with
 /// an `X-TRACE-ID` header. Every field is optional on input (servers differ); unknown fields are
 /// ignored. An OAuth token endpoint's `{error, error_description}` (RFC 6749 §5.2) is mapped onto

@@ -1,6 +1,6 @@
 public import Foundation
 
-/// VideoID options inside the Signicat operation object (STEPUP.md §1.3, [doc]): `docType` = a
+/// VideoID options inside the Signicat operation object (docs/architecture.md §8.1 item 3, [doc]): `docType` = a
 /// single fixed document type, `docTypes` = the allowed ones, `defaultId` = the preselected one.
 /// Opaque ElectronicID integers.
 public struct VideoIDProviderOptions: Codable, Hashable, Sendable {
@@ -28,7 +28,7 @@ public struct VideoIDProviderOptions: Codable, Hashable, Sendable {
         try c.encodeIfPresent(defaultId, forKey: AnyKey("defaultId"))
     }
 
-    /// `docType` and `defaultId` must be among `docTypes` when it is given (STEPUP.md §2).
+    /// `docType` and `defaultId` must be among `docTypes` when it is given (docs/architecture.md §8.2).
     public func validate(step: StepUpError.Step = .validateOperation) throws {
         try VideoIDOptionRules.check(docTypes: docTypes, docType: docType, defaultId: defaultId, step: step,
                                      prefix: "videoidProviderOptions")
@@ -36,14 +36,14 @@ public struct VideoIDProviderOptions: Codable, Hashable, Sendable {
 }
 
 /// The Signicat operation object that MobileID's operation context carries to the app
-/// (STEPUP.md §1.3, [doc]):
+/// (docs/architecture.md §8.1 item 3, [doc]):
 /// ```json
 /// {"version": "1", "operation": "authentication", "provider": "signicatvideoid", "token": "<TOKEN>",
 ///  "url": "https://etrust-sandbox.electronicid.eu/v2", "processType": "substantial",
 ///  "processId": "0dca14cf-957d-46d9-b374-520f9c650859",
 ///  "videoidProviderOptions": {"docType": 1, "docTypes": [1, 2, 3], "defaultId": 1}}
 /// ```
-/// A decoded value is always valid for **routing** (STEPUP.md §2):
+/// A decoded value is always valid for **routing** (docs/architecture.md §8.2):
 /// - `operation` must be `authentication` (anything else is not a ReuseID step-up);
 /// - `provider` must be known (`signicatvideoid`, `videoid`, `readid`);
 /// - `version`, when present, must be `"1"`; it may be absent only from a pre-operation object,
@@ -116,7 +116,7 @@ public struct SignicatOperation: Codable, Hashable, Sendable {
     /// True when this is a pre-operation object: none of `token`, `url`, `processId`.
     public var isPreOperation: Bool { token == nil && url == nil && processId == nil }
 
-    /// Checks the routing rules listed on the type, in the order of STEPUP.md §2.
+    /// Checks the routing rules listed on the type, in the order of docs/architecture.md §8.2.
     public func validate() throws {
         let step = StepUpError.Step.validateOperation
         if let version {

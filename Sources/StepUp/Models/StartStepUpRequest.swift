@@ -1,6 +1,6 @@
 public import Foundation
 
-/// VideoID options of a start step-up request (STEPUP.md §1.1, [doc]): `docTypes` = the document
+/// VideoID options of a start step-up request (docs/architecture.md §8.1 item 1, [doc]): `docTypes` = the document
 /// types the user may present, `defaultId` = the preselected one. The numbers are ElectronicID
 /// document-type ids whose meaning is not public: opaque integers here ([inferred]).
 public struct StartVideoIDProviderOptions: Codable, Hashable, Sendable {
@@ -30,7 +30,7 @@ public struct StartVideoIDProviderOptions: Codable, Hashable, Sendable {
     }
 }
 
-/// Shared consistency rule of both `videoidProviderOptions` objects (STEPUP.md §2).
+/// Shared consistency rule of both `videoidProviderOptions` objects (docs/architecture.md §8.2).
 enum VideoIDOptionRules {
     static func check(docTypes: [Int]?, docType: Int?, defaultId: Int?, step: StepUpError.Step, prefix: String) throws {
         guard let docTypes else { return }
@@ -51,7 +51,7 @@ enum VideoIDOptionRules {
     }
 }
 
-/// The body the integrator's server sends to ReuseID to start a step-up (STEPUP.md §1.1, [doc]):
+/// The body the integrator's server sends to ReuseID to start a step-up (docs/architecture.md §8.1 item 1, [doc]):
 /// ```json
 /// {"userId": "<uuid>", "deviceId": "<opaque>", "provider": "signicatvideoid",
 ///  "videoidProviderOptions": {"docTypes": [138, 169], "defaultId": 138}}

@@ -1,6 +1,6 @@
 public import Foundation
 
-/// URL rules of the glue (STEPUP.md §2): every URL it calls must be HTTPS; plain HTTP is allowed
+/// URL rules of the glue (docs/architecture.md §8.2): every URL it calls must be HTTPS; plain HTTP is allowed
 /// only to a loopback host (`localhost`, `127.0.0.0/8`, `::1`), for tests and local stand-ins.
 public enum URLPolicy {
     /// Parses and checks a URL; throws `invalidURL` or `insecureURL` naming `field`.

@@ -12,8 +12,8 @@ public struct StepUpWarning: Codable, Hashable, Sendable, CustomStringConvertibl
     public var description: String { "[\(code)] \(message)" }
 }
 
-/// The files the ReadID branch reads (DESIGN.md §1: DG1, DG2, DG14, DG15, EF.SOD, plus DG11/DG12 when
-/// present, EF.CardAccess and EF.CardSecurity). Raw values are the report's file names (DESIGN.md §4.2).
+/// The files the ReadID branch reads (docs/architecture.md §1: DG1, DG2, DG14, DG15, EF.SOD, plus DG11/DG12 when
+/// present, EF.CardAccess and EF.CardSecurity). Raw values are the report's file names (docs/architecture.md §4.2).
 public enum ReadIDFile: String, Codable, Hashable, Sendable, CaseIterable {
     case dg1 = "DG1", dg2 = "DG2", dg11 = "DG11", dg12 = "DG12", dg14 = "DG14", dg15 = "DG15"
     case sod = "SOD", cardAccess = "CardAccess", cardSecurity = "CardSecurity"
@@ -61,7 +61,7 @@ public enum ProcessBinding: Sendable {
     }
 }
 
-/// What the ReadID branch asks the chip reader to do. ReuseID→ReadID mapping (STEPUP.md §1.4,
+/// What the ReadID branch asks the chip reader to do. ReuseID→ReadID mapping (docs/architecture.md §8.1 item 4,
 /// [inferred]): `url` → `baseURL`, `token` → `oauthToken`, `processId` → `opaqueId`,
 /// `videoidProviderOptions` → not used (a warning says so).
 public struct ReadIDPlan: Sendable, Hashable {
@@ -124,7 +124,7 @@ public struct ReadIDPlan: Sendable, Hashable {
     }
 }
 
-/// The verdict (DESIGN.md §4.2).
+/// The verdict (docs/architecture.md §4.2).
 public enum StepUpStatus: String, Codable, Hashable, Sendable, Comparable {
     case accepted, inconclusive, rejected
 
@@ -147,18 +147,18 @@ public enum StepUpStatus: String, Codable, Hashable, Sendable, Comparable {
     }
 }
 
-/// `chipVerification` (DESIGN.md §4.2).
+/// `chipVerification` (docs/architecture.md §4.2).
 public enum ChipVerification: String, Codable, Hashable, Sendable {
     case succeeded = "SUCCEEDED", failed = "FAILED", notChecked = "NOT_CHECKED"
 }
 
-/// `chipCloneDetection` (DESIGN.md §4.2).
+/// `chipCloneDetection` (docs/architecture.md §4.2).
 public enum ChipCloneDetection: String, Codable, Hashable, Sendable {
     case succeeded = "SUCCEEDED", failed = "FAILED", notAvailable = "NOT_AVAILABLE"
 }
 
-/// The document fields of `consolidatedIdentityData` (STEPUP.md §1.5). Dates as YYYY-MM-DD (or as
-/// on the MRZ when the century is ambiguous, DESIGN.md §4.2).
+/// The document fields of `consolidatedIdentityData` (docs/architecture.md §8.1 item 5). Dates as YYYY-MM-DD (or as
+/// on the MRZ when the century is ambiguous, docs/architecture.md §4.2).
 public struct ReadIDDocumentFields: Codable, Hashable, Sendable {
     public var documentType: String?
     public var documentCode: String?
@@ -190,7 +190,7 @@ public struct ReadIDDocumentFields: Codable, Hashable, Sendable {
     }
 }
 
-/// Where the read's evidence is (DESIGN.md §4.3).
+/// Where the read's evidence is (docs/architecture.md §4.3).
 public struct EvidenceReference: Codable, Hashable, Sendable {
     /// The evidence bundle directory (`--out DIR`).
     public var bundlePath: String?
@@ -229,14 +229,14 @@ public protocol ReadIDChipReader: Sendable {
     func read(_ plan: ReadIDPlan) async throws -> ReadIDChipResult
 }
 
-/// An error that knows its `emrtd` exit code (DESIGN.md §4.1).
+/// An error that knows its `emrtd` exit code (docs/architecture.md §4.1).
 public protocol StepUpExitCoded: Error {
     var stepUpExitCode: Int32 { get }
     /// A description without secrets, for the CLI's error line.
     var stepUpReason: String { get }
 }
 
-/// `consolidatedIdentityData` of the result (STEPUP.md §1.5).
+/// `consolidatedIdentityData` of the result (docs/architecture.md §8.1 item 5).
 public struct ConsolidatedIdentityData: Codable, Hashable, Sendable {
     public var chipVerification: ChipVerification
     public var chipCloneDetection: ChipCloneDetection
@@ -270,7 +270,7 @@ public struct ConsolidatedIdentityData: Codable, Hashable, Sendable {
     }
 }
 
-/// The result document of the ReadID branch (STEPUP.md §1.5):
+/// The result document of the ReadID branch (docs/architecture.md §8.1 item 5):
 /// `{schema, processId, provider, status, consolidatedIdentityData{…}, evidence}`.
 ///
 /// `status` is never better than what `chipVerification` and `chipCloneDetection` allow
@@ -327,7 +327,7 @@ public struct StepUpResultDocument: Codable, Hashable, Sendable {
 }
 
 /// POSTs the result document to the integrator's endpoint with the step-up token as bearer
-/// (STEPUP.md §1.5, [inferred]: ReadID's own upload protocol is not public).
+/// (docs/architecture.md §8.1 item 5, [inferred]: ReadID's own upload protocol is not public).
 public struct ResultUploader: Sendable {
     public var endpoint: URL
     public var http: StepUpHTTPClient

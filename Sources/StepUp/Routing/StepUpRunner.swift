@@ -1,6 +1,6 @@
 public import Foundation
 
-/// Which branch an operation object takes (STEPUP.md §1.4).
+/// Which branch an operation object takes (docs/architecture.md §8.1 item 4).
 public enum StepUpRoute: String, Sendable, Hashable, Codable {
     case videoID = "videoid"
     case readID = "readid"

@@ -1,6 +1,6 @@
 import Foundation
 
-/// VideoID's answer to `POST <url>/videoid.request` (STEPUP.md §1.4, [doc]):
+/// VideoID's answer to `POST <url>/videoid.request` (docs/architecture.md §8.1 item 4, [doc]):
 /// `{"id": "87a819bd-…", "authorization": "<authorisationToken>"}`. Unknown fields are ignored.
 public struct VideoIDAuthorizationResponse: Codable, Hashable, Sendable {
     public var id: String?
@@ -31,7 +31,7 @@ public struct VideoIDAuthorizationRequest: Codable, Hashable, Sendable {
     public init(process: String = "Unattended") { self.process = process }
 }
 
-/// What the VideoID SDK is started with (STEPUP.md §1.4, [doc]): the operation's `url`, the
+/// What the VideoID SDK is started with (docs/architecture.md §8.1 item 4, [doc]): the operation's `url`, the
 /// `authorization` from `videoid.request` (not the step-up token), and the optional `docType`,
 /// `docTypes` and `idDefault` (= `defaultId`). On a kiosk the glue's job ends here.
 ///

@@ -168,7 +168,7 @@ struct LDSEncoderTests {
 
     /// Published encodings: ICAO 9303-11 G.1 EF.CardAccess (PACEInfo ECDH-GM AES-128, id 13) and the BSI
     /// TR-03110 worked example's EF.CardAccess entries (PACEInfo DH-GM AES-128 id 0, ChipAuthenticationInfo
-    /// ECDH AES-128 v2 keyId 1) — see ../shared/vectors/README.md.
+    /// ECDH AES-128 v2 keyId 1).
     static let infoCases: [InfoCase] = [
         InfoCase(name: "PACEInfo ECDH-GM AES-128 id 13 (G.1)",
                  encoded: SecurityInfoEncoder.paceInfo(mapping: .generic, keyAgreement: .ecdh, cipher: .aes128, parameterId: 13),

@@ -21,7 +21,7 @@ public enum Forgery: String, Sendable, Hashable, CaseIterable, Codable {
     /// DG14 holds a Chip Authentication key that is not the chip's.
     case chipAuthenticationKeyMismatch = "ca-key-mismatch"
 
-    /// The DESIGN.md §4.2 check that must fail (nil: none must fail) and the expected verdict status.
+    /// The docs/architecture.md §4.2 check that must fail (nil: none must fail) and the expected verdict status.
     public var expectedOutcome: (failingCheck: String?, status: String) {
         switch self {
         case .dataGroupModified: return ("dataGroupHashes", "rejected")

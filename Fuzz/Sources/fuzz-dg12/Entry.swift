@@ -1,0 +1,13 @@
+// The "dg12" fuzz target (FuzzTarget.dg12); built and run by Fuzz/run (docs/reliability.md, "Fuzzing").
+import FuzzSupport
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    FuzzEntry.testOneInput(.dg12, data, size)
+}
+
+/// SwiftPM links an executable with `main` = `fuzz_dg12_main`: start libFuzzer's driver from here.
+@_cdecl("fuzz_dg12_main")
+public func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
+    FuzzEntry.main(.dg12, argc, argv, fuzzTestOneInput)
+}

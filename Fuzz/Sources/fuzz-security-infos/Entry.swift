@@ -1,0 +1,13 @@
+// The "security-infos" fuzz target (FuzzTarget.securityInfos); built and run by Fuzz/run (docs/reliability.md, "Fuzzing").
+import FuzzSupport
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    FuzzEntry.testOneInput(.securityInfos, data, size)
+}
+
+/// SwiftPM links an executable with `main` = `fuzz_security_infos_main`: start libFuzzer's driver from here.
+@_cdecl("fuzz_security_infos_main")
+public func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
+    FuzzEntry.main(.securityInfos, argc, argv, fuzzTestOneInput)
+}

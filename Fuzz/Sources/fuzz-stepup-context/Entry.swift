@@ -1,0 +1,13 @@
+// The "stepup-context" fuzz target (FuzzTarget.stepUpContext); built and run by Fuzz/run (docs/reliability.md, "Fuzzing").
+import FuzzSupport
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    FuzzEntry.testOneInput(.stepUpContext, data, size)
+}
+
+/// SwiftPM links an executable with `main` = `fuzz_stepup_context_main`: start libFuzzer's driver from here.
+@_cdecl("fuzz_stepup_context_main")
+public func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
+    FuzzEntry.main(.stepUpContext, argc, argv, fuzzTestOneInput)
+}

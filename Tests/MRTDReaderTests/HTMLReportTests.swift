@@ -3,6 +3,7 @@ import Testing
 import MRTDReader
 import MRTDDocument
 import VirtualChip
+import FaceImaging
 
 /// The HTML report (issue 15 item 3): one self-contained page with every field of the report.
 /// `EMRTD_HTML_REPORT_OUT=/path/report.html swift test --filter HTMLReportTests` also writes the page of the
@@ -11,7 +12,8 @@ import VirtualChip
     static func page() async throws -> (html: String, report: ReadReport, face: HTMLReport.Image, images: [HTMLReport.Image]) {
         let (report, result) = try await PersonalDataReportTests.Cache.shared.get()
         let stored = try #require(result.document.faceImage)
-        let face = HTMLReport.Image(label: "Face (DG2)", bytes: stored.imageData, mimeType: HTMLReport.mimeType(stored.format))
+        // the face as the command line delivers it: JPEG (the generated specimen stores JPEG 2000)
+        let face = HTMLReport.Image(label: "Face (DG2)", bytes: try DisplayImage.displayJPEG(from: stored.imageData), mimeType: "image/jpeg")
         let images = HTMLReport.documentImages(result.document)
         let html = HTMLReport.render(report, face: face, images: images)
         if let out = ProcessInfo.processInfo.environment["EMRTD_HTML_REPORT_OUT"] {

@@ -101,13 +101,28 @@ public final class PCSCCardTransport: CardTransport {
         var context = try await PCSCContext.establish()
         var reader: String? = nil
         var serviceLost = false
+        var failuresWithCardPresent = 0
         while true {
             do {
                 if reader == nil, let readerQuery, !readerQuery.isEmpty {
                     reader = try PCSCContext.selectReader(readerQuery, from: try await context.readerStates())
                 }
                 let state = try await context.waitForCard(reader: reader, timeout: deadline.secondsLeft)
-                return try await connect(reader: state.reader, share: share, profiles: profiles)
+                do {
+                    return try await connect(reader: state.reader, share: share, profiles: profiles)
+                } catch let e as TransportError where !isServiceLost(e) && e.kind != .cancelled && !isCardAbsence(e) {
+                    // A card that leaves while SCardConnect powers it fails in many ways (pcsc-lite with vpcd:
+                    // SCARD_E_PROTO_MISMATCH, the ATR being gone); it was a flicker when the reader saw the card go.
+                    if try await context.cardLeft(since: state) {
+                        throw TransportError(.cardRemoved, function: e.function, "the card left the reader while connecting (\(e.message))", code: e.code)
+                    }
+                    // pcscd may not have noticed a card that left and came back within its polling interval:
+                    // try again a few times, then report the failure (a card that never connects is not waited for)
+                    failuresWithCardPresent += 1
+                    guard failuresWithCardPresent <= PresenceDeadline.connectRetriesWithCardPresent else { throw e }
+                    try await deadline.pause(after: e, milliseconds: 300)
+                    continue
+                }
             } catch let e as TransportError where isCardAbsence(e) {
                 // The card went between "present" and the connection: wait for it again.
                 try await deadline.pause(after: e, milliseconds: 100)
@@ -251,27 +266,43 @@ public final class PCSCCardTransport: CardTransport {
         let share = shareMode
         let box = self.box
         let deadline = PresenceDeadline(timeout)
+        /// SCardReconnect on the handle we have, else a fresh SCardConnect (on the context's thread).
+        @Sendable func connectOrRevive(_ ctx: SCARDCONTEXT) throws(TransportError) -> ([UInt8], PCSCProtocol) {
+            if link.connected {
+                if let proto = try? reconnectSync(link.handle, share: share, reset: reset),
+                   let atr = try? statusATRSync(link.handle) {
+                    link.proto = proto
+                    return (atr, proto)
+                }
+                _ = SCardDisconnect(link.handle, PCSCConst.leaveCard)
+                link.connected = false
+            }
+            let (handle, proto) = try connectSync(ctx, reader: reader, share: share)
+            link.handle = handle
+            link.proto = proto
+            link.connected = true
+            if reset { _ = try? reconnectSync(handle, share: share, reset: true) }
+            return (try statusATRSync(handle), link.proto)
+        }
         let (atr, proto): ([UInt8], PCSCProtocol) = try await box.run { ctx0, cancel in
             var ctx = ctx0
             var serviceLost = false
+            var failuresWithCardPresent = 0
             while true {
                 do {
-                    _ = try waitForCardSync(ctx, reader: reader, timeout: deadline.secondsLeft, cancel: cancel)
-                    if link.connected {
-                        if let proto = try? reconnectSync(link.handle, share: share, reset: reset),
-                           let atr = try? statusATRSync(link.handle) {
-                            link.proto = proto
-                            return (atr, proto)
+                    let seen = try waitForCardSync(ctx, reader: reader, timeout: deadline.secondsLeft, cancel: cancel)
+                    do {
+                        return try connectOrRevive(ctx)
+                    } catch let e as TransportError where !isServiceLost(e) && e.kind != .cancelled && !isCardAbsence(e) {
+                        // as in connectWhenPresented: a failure while the card flickered out is its absence
+                        if cardLeftSync(ctx, reader: reader, since: seen, cancel: cancel) {
+                            throw TransportError(.cardRemoved, function: e.function, "the card left the reader while connecting (\(e.message))", code: e.code)
                         }
-                        _ = SCardDisconnect(link.handle, PCSCConst.leaveCard)
-                        link.connected = false
+                        failuresWithCardPresent += 1
+                        guard failuresWithCardPresent <= PresenceDeadline.connectRetriesWithCardPresent else { throw e }
+                        try deadline.pauseSync(after: e, milliseconds: 300)
+                        continue
                     }
-                    let (handle, proto) = try connectSync(ctx, reader: reader, share: share)
-                    link.handle = handle
-                    link.proto = proto
-                    link.connected = true
-                    if reset { _ = try? reconnectSync(handle, share: share, reset: true) }
-                    return (try statusATRSync(handle), link.proto)
                 } catch let e as TransportError where isCardAbsence(e) {
                     if cancel.isSet { throw PCSCReturnCode.cancelled.error(function: "SCardConnect") }
                     try deadline.pauseSync(after: e, milliseconds: 100)
@@ -330,6 +361,10 @@ public final class PCSCCardTransport: CardTransport {
 
 /// The time left of a presence wait (`connectWhenPresented`, `reconnect`).
 struct PresenceDeadline: Sendable {
+    /// How many times a connection that fails while the card seems present is tried again (300 ms apart):
+    /// a card that left and came back within pcscd's polling interval is not seen leaving.
+    static let connectRetriesWithCardPresent = 3
+
     let timeout: Double
     let end: ContinuousClock.Instant
 

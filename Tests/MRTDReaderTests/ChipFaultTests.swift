@@ -156,16 +156,22 @@ import VirtualChip
 
     // MARK: no wasted exchanges
 
-    @Test("a chip whose ATR says short APDUs only gets no extended-length probe: the first APDU is a short READ BINARY")
-    func noProbeWhenTheATRSaysNo() async throws {
-        let g = try Self.generate("short-only") { $0.link.atr = Self.atr(extended: false) }
+    /// A read of `profile` on an extended-capable reader, the chip's ATR saying what it takes, with its trace.
+    func tracedRead(_ profile: String, atrSaysExtended: Bool) async throws -> (VirtualDocument, ReadResult, [APDUTrace.Entry]) {
+        let g = try Self.generate(profile) { $0.link.atr = Self.atr(extended: atrSaysExtended) }
         let doc = try VirtualDocument(generated: g, capabilities: .extended)
         let trace = APDUTrace()
         let r = try await DocumentReader(transport: doc.transport, options: ReadOptions(accessKey: doc.mrzKey), trace: trace).read()
-        let first = try #require(trace.all.first)
+        return (doc, r, trace.all)
+    }
+
+    @Test("a chip whose ATR says short APDUs only gets no extended-length probe: the first APDU is a short READ BINARY")
+    func noProbeWhenTheATRSaysNo() async throws {
+        let (doc, r, trace) = try await tracedRead("short-only", atrSaysExtended: false)
+        let first = try #require(trace.first)
         #expect(first.header == "00 B0 9C 00", "first APDU \(first.header)")
         #expect(first.commandLength == 5, "the first READ BINARY is \(first.commandLength) bytes: not a short APDU")
-        #expect(!trace.all.contains { $0.status == "6700" }, "a command was refused for its length")
+        #expect(!trace.contains { $0.status == "6700" }, "a command was refused for its length")
         #expect(!r.usedExtendedLength)
         #expect(r.fileFacts[.cardAccess]?.apdus == 1)
         expectComplete(doc, r)
@@ -173,11 +179,8 @@ import VirtualChip
 
     @Test("a chip whose ATR says extended length: the probe reads EF.CardAccess in one extended APDU")
     func probeWhenTheATRSaysYes() async throws {
-        let g = try Self.generate("extended") { $0.link.atr = Self.atr(extended: true) }
-        let doc = try VirtualDocument(generated: g, capabilities: .extended)
-        let trace = APDUTrace()
-        let r = try await DocumentReader(transport: doc.transport, options: ReadOptions(accessKey: doc.mrzKey), trace: trace).read()
-        let first = try #require(trace.all.first)
+        let (_, r, trace) = try await tracedRead("extended", atrSaysExtended: true)
+        let first = try #require(trace.first)
         #expect(first.header == "00 B0 9C 00")
         #expect(first.commandLength == 7, "the probe is an extended READ BINARY")
         #expect(r.usedExtendedLength)

@@ -44,11 +44,16 @@ struct PresenceRaceTests {
         let second = ServedCard(TestCard())
         defer { second.bridge.stop() }
         let transport = try await withTimeout(30, "connectWhenPresented") { try await waiting.value }
+        try await expectConnected(transport, to: second)
+    }
+
+    /// `transport` talks to `card` (one echo), then the card is pulled.
+    func expectConnected(_ transport: PCSCCardTransport, to card: ServedCard) async throws {
         let r = try await transport.transmit(echo)
         #expect(r.data == [7, 7, 7])
-        #expect(second.card.commands.count == 1)
+        #expect(card.card.commands.count == 1)
         try await transport.disconnect()
-        try await second.remove()
+        try await card.remove()
     }
 
     @Test("a card gone between \"present\" and the connection: reconnect keeps waiting for it")
@@ -66,18 +71,13 @@ struct PresenceRaceTests {
         try await waitAbsent(context)
 
         let flicker = try await flickeringCard(context)
-
         defer { flicker.bridge.stop() }
         let reconnecting = Task { try await transport.reconnect(reset: true, timeout: 20) }
         #expect(try await withTimeout(15, "the flickering card leaves") { try await flicker.task.value } == .cardPulled)
         let third = ServedCard(TestCard())
         defer { third.bridge.stop() }
         try await withTimeout(30, "reconnect") { try await reconnecting.value }
-        let r = try await transport.transmit(echo)
-        #expect(r.data == [7, 7, 7])
-        #expect(third.card.commands.count == 1)
-        try await transport.disconnect()
-        try await third.remove()
+        try await expectConnected(transport, to: third)
     }
 
     @Test("a flickering card that never settles: the wait ends as a timeout, on time")

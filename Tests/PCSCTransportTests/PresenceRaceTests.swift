@@ -40,7 +40,9 @@ struct PresenceRaceTests {
         // the connection powers the card: it leaves the field
         #expect(try await withTimeout(15, "the flickering card leaves") { try await flicker.task.value } == .cardPulled)
         #expect(flicker.bridge.powerOns == 2)
-        // it is laid on the reader again
+        // pcscd sees it gone (vpcd: a card back within pcscd's polling interval would look never removed, and pcscd
+        // keeps the card it failed to power), then it is laid on the reader again
+        try await waitAbsent(context)
         let second = ServedCard(TestCard())
         defer { second.bridge.stop() }
         let transport = try await withTimeout(30, "connectWhenPresented") { try await waiting.value }
@@ -74,6 +76,7 @@ struct PresenceRaceTests {
         defer { flicker.bridge.stop() }
         let reconnecting = Task { try await transport.reconnect(reset: true, timeout: 20) }
         #expect(try await withTimeout(15, "the flickering card leaves") { try await flicker.task.value } == .cardPulled)
+        try await waitAbsent(context)
         let third = ServedCard(TestCard())
         defer { third.bridge.stop() }
         try await withTimeout(30, "reconnect") { try await reconnecting.value }

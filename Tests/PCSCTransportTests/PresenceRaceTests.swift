@@ -124,7 +124,7 @@ struct PresenceRaceTests {
     }
 
     /// Restarting pcscd disturbs every other PC/SC user of the machine, so this test runs only when
-    /// EMRTD_TEST_PCSCD_RESTART=1 (`.ci/run` sets it, in a run of its own after the suite); run it holding
+    /// EMRTD_TEST_PCSCD_RESTART=1 (not yet in `.ci/run`: its first run did not complete); run it alone, holding
     /// `flock /tmp/emrtd-pcsc.lock`. It leaves pcscd running.
     @Test("pcscd restarted (SCARD_E_NO_SERVICE / SERVICE_STOPPED): a new context and a retry within the timeout",
           .enabled(if: ProcessInfo.processInfo.environment["EMRTD_TEST_PCSCD_RESTART"] == "1",

@@ -51,11 +51,15 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
     /// The call that failed (e.g. "SCardTransmit").
     public var function: String
     public var message: String
+    /// The lower layer's own code for the failure when it has one (a PC/SC return code such as
+    /// 0x8010001D), so that a caller can tell apart failures of one kind that need different handling.
+    public var code: UInt32?
 
-    public init(_ kind: Kind, function: String, _ message: String) {
+    public init(_ kind: Kind, function: String, _ message: String, code: UInt32? = nil) {
         self.kind = kind
         self.function = function
         self.message = message
+        self.code = code
     }
 
     /// Whether re-presenting the card (and re-running access control) may let a read continue.

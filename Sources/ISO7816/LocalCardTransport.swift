@@ -10,6 +10,9 @@ public final class LocalCardTransport: CardTransport {
     public let name: String
     private let emulator: any CardEmulator
     private let caps: TransportCapabilities
+    /// How long the chip may take to answer one command (seconds), as a reader's frame waiting time
+    /// bounds it; nil = no limit. A later answer is discarded and the transmit fails with `.timeout`.
+    public let responseTimeout: Double?
 
     private struct State {
         var statistics = TransportStatistics()
@@ -20,10 +23,11 @@ public final class LocalCardTransport: CardTransport {
     private let state = Mutex(State())
 
     public init(emulator: any CardEmulator, name: String = "virtual chip",
-                capabilities: TransportCapabilities = .extended) {
+                capabilities: TransportCapabilities = .extended, responseTimeout: Double? = nil) {
         self.emulator = emulator
         self.name = name
         self.caps = capabilities
+        self.responseTimeout = responseTimeout
         emulator.powerOn()
     }
 
@@ -76,6 +80,9 @@ public final class LocalCardTransport: CardTransport {
         let resp = emulator.process(cmd)
         let ns = DispatchTime.now().uptimeNanoseconds &- start
         state.withLock { $0.statistics.record(command: cmd, response: resp, ins: command.ins, nanoseconds: ns) }
+        if let responseTimeout, Double(ns) / 1e9 > responseTimeout {
+            throw TransportError(.timeout, function: "transmit", "the card did not answer within \(responseTimeout) s")
+        }
         do {
             return try ResponseAPDU(bytes: resp)
         } catch {

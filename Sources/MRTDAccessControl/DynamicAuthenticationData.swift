@@ -44,16 +44,7 @@ typealias APDUSend = @Sendable (CommandAPDU) async throws -> ResponseAPDU
 enum Exchange {
     /// Transmits, follows 61xx with GET RESPONSE, and returns the final response.
     static func transmit(_ send: APDUSend, _ command: CommandAPDU) async throws -> ResponseAPDU {
-        var response = try await send(command)
-        var data = response.data
-        var guardCount = 0
-        while response.statusWord.isMoreDataAvailable && guardCount < 64 {
-            let n = response.statusWord.sw2 == 0 ? 256 : Int(response.statusWord.sw2)
-            response = try await send(.getResponse(ne: n))
-            data += response.data
-            guardCount += 1
-        }
-        return ResponseAPDU(data: data, statusWord: response.statusWord)
+        try await ResponseChaining.collect(try await send(command), after: command, send: send)
     }
 
     /// Transmits and requires 9000 (or, when `acceptWarnings`, a 63Cx retry-counter warning).

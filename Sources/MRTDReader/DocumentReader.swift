@@ -160,7 +160,8 @@ struct ReadRun {
             chunkSize = reader.chunk.current
         }
 
-        // 3. EF.CardSecurity (master file, under SM) after PACE.
+        // 3. EF.CardSecurity (master file, under SM) after PACE, when PACE-CAM needs its public key (or the caller
+        // asked for the file): without CAM nothing uses it, and chips without CAM often have none (6A82).
         if ac.protocol == .pace && wants(.cardSecurity) && !isDone(.cardSecurity) {
             var selected = false
             try await readFile(.cardSecurity, reader: &reader, channel: .secure(channel), selected: &selected)
@@ -232,6 +233,7 @@ struct ReadRun {
 
     func wants(_ f: LDSFile) -> Bool {
         if f == .sod || f == .cardAccess { return true }
+        if f == .cardSecurity { return options.files?.contains(.cardSecurity) ?? (cam != nil) }
         guard let chosen = options.files else { return f != .dg3 && f != .dg4 }
         return chosen.contains(f)
     }
@@ -259,14 +261,24 @@ struct ReadRun {
     mutating func readCardAccess() async throws {
         var p = PartialFile(file: .cardAccess)
         var selected = false
-        if capabilities.supportsExtendedLength && options.allowExtendedLength {
+        // What the ATR's card capabilities say (ISO/IEC 7816-4 §8.1.1.2.7); nil when it says nothing.
+        let atrExtended = (try? await metered.atr).flatMap { ATR($0) }?.supportsExtendedLength
+        if capabilities.supportsExtendedLength && options.allowExtendedLength && atrExtended != false {
             // Extended-length probe and read in one: READ BINARY of EF.CardAccess by short EF identifier with an
             // extended Le. A chip that answers with data takes extended APDUs (and the reader path carried it);
-            // 6700 (or any refusal) means short APDUs.
+            // 6700 (or any refusal) means short APDUs. Not sent when the reader path or the ATR already says no:
+            // then the first APDU is a short READ BINARY.
             let probe = CommandAPDU(ins: 0xB0, p1: 0x80 | LDSFile.cardAccess.sfi, p2: 0, ne: 65536, forceExtended: true)
             var answer: ResponseAPDU? = nil
             do {
-                answer = try await metered.transmit(probe)
+                answer = try await metered.transmitCollectingChainedResponse(probe)
+                if let r = answer, r.statusWord.isWrongLe {
+                    // 6Cxx: the chip took the extended APDU and names the exact length; ask for exactly that
+                    p.apdus += 1
+                    var exact = probe
+                    exact.ne = r.statusWord.sw2 == 0 ? 256 : Int(r.statusWord.sw2)
+                    answer = try await metered.transmitCollectingChainedResponse(exact)
+                }
             } catch let e as TransportError where e.kind == .protocolError || e.kind == .other {
                 // The reader path choked on the extended APDU: use short APDUs from now on.
                 try await metered.reconnect(reset: true, timeout: options.representTimeout)
@@ -282,7 +294,7 @@ struct ReadRun {
                         selected = true
                     }
                 case .fileNotFound:
-                    chipExtended = atrSaysExtended(try? await metered.atr)
+                    chipExtended = atrExtended ?? false
                     unread[.cardAccess] = .notFound
                     cardAccessChecked = true
                     return
@@ -301,36 +313,8 @@ struct ReadRun {
         } else {
             unread[.cardAccess] = outcome
         }
-        if chipExtended == nil { chipExtended = atrSaysExtended(try? await metered.atr) }
+        if chipExtended == nil { chipExtended = atrExtended ?? false }
         cardAccessChecked = true
-    }
-
-    /// ISO/IEC 7816-4 §8.1.1.2.7 card capabilities in the ATR's historical bytes (compact-TLV tag '7'):
-    /// third software function byte, bit 7 = extended Lc and Le fields.
-    func atrSaysExtended(_ atr: [UInt8]?) -> Bool {
-        guard let atr, atr.count >= 2 else { return false }
-        let k = Int(atr[1] & 0x0F)
-        var i = 2
-        var y = atr[1] >> 4
-        while true {
-            let td = (y & 0x8) != 0
-            i += Int((y & 0x1) + (y >> 1 & 0x1) + (y >> 2 & 0x1))
-            if td {
-                guard i < atr.count else { return false }
-                y = atr[i] >> 4
-                i += 1
-            } else { break }
-        }
-        guard i + k <= atr.count, k > 0 else { return false }
-        let hist = Array(atr[i..<(i + k)])
-        guard hist[0] == 0x80 else { return false }
-        var j = 1
-        while j < hist.count {
-            let tag = hist[j] >> 4, len = Int(hist[j] & 0x0F)
-            if tag == 7 && len >= 3 && j + 3 < hist.count { return hist[j + 3] & 0x40 != 0 }
-            j += 1 + len
-        }
-        return false
     }
 
     mutating func readFile(_ f: LDSFile, reader: inout FileReader, channel: APDUChannel, selected: inout Bool) async throws {

@@ -6,7 +6,7 @@ public import MRTDAccessControl
 public struct ReadOptions: Sendable {
     /// MRZ key or CAN (MRTDAccessControl.AccessKey); never logged.
     public var accessKey: AccessKey
-    /// Files to read; nil = the default plan: EF.CardAccess, EF.CardSecurity (PACE), EF.COM, EF.SOD and every
+    /// Files to read; nil = the default plan: EF.CardAccess, EF.CardSecurity (PACE-CAM only), EF.COM, EF.SOD and every
     /// data group EF.COM or the SOD lists except DG3/DG4 (they need EAC terminal authentication).
     public var files: Set<LDSFile>?
     /// Use BAC when PACE fails although the chip offers it. BAC is always used when the chip offers no PACE.

@@ -57,7 +57,11 @@ public actor SecureChannel {
         let protectedLength = protected.encodedLength
         let rawResponse: ResponseAPDU
         do {
-            rawResponse = try await transport.transmit(protected)
+            // A chip that cannot send the protected response at once chains it ('61xx', ISO/IEC 7816-4 §5.3.4):
+            // the parts are collected with plain GET RESPONSE and the whole protected response unwrapped once.
+            let transport = self.transport
+            let first = try await transport.transmit(protected)
+            rawResponse = try await ResponseChaining.collect(first, after: protected) { try await transport.transmit($0) }
         } catch {
             transportLost = true
             observer?(ChannelExchange(plainCommand: command, plainResponse: nil, protectedCommandLength: protectedLength, protectedResponseLength: 0))

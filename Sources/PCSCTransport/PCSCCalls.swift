@@ -2,6 +2,7 @@ internal import CPCSCLite
 internal import CPCSCLiteShims
 import ISO7816
 import Foundation
+import Synchronization
 
 // Blocking pcsc-lite calls, each checked through `PCSCReturnCode` so a failure becomes a
 // `TransportError` naming the call. These run only on a `PCSCThread` (never on the cooperative pool).
@@ -25,14 +26,26 @@ enum PCSCConst {
 let statusChangeSliceMilliseconds: Int = 2000
 
 /// An established `SCARDCONTEXT` and the thread its calls run on. Released in `deinit`.
+/// The context is replaced (`renewSync`) when pcscd was restarted: a context of the old pcscd answers
+/// `SCARD_E_NO_SERVICE` / `SCARD_E_SERVICE_STOPPED` / `SCARD_E_INVALID_HANDLE` to every call.
 final class ContextBox: @unchecked Sendable {
-    let context: SCARDCONTEXT
+    /// The current context; replaced only on `thread`, read by `SCardCancel` from anywhere.
+    private let current: ContextCell
     let thread: PCSCThread
 
+    /// The context value, shared with the cancellation handler and `deinit`'s release.
+    final class ContextCell: Sendable {
+        private let value: Mutex<SCARDCONTEXT>
+        init(_ v: SCARDCONTEXT) { value = Mutex(v) }
+        func withLock<R>(_ body: (inout SCARDCONTEXT) -> R) -> R { value.withLock { body(&$0) } }
+    }
+
     private init(context: SCARDCONTEXT, thread: PCSCThread) {
-        self.context = context
+        self.current = ContextCell(context)
         self.thread = thread
     }
+
+    var context: SCARDCONTEXT { current.withLock { $0 } }
 
     /// `SCardEstablishContext(SCARD_SCOPE_SYSTEM)` on a new dedicated thread.
     static func establish(threadName: String) async throws -> ContextBox {
@@ -47,25 +60,56 @@ final class ContextBox: @unchecked Sendable {
     }
 
     deinit {
-        let ctx = context
-        thread.submit { _ = SCardReleaseContext(ctx) }
+        let box = current
+        thread.submit { _ = SCardReleaseContext(box.withLock { $0 }) }
         thread.stop()
+    }
+
+    /// A new context in place of the current one (released); call on `thread` only. Throws when pcscd
+    /// does not answer (yet): the old context stays, and the caller retries within its timeout.
+    func renewSync() throws(TransportError) -> SCARDCONTEXT {
+        let fresh = try establishContextSync()
+        let old = current.withLock { ctx in
+            let old = ctx
+            ctx = fresh
+            return old
+        }
+        _ = SCardReleaseContext(old)
+        return fresh
     }
 
     /// Runs `body` on the context's thread; task cancellation sets the flag `body` receives and
     /// calls `SCardCancel`, which ends a blocked `SCardGetStatusChange` with `SCARD_E_CANCELLED`.
     func run<T: Sendable>(_ body: @escaping @Sendable (SCARDCONTEXT, CancelFlag) throws -> T) async throws -> T {
         let flag = CancelFlag()
-        let ctx = context
+        let current = self.current
         return try await withTaskCancellationHandler {
             try await thread.run {
                 if flag.isSet { throw TransportError(.cancelled, function: "SCardCancel", "the operation was cancelled") }
-                return try body(ctx, flag)
+                return try body(current.withLock { $0 }, flag)
             }
         } onCancel: {
             flag.set()
-            _ = SCardCancel(ctx)
+            _ = SCardCancel(current.withLock { $0 })
         }
+    }
+}
+
+/// Whether a failure means the PC/SC service went away under the context (pcscd stopped or restarted):
+/// a new context may work once pcscd is back.
+func isServiceLost(_ error: TransportError) -> Bool {
+    let lost: Set<PCSCReturnCode> = [.noService, .serviceStopped, .invalidHandle, .commError]
+    return error.code.map { lost.contains(PCSCReturnCode($0)) } ?? false
+}
+
+/// Whether a failure to connect means the card was not (or no longer) there to connect to, or went
+/// while connecting: a card laid on a reader flickers in and out of the field before it settles.
+func isCardAbsence(_ error: TransportError) -> Bool {
+    switch error.kind {
+    case .noCard, .cardRemoved, .cardReset: return true
+    default:
+        let absent: Set<PCSCReturnCode> = [.unresponsiveCard, .unpoweredCard]
+        return error.code.map { absent.contains(PCSCReturnCode($0)) } ?? false
     }
 }
 

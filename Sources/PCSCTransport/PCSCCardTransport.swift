@@ -90,15 +90,49 @@ public final class PCSCCardTransport: CardTransport {
     /// one reader (`PCSCContext.selectReader`); nil: the first reader a card is presented on
     /// (readers plugged in meanwhile count). Throws `.noReader` when the query matches no reader
     /// or several, `.timeout` when no card came.
+    ///
+    /// Presence races do not end the wait: a card that leaves between "present" and the connection, or
+    /// flickers in and out (a passport laid on a reader), is waited for again; when pcscd stops or
+    /// restarts meanwhile (`SCARD_E_NO_SERVICE`, `SCARD_E_SERVICE_STOPPED`), a new context is established
+    /// once it answers again. All within `timeout`. Only a pcscd that is not there at the start fails at once.
     public static func connectWhenPresented(readerQuery: String?, timeout: Double, share: PCSCShareMode = .shared,
                                             profiles: ReaderProfiles = .builtIn) async throws -> PCSCCardTransport {
-        let context = try await PCSCContext.establish()
+        let deadline = PresenceDeadline(timeout)
+        var context = try await PCSCContext.establish()
         var reader: String? = nil
-        if let readerQuery, !readerQuery.isEmpty {
-            reader = try PCSCContext.selectReader(readerQuery, from: try await context.readerStates())
+        var serviceLost = false
+        var failuresWithCardPresent = 0
+        while true {
+            do {
+                if reader == nil, let readerQuery, !readerQuery.isEmpty {
+                    reader = try PCSCContext.selectReader(readerQuery, from: try await context.readerStates())
+                }
+                let state = try await context.waitForCard(reader: reader, timeout: deadline.secondsLeft)
+                do {
+                    return try await connect(reader: state.reader, share: share, profiles: profiles)
+                } catch let e as TransportError where !isServiceLost(e) && e.kind != .cancelled && !isCardAbsence(e) {
+                    // A card that leaves while SCardConnect powers it fails in many ways (pcsc-lite with vpcd:
+                    // SCARD_E_PROTO_MISMATCH, the ATR being gone); it was a flicker when the reader saw the card go.
+                    if try await context.cardLeft(since: state) {
+                        throw TransportError(.cardRemoved, function: e.function, "the card left the reader while connecting (\(e.message))", code: e.code)
+                    }
+                    // pcscd may not have noticed a card that left and came back within its polling interval:
+                    // try again a few times, then report the failure (a card that never connects is not waited for)
+                    failuresWithCardPresent += 1
+                    guard failuresWithCardPresent <= PresenceDeadline.connectRetriesWithCardPresent else { throw e }
+                    try await deadline.pause(after: e, milliseconds: 300)
+                    continue
+                }
+            } catch let e as TransportError where isCardAbsence(e) {
+                // The card went between "present" and the connection: wait for it again.
+                try await deadline.pause(after: e, milliseconds: 100)
+            } catch let e as TransportError where isServiceLost(e) || (serviceLost && e.kind == .noReader) {
+                // pcscd went away (or is back without its readers yet): a new context once it answers.
+                serviceLost = true
+                try await deadline.pause(after: e, milliseconds: 200)
+                if let fresh = try? await PCSCContext.establish() { context = fresh }
+            }
         }
-        let state = try await context.waitForCard(reader: reader, timeout: timeout)
-        return try await connect(reader: state.reader, share: share, profiles: profiles)
     }
 
     /// The protocol of the current connection.
@@ -126,6 +160,12 @@ public final class PCSCCardTransport: CardTransport {
             } catch let error as TransportError where error.kind == .protocolError || error.kind == .other {
                 // A failed exchange is often the card leaving the field; say so when it did.
                 throw Self.removalDiagnosis(ctx, reader: reader, cancel: cancel) ?? error
+            } catch let error as TransportError where isServiceLost(error) {
+                // pcscd stopped or restarted: the card session is gone with it (the card is powered anew);
+                // `reconnect` establishes a new context and connects afresh.
+                throw TransportError(.cardReset, function: error.function,
+                                     "the PC/SC service (pcscd) stopped; the card session is lost and needs a reconnect (\(error.message))",
+                                     code: error.code)
             }
         }
         let ns = DispatchTime.now().uptimeNanoseconds &- start
@@ -216,12 +256,18 @@ public final class PCSCCardTransport: CardTransport {
     /// (`SCardReconnect`, or a fresh `SCardConnect` when the handle cannot be revived).
     /// `reset`: cold/warm reset the card (drops any secure-messaging session).
     /// Throws `.timeout` when no card came, `.cancelled` when the task was cancelled.
+    ///
+    /// As `connectWhenPresented`: a card that flickers keeps the wait going, and a pcscd restart
+    /// (`SCARD_E_NO_SERVICE`, `SCARD_E_SERVICE_STOPPED`, `SCARD_E_INVALID_HANDLE`) gives this connection a
+    /// new context and a fresh `SCardConnect`, within `timeout`.
     public func reconnect(reset: Bool, timeout: Double) async throws {
         let link = self.link
         let reader = name
         let share = shareMode
-        let (atr, proto): ([UInt8], PCSCProtocol) = try await box.run { ctx, cancel in
-            _ = try waitForCardSync(ctx, reader: reader, timeout: timeout, cancel: cancel)
+        let box = self.box
+        let deadline = PresenceDeadline(timeout)
+        /// SCardReconnect on the handle we have, else a fresh SCardConnect (on the context's thread).
+        @Sendable func connectOrRevive(_ ctx: SCARDCONTEXT) throws(TransportError) -> ([UInt8], PCSCProtocol) {
             if link.connected {
                 if let proto = try? reconnectSync(link.handle, share: share, reset: reset),
                    let atr = try? statusATRSync(link.handle) {
@@ -237,6 +283,38 @@ public final class PCSCCardTransport: CardTransport {
             link.connected = true
             if reset { _ = try? reconnectSync(handle, share: share, reset: true) }
             return (try statusATRSync(handle), link.proto)
+        }
+        let (atr, proto): ([UInt8], PCSCProtocol) = try await box.run { ctx0, cancel in
+            var ctx = ctx0
+            var serviceLost = false
+            var failuresWithCardPresent = 0
+            while true {
+                do {
+                    let seen = try waitForCardSync(ctx, reader: reader, timeout: deadline.secondsLeft, cancel: cancel)
+                    do {
+                        return try connectOrRevive(ctx)
+                    } catch let e as TransportError where !isServiceLost(e) && e.kind != .cancelled && !isCardAbsence(e) {
+                        // as in connectWhenPresented: a failure while the card flickered out is its absence
+                        if cardLeftSync(ctx, reader: reader, since: seen, cancel: cancel) {
+                            throw TransportError(.cardRemoved, function: e.function, "the card left the reader while connecting (\(e.message))", code: e.code)
+                        }
+                        failuresWithCardPresent += 1
+                        guard failuresWithCardPresent <= PresenceDeadline.connectRetriesWithCardPresent else { throw e }
+                        try deadline.pauseSync(after: e, milliseconds: 300)
+                        continue
+                    }
+                } catch let e as TransportError where isCardAbsence(e) {
+                    if cancel.isSet { throw PCSCReturnCode.cancelled.error(function: "SCardConnect") }
+                    try deadline.pauseSync(after: e, milliseconds: 100)
+                } catch let e as TransportError where isServiceLost(e) || (serviceLost && e.kind == .noReader) {
+                    // The old pcscd took our handle with it; connect afresh on a new context.
+                    serviceLost = true
+                    link.connected = false
+                    if cancel.isSet { throw PCSCReturnCode.cancelled.error(function: "SCardConnect") }
+                    try deadline.pauseSync(after: e, milliseconds: 200)
+                    if let fresh = try? box.renewSync() { ctx = fresh }
+                }
+            }
         }
         snapshot.withLock {
             $0.atr = atr
@@ -278,5 +356,46 @@ public final class PCSCCardTransport: CardTransport {
             try PCSCReturnCode(returned: SCardDisconnect(link.handle, resetCard ? PCSCConst.resetCard : PCSCConst.leaveCard))
                 .check("SCardDisconnect")
         }
+    }
+}
+
+/// The time left of a presence wait (`connectWhenPresented`, `reconnect`).
+struct PresenceDeadline: Sendable {
+    /// How many times a connection that fails while the card seems present is tried again (300 ms apart):
+    /// a card that left and came back within pcscd's polling interval is not seen leaving.
+    static let connectRetriesWithCardPresent = 3
+
+    let timeout: Double
+    let end: ContinuousClock.Instant
+
+    init(_ timeout: Double) {
+        self.timeout = max(0, timeout)
+        end = ContinuousClock.now + .milliseconds(Int64(self.timeout * 1000))
+    }
+
+    var secondsLeft: Double {
+        let left = end - ContinuousClock.now
+        return left <= .zero ? 0 : Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18
+    }
+
+    /// The error that ends the wait once no time is left: a timeout naming what kept it from succeeding.
+    func expired(after error: TransportError) -> TransportError {
+        TransportError(.timeout, function: error.function,
+                       "no card could be connected within \(formatSeconds(timeout)) s (last: \(error.message))", code: error.code)
+    }
+
+    /// Sleeps `milliseconds` (not past the deadline) before the next attempt, or throws `expired` when no time is left.
+    func pause(after error: TransportError, milliseconds: Int) async throws {
+        let left = secondsLeft
+        guard left > 0 else { throw expired(after: error) }
+        try? await Task.sleep(for: .milliseconds(min(milliseconds, Int(left * 1000) + 1)))
+        if Task.isCancelled { throw PCSCReturnCode.cancelled.error(function: error.function) }
+    }
+
+    /// `pause` on a PC/SC thread.
+    func pauseSync(after error: TransportError, milliseconds: Int) throws(TransportError) {
+        let left = secondsLeft
+        guard left > 0 else { throw expired(after: error) }
+        usleep(UInt32(min(milliseconds, Int(left * 1000) + 1)) * 1000)
     }
 }

@@ -1,5 +1,8 @@
 internal import CPCSCLite
 public import ISO7816
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A reader and what SCardGetStatusChange says about it.
 public struct PCSCReaderState: Hashable, Sendable {
@@ -128,6 +131,27 @@ public final class PCSCContext: Sendable {
         }
         throw TransportError(.noReader, function: "selectReader", "\"\(query)\" matches several readers: \(hits.joined(separator: ", "))")
     }
+}
+
+extension PCSCContext {
+    /// Whether the card `seen` present has left `seen.reader` since (absent now, or its event counter moved).
+    func cardLeft(since seen: PCSCReaderState) async throws -> Bool {
+        try await box.run { ctx, cancel in cardLeftSync(ctx, reader: seen.reader, since: seen, cancel: cancel) }
+    }
+}
+
+/// Whether the card `seen` present on `reader` has left since: absent, mute, or the reader's event counter
+/// moved (removed and put back). pcscd notices a removal within its polling interval, so this looks for up to
+/// a second before answering no.
+func cardLeftSync(_ ctx: SCARDCONTEXT, reader: String, since seen: PCSCReaderState, cancel: CancelFlag) -> Bool {
+    for attempt in 0..<10 {
+        if attempt > 0 { usleep(100_000) }
+        if cancel.isSet { return false }
+        guard let raw = try? getStatusChangeSync(ctx, readers: [reader], current: [0], timeoutMilliseconds: 0, cancel: cancel),
+              let now = raw.first.map({ PCSCReaderState(reader: reader, raw: $0) }) else { return false }
+        if !now.isCardPresent || now.eventCounter != seen.eventCounter { return true }
+    }
+    return false
 }
 
 /// The wait loop of `waitForCard`, also used by `PCSCCardTransport.reconnect`.

@@ -33,7 +33,7 @@ public struct PCSCReturnCode: Hashable, Sendable, CustomStringConvertible {
 
     /// The typed error for a failed call: `function` names the call (e.g. "SCardTransmit").
     public func error(function: String) -> TransportError {
-        TransportError(kind, function: function, "\(meaning) (\(description))")
+        TransportError(kind, function: function, "\(meaning) (\(description))", code: rawValue)
     }
 
     /// Throws the mapped error unless the code is `SCARD_S_SUCCESS`.
@@ -55,6 +55,10 @@ public struct PCSCReturnCode: Hashable, Sendable, CustomStringConvertible {
     public static let notTransacted = PCSCReturnCode(0x8010_0016)
     public static let readerUnavailable = PCSCReturnCode(0x8010_0017)
     public static let noService = PCSCReturnCode(0x8010_001D)
+    public static let serviceStopped = PCSCReturnCode(0x8010_001E)
+    public static let commError = PCSCReturnCode(0x8010_0013)
+    public static let unresponsiveCard = PCSCReturnCode(0x8010_0066)
+    public static let unpoweredCard = PCSCReturnCode(0x8010_0067)
     public static let unsupportedFeature = PCSCReturnCode(0x8010_001F)
     public static let noReadersAvailable = PCSCReturnCode(0x8010_002E)
     public static let resetCard = PCSCReturnCode(0x8010_0068)

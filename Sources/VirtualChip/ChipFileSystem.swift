@@ -149,6 +149,7 @@ extension ChipEngine {
         guard let content = profile.files[file] else { throw .fileNotFound }
         guard let ne = command.ne else { throw .wrongLength }
         guard offset < content.count else { throw ChipFailure(.wrongParametersOffsetOutsideEF) }
+        if faultyEmptyRead(offset: offset) { return ResponseAPDU(statusWord: .success) }
 
         // How many bytes of content may go into the response.
         var budget = ne
@@ -161,13 +162,14 @@ extension ChipEngine {
             // DO'53' header counts against Ne.
             var n = min(available, budget)
             while n > 0 && n + TLVLength.headerLength(n) > budget { n -= 1 }
+            n = faultyReadLength(n, offset: offset)
             guard n > 0 else { throw .wrongLength }
             let chunk = Array(content[offset..<(offset + n)])
             let data = DataObjects.encode(0x53, chunk)
             let endReached = n == available && data.count < ne
             return ResponseAPDU(data: data, statusWord: endReached ? .endOfFileReached : .success)
         } else {
-            let n = min(available, budget)
+            let n = faultyReadLength(min(available, budget), offset: offset)
             let chunk = Array(content[offset..<(offset + n)])
             let endReached = n == available && n < ne
             return ResponseAPDU(data: chunk, statusWord: endReached ? .endOfFileReached : .success)

@@ -23,8 +23,11 @@ public final class VirtualChip: CardEmulator {
         /// Hash for RSA Active Authentication signatures (ISO/IEC 9796-2 scheme 1): SHA-1 gives the
         /// implicit trailer 'BC', any other hash the explicit trailer ('34CC' for SHA-256, …).
         public var rsaActiveAuthenticationHash: HashAlgorithm
-        public init(rsaActiveAuthenticationHash: HashAlgorithm = .sha1) {
+        /// Field behaviour to reproduce (`ChipFaults`); none by default.
+        public var faults: ChipFaults
+        public init(rsaActiveAuthenticationHash: HashAlgorithm = .sha1, faults: ChipFaults = .none) {
             self.rsaActiveAuthenticationHash = rsaActiveAuthenticationHash
+            self.faults = faults
         }
     }
 
@@ -48,6 +51,7 @@ public final class VirtualChip: CardEmulator {
 
     public let profile: DocumentProfile
     private let engine: Mutex<ChipEngine>
+    let profileFaults: ChipFaults
 
     /// - Parameters:
     ///   - profile: files, access secrets, keys and link behaviour of the document.
@@ -55,6 +59,7 @@ public final class VirtualChip: CardEmulator {
     ///   - options: choices a real chip makes differently (e.g. the hash of RSA Active Authentication).
     public init(profile: DocumentProfile, random: any RandomSource = SystemRandom(), options: Options = Options()) {
         self.profile = profile
+        self.profileFaults = options.faults
         self.engine = Mutex(ChipEngine(profile: profile, random: random, options: options))
     }
 
@@ -65,7 +70,8 @@ public final class VirtualChip: CardEmulator {
     public func reset() { engine.withLock { $0.resetState() } }
 
     public func process(_ command: [UInt8]) -> [UInt8] {
-        engine.withLock { $0.process(command) }.bytes
+        delayAnswer()
+        return engine.withLock { $0.processWithFaults(command) }.bytes
     }
 
     /// The current access-control state.
@@ -130,6 +136,8 @@ struct ChipEngine {
     var challenge: [UInt8]? = nil
     var pace: PACEState = .idle
     var chipAuthentication: CASelection? = nil
+    /// The rest of a response chained with '61xx' (`ChipFaults.chainResponsesLongerThan`).
+    var pendingChain: PendingChain? = nil
 
     init(profile: DocumentProfile, random: any RandomSource, options: VirtualChip.Options) {
         self.profile = profile
@@ -154,6 +162,7 @@ struct ChipEngine {
         challenge = nil
         pace = .idle
         chipAuthentication = nil
+        pendingChain = nil
     }
 
     /// Ends secure messaging and the access rights it carried (ICAO 9303-11 §9.8.6: the chip aborts

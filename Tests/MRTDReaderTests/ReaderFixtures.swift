@@ -21,11 +21,14 @@ struct VirtualDocument {
     }
 
     /// A fresh chip and transport for an already generated document (no regeneration).
-    init(generated g: GeneratedDocument, capabilities: TransportCapabilities? = nil) throws {
+    /// `faults`: field behaviour of the chip (`ChipFaults`); `responseTimeout`: the reader's per-command limit.
+    init(generated g: GeneratedDocument, capabilities: TransportCapabilities? = nil, faults: ChipFaults = .none,
+         responseTimeout: Double? = nil) throws {
         generated = g
-        chip = VirtualChip(profile: g.profile)
+        chip = VirtualChip(profile: g.profile, options: VirtualChip.Options(faults: faults))
         transport = LocalCardTransport(emulator: chip, name: "virtual chip",
-                                       capabilities: capabilities ?? (g.profile.link.extendedLength ? .extended : .shortOnly))
+                                       capabilities: capabilities ?? (g.profile.link.extendedLength ? .extended : .shortOnly),
+                                       responseTimeout: responseTimeout)
         var s = TrustStore()
         _ = try s.addCertificate(der: g.cscaCertificate, source: "test CSCA")
         if !g.crl.isEmpty { _ = try s.addCRL(der: g.crl, source: "test CRL") }

@@ -12,10 +12,11 @@ final class ServedCard: Sendable {
     let bridge: VPCDBridge
     let task: Task<VPCDBridge.EndReason, any Error>
 
-    init(_ card: TestCard, removeCardAfterAPDUs: Int? = nil) {
+    init(_ card: TestCard, removeCardAfterAPDUs: Int? = nil, leaveOnPowerOn: Int? = nil, connectTimeout: Double = 5) {
         self.card = card
         self.bridge = VPCDBridge(emulator: card, port: PCSCTestEnvironment.vpcdPort,
-                                 removeCardAfterAPDUs: removeCardAfterAPDUs)
+                                 removeCardAfterAPDUs: removeCardAfterAPDUs, connectTimeout: connectTimeout,
+                                 leaveOnPowerOn: leaveOnPowerOn)
         let bridge = self.bridge
         self.task = Task { try await bridge.run() }
     }

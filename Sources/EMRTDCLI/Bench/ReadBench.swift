@@ -93,13 +93,13 @@ struct PreparedDocument: Sendable {
         }
         profile = generated.profile
         profile.link.extendedLength = c.extended
-        if c.extended {
-            // A chip that takes extended length says so in the ATR's card capabilities (ISO/IEC 7816-4 §8.1.1.2.7:
-            // historical bytes 80 73 xx xx 40). The reader needs it when the chip has no EF.CardAccess to probe with (BAC).
-            let historical: [UInt8] = [0x80, 0x73, 0x00, 0x00, 0x40]
-            let body: [UInt8] = [0x80 | UInt8(historical.count), 0x80, 0x01] + historical
-            profile.link.atr = [0x3B] + body + [body.reduce(0, ^)]
-        }
+        // The chip says whether it takes extended length in the ATR's card capabilities (ISO/IEC 7816-4 §8.1.1.2.7:
+        // historical bytes 80 73 xx xx 40 / 00). The reader needs it when the chip has no EF.CardAccess to probe with
+        // (BAC), and a short-only chip so described gets no extended probe although the reader path takes
+        // extended APDUs (issue 11): both cells run on an extended-capable reader.
+        let historical: [UInt8] = [0x80, 0x73, 0x00, 0x00, c.extended ? 0x40 : 0x00]
+        let body: [UInt8] = [0x80 | UInt8(historical.count), 0x80, 0x01] + historical
+        profile.link.atr = [0x3B] + body + [body.reduce(0, ^)]
         do { key = .mrz(try MRZKey(mrz: profile.mrz)) } catch { throw BenchFailure("the specimen MRZ is unusable: \(error.reason)") }
         var store = TrustStore()
         do {
@@ -114,8 +114,7 @@ struct PreparedDocument: Sendable {
     /// One read of a fresh chip plus passive authentication, split into phases by the reader's progress events.
     func readOnce(trustStore override: TrustStore? = nil) async throws -> ReadRunSample {
         let chip = MeteredChip(VirtualChip(profile: profile))
-        let transport = LocalCardTransport(emulator: chip, name: "virtual chip (bench)",
-                                           capabilities: benchCase.extended ? .extended : .shortOnly)
+        let transport = LocalCardTransport(emulator: chip, name: "virtual chip (bench)", capabilities: .extended)
         let recorder = chip
         let reader = DocumentReader(transport: transport, options: ReadOptions(accessKey: key, allowBACFallback: true))
         recorder.mark("start")
@@ -266,6 +265,10 @@ struct CaseAnalysis {
             return (0, 0, phase == "engine-other" ? "parsing EF.SOD/EF.COM for the plan, building the result" : nil)
         default:
             if phase.hasPrefix("file:"), let f = LDSFile(rawValue: String(phase.dropFirst(5))) {
+                if f == .cardSecurity && ac.mapping != .chipAuthenticationMapping {
+                    // nothing needs EF.CardSecurity without PACE-CAM: any READ BINARY of it is above the floor
+                    return (0, 0, "EF.CardSecurity is needed only for PACE-CAM")
+                }
                 let size = result.files[f]?.count ?? 0
                 let chunk = maxChunk(secure: true)
                 // READ BINARY (B0) offsets stop at 32767 (P1-P2, 15 bits); beyond, odd-INS READ BINARY (B1) wraps the

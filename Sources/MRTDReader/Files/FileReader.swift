@@ -54,13 +54,16 @@ public struct FileReader: Sendable {
         defer { partial.nanoseconds &+= DispatchTime.now().uptimeNanoseconds &- start }
         var sfiRefused = !useSFI
         var retriesAtOffset = 0
+        // the exact length a '6Cxx' gave for the next command at the same offset (used once)
+        var exactNe: Int? = nil
 
         while !partial.isComplete {
             let offset = partial.bytes.count
             let odd = offset > 0x7FFF
             // odd INS: the answer is DO'53' around the data, and Ne counts its header (up to 4 bytes)
             let remaining = partial.totalLength.map { $0 - offset + (odd ? 4 : 0) }
-            let ne = chunk.ne(remaining: remaining)
+            let ne = exactNe ?? chunk.ne(remaining: remaining)
+            exactNe = nil
             let command: CommandAPDU
             if !selected && !sfiRefused && offset <= 0xFF {
                 command = .readBinary(sfi: partial.file.sfi, offset: offset, ne: ne)
@@ -134,8 +137,17 @@ public struct FileReader: Sendable {
                 useSFI = false
             default:
                 if chunk.stepDown(after: sw) {
+                    // 6700, or 6Cxx with a smaller exact length: that size from now on (at the end of a file
+                    // the read ends with it anyway)
                     retriesAtOffset += 1
                     if retriesAtOffset > 6 { return .failed(sw) }
+                    continue
+                }
+                if sw.isWrongLe {
+                    // 6Cxx asking for more than the chunk (e.g. '6C00' = 256 to a 223-byte Ne): that Ne once, at this offset
+                    retriesAtOffset += 1
+                    if retriesAtOffset > 2 { return .failed(sw) }
+                    exactNe = sw.sw2 == 0 ? 256 : Int(sw.sw2)
                     continue
                 }
                 return .failed(sw)

@@ -34,6 +34,11 @@ public final class VPCDBridge: Sendable {
     public let removeCardAfterAPDUs: Int?
     /// How long `run()` keeps retrying while vpcd does not accept the connection (pcscd starting).
     public let connectTimeout: Double
+    /// The card leaves the field on the n-th power-on (counting from 1), before answering it: pcscd powers
+    /// the card at insertion to read its ATR and again for a connection after it powered it down when idle,
+    /// so n = 2 is a card that was seen present and is gone when the application connects (a passport
+    /// flickering on the reader). `run()` returns `.cardPulled`.
+    public let leaveOnPowerOn: Int?
 
     private let emulator: any CardEmulator
     private struct State {
@@ -41,16 +46,19 @@ public final class VPCDBridge: Sendable {
         var stopped = false
         var apdus = 0
         var connected = false
+        var powered = false
+        var powerOns = 0
     }
     private let state = Mutex(State())
 
     public init(emulator: any CardEmulator, host: String = "127.0.0.1", port: UInt16 = 35963,
-                removeCardAfterAPDUs: Int? = nil, connectTimeout: Double = 5) {
+                removeCardAfterAPDUs: Int? = nil, connectTimeout: Double = 5, leaveOnPowerOn: Int? = nil) {
         self.emulator = emulator
         self.host = host
         self.port = port
         self.removeCardAfterAPDUs = removeCardAfterAPDUs
         self.connectTimeout = connectTimeout
+        self.leaveOnPowerOn = leaveOnPowerOn
     }
 
     /// Number of command APDUs answered so far.
@@ -58,6 +66,12 @@ public final class VPCDBridge: Sendable {
 
     /// Whether the bridge is connected to vpcd now (the card is "on the reader").
     public var isConnected: Bool { state.withLock { $0.connected } }
+
+    /// Whether the card is powered now (pcscd powers it down when it has been idle a while).
+    public var isPowered: Bool { state.withLock { $0.powered } }
+
+    /// How many times vpcd powered the card on (or reset it).
+    public var powerOns: Int { state.withLock { $0.powerOns } }
 
     /// Connects to vpcd and serves the emulator until the connection ends. Throws `VPCDError`
     /// when vpcd cannot be reached within `connectTimeout` or sends a malformed message.
@@ -98,6 +112,7 @@ public final class VPCDBridge: Sendable {
             state.withLock { s in
                 s.fd = -1
                 s.connected = false
+                s.powered = false
             }
             close(fd)
         }
@@ -113,17 +128,23 @@ public final class VPCDBridge: Sendable {
                 case 0:
                     if powered { emulator.powerOff() }
                     powered = false
-                case 1:
-                    emulator.powerOn()
-                    powered = true
-                case 2:
-                    emulator.reset()
+                case 1, 2:
+                    let leave: Bool = state.withLock { s in
+                        s.powerOns += 1
+                        return leaveOnPowerOn == s.powerOns
+                    }
+                    if leave {
+                        if powered { emulator.powerOff() }
+                        return .cardPulled
+                    }
+                    if payload[0] == 1 { emulator.powerOn() } else { emulator.reset() }
                     powered = true
                 case 4:
                     try writeFrame(fd, emulator.atr)
                 default:
                     break // unknown control codes are ignored, as vpicc does
                 }
+                state.withLock { $0.powered = powered }
                 continue
             }
             let pull: Bool = state.withLock { s in
@@ -137,6 +158,7 @@ public final class VPCDBridge: Sendable {
             if !powered {
                 emulator.powerOn()
                 powered = true
+                state.withLock { $0.powered = true }
             }
             let response = emulator.process(payload)
             try writeFrame(fd, response)

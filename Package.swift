@@ -26,6 +26,8 @@ let package = Package(
         .systemLibrary(name: "CPCSCLite", providers: [.apt(["libpcsclite-dev"])]),
         .target(name: "CPCSCLiteShims", dependencies: ["CPCSCLite"],
                 cSettings: [.unsafeFlags(["-I/usr/include/PCSC"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .target(name: "CMicroHTTPDShims", dependencies: ["CMicroHTTPD"]),
 
         // Pure Swift foundations
         .target(name: "ASN1TLV", swiftSettings: strict),
@@ -53,9 +55,17 @@ let package = Package(
                 dependencies: ["ISO7816", "MRTDCrypto", "MRTDSecureMessaging", "MRTDDocument", "ASN1TLV"],
                 swiftSettings: strict),
         .target(name: "StepUp", dependencies: ["MRTDReader", "MRTDTrust", "MRTDDocument"], swiftSettings: strict),
+        // The only importer of libmicrohttpd
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDShims"], swiftSettings: strict),
+        // `emrtd serve`'s service: readers, reads, events, retention, authentication (issue 14)
+        .target(name: "KioskService",
+                dependencies: ["HTTPServer", "ISO7816", "MRTDCrypto", "MRTDDocument", "MRTDAccessControl", "MRTDTrust",
+                               "MRTDReader", "PCSCTransport", "StepUp", "ASN1TLV"],
+                swiftSettings: strict),
         .target(name: "EMRTDCLI",
                 dependencies: ["ASN1TLV", "ISO7816", "MRTDCrypto", "MRTDDocument", "MRTDSecureMessaging",
-                               "MRTDAccessControl", "MRTDTrust", "MRTDReader", "PCSCTransport", "VirtualChip", "StepUp"],
+                               "MRTDAccessControl", "MRTDTrust", "MRTDReader", "PCSCTransport", "VirtualChip", "StepUp",
+                               "KioskService", "HTTPServer"],
                 swiftSettings: strict),
         .executableTarget(name: "emrtd", dependencies: ["EMRTDCLI"], swiftSettings: strict),
 
@@ -91,6 +101,8 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "StepUpTests", dependencies: ["StepUp", "MRTDReader", "VirtualChip", "MRTDTestSupport"],
                     swiftSettings: strict),
+        .testTarget(name: "KioskServiceTests",
+                    dependencies: ["KioskService", "HTTPServer", "emrtd", "MRTDTestSupport"], swiftSettings: strict),
         .testTarget(name: "EMRTDCLITests", dependencies: ["EMRTDCLI", "emrtd", "MRTDTestSupport"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -31,6 +31,7 @@ public enum EMRTDCommand {
         case "bench": return await runBenchCommand(arguments: rest)
         case "readers": return await runReadersCommand(arguments: rest)
         case "watch": return await runWatchCommand(arguments: rest)
+        case "serve": return await ServeCommand.run(rest)
         case "stepup":
             return await runStepUpCommand(arguments: rest, environment: ProcessInfo.processInfo.environment,
                                           chipReader: StepUpChipReader(), sha256: { HashAlgorithm.sha256.hash($0) })

@@ -44,28 +44,7 @@ struct StepUpChipReader: ReadIDChipReader {
         case .failure(let f):
             throw Failure(stepUpExitCode: f.code, stepUpReason: f.message)
         case .success(let o):
-            let d = o.report.document
-            let fields = ReadIDDocumentFields(
-                documentType: d.map { documentType($0.documentCode) }, documentCode: d?.documentCode,
-                documentNumber: d?.documentNumber, issuingCountry: d?.issuingState, nationality: d?.nationality,
-                dateOfBirth: d?.dateOfBirth, dateOfExpiry: d?.dateOfExpiry, gender: d?.sex, firstName: d?.givenNames,
-                lastName: d?.surname, personalIdentificationNumber: d?.personalNumber)
-            let v = o.verification
-            return ReadIDChipResult(status: StepUpStatus(rawValue: v.status.rawValue)!,
-                                    chipVerification: ChipVerification(rawValue: v.chipVerification.rawValue)!,
-                                    chipCloneDetection: ChipCloneDetection(rawValue: v.chipCloneDetection.rawValue)!,
-                                    document: fields,
-                                    evidence: EvidenceReference(bundlePath: o.bundle?.path,
-                                                                reportPath: o.bundle?.appendingPathComponent(EvidenceBundle.reportFile).path))
-        }
-    }
-
-    func documentType(_ code: String) -> String {
-        switch code.first {
-        case "P": return "PASSPORT"
-        case "I", "A", "C": return "ID_CARD"
-        case "V": return "VISA"
-        default: return "OTHER"
+            return ReadIDChipResult(report: o.report, verification: o.verification, bundle: o.bundle)
         }
     }
 }

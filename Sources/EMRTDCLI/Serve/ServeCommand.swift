@@ -1,0 +1,220 @@
+import Foundation
+import Dispatch
+import HTTPServer
+import KioskService
+import MRTDReader
+import MRTDTrust
+import Synchronization
+
+/// `emrtd serve`: the kiosk service (docs/service.md) — a local HTTP API with live events.
+enum ServeCommand {
+    /// Every option of `serve`, declared once (to be folded into the declarative command-line model).
+    static let options: [(name: String, valued: Bool, help: String)] = [
+        ("listen", true, "HOST:PORT to listen on (default 127.0.0.1:8765; port 0: any free port)"),
+        ("socket", true, "listen on a Unix-domain socket at PATH instead (mode 0660)"),
+        ("allow-remote", false, "allow a non-loopback --listen address"),
+        ("token-file", true, "the API token (created with a random token, mode 0600, when missing)"),
+        ("trust", true, "trust material as for `read` (repeatable)"),
+        ("ml-signer-root", true, "master-list signer root as for `read` (repeatable)"),
+        ("retention", true, "seconds a finished read is kept (default 120)"),
+        ("max-finished", true, "finished reads kept at most (default 16)"),
+        ("max-connections", true, "open connections at most (default 100)"),
+        ("evidence-dir", true, "write each finished read's evidence bundle under DIR (0700/0600)"),
+        ("quiet", false, "no log lines on stderr"),
+    ]
+    static let spec = OptionSpec(valued: Set(options.filter(\.valued).map(\.name)), flags: Set(options.filter { !$0.valued }.map(\.name)))
+
+    static var help: String {
+        "usage: emrtd serve [--listen HOST:PORT | --socket PATH] [--token-file PATH] [--trust PATH]… [OPTIONS]\n\n"
+            + "Runs the kiosk service: a JSON-over-HTTP API with Server-Sent Events (docs/service.md).\n\n"
+            + options.map { "  --\($0.name)\($0.valued ? " VALUE" : "")\n      \($0.help)" }.joined(separator: "\n")
+            + "\n\nSIGHUP reloads the trust material; SIGTERM/SIGINT cancel running reads and exit 0."
+    }
+
+    struct Settings {
+        var address: HTTPListenAddress
+        var tokenFile: String
+        var retention: Double = 120
+        var maxFinished = 16
+        var maxConnections = 100
+        var evidenceDir: URL?
+        var allowRemote = false
+        var quiet = false
+    }
+
+    static func settings(_ a: ParsedArguments, environment: [String: String]) throws(UsageError) -> Settings {
+        var address = HTTPListenAddress.tcp(host: "127.0.0.1", port: 8765)
+        if let s = a.value("socket") {
+            guard a.value("listen") == nil else { throw UsageError("--socket and --listen exclude each other") }
+            address = .unix(path: s)
+        } else if let l = a.value("listen") {
+            guard let colon = l.lastIndex(of: ":"), let port = UInt16(l[l.index(after: colon)...]) else {
+                throw UsageError("--listen must be HOST:PORT, e.g. 127.0.0.1:8765")
+            }
+            var host = String(l[..<colon])
+            if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            address = .tcp(host: host, port: port)
+        }
+        if !address.isLoopback && !a.flag("allow-remote") {
+            throw UsageError("--listen \(address) is reachable from other machines: add --allow-remote if that is intended")
+        }
+        let stateDir = environment["STATE_DIRECTORY"].map { String($0.split(separator: ":").first ?? "") }
+            ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/state/emrtd")
+        var s = Settings(address: address, tokenFile: a.value("token-file") ?? stateDir + "/token")
+        s.allowRemote = a.flag("allow-remote")
+        s.quiet = a.flag("quiet")
+        if let r = a.value("retention") {
+            guard let v = Double(r), v >= 0, v <= 86_400 else { throw UsageError("--retention must be seconds between 0 and 86400") }
+            s.retention = v
+        }
+        if let m = a.value("max-finished") {
+            guard let v = Int(m), v >= 0, v <= 10_000 else { throw UsageError("--max-finished must be a number between 0 and 10000") }
+            s.maxFinished = v
+        }
+        if let m = a.value("max-connections") {
+            guard let v = Int(m), v >= 4, v <= 10_000 else { throw UsageError("--max-connections must be a number between 4 and 10000") }
+            s.maxConnections = v
+        }
+        s.evidenceDir = a.value("evidence-dir").map { URL(fileURLWithPath: $0) }
+        return s
+    }
+
+    static func run(_ args: [String]) async -> Int32 {
+        let a: ParsedArguments
+        let s: Settings
+        do {
+            a = try spec.parse(args)
+            if a.flag("help") { Console.out(help); return ExitCode.ok }
+            s = try settings(a, environment: ProcessInfo.processInfo.environment)
+        } catch {
+            Console.err("emrtd serve: \(error.message) (see emrtd serve --help)")
+            return ExitCode.usage
+        }
+        let token: String
+        do { token = try TokenFile.load(s.tokenFile) } catch {
+            Console.err("emrtd serve: \(error.message)")
+            return ExitCode.usage
+        }
+        // trust: loaded once now (exit 5 on unusable material), again on SIGHUP
+        let store: TrustStore
+        switch ReadSetup.trust(a, generated: nil) {
+        case .failure(let f): Console.err("emrtd serve: \(f.message)"); return f.code
+        case .success(let st): store = st
+        }
+        if store.isEmpty && !s.quiet {
+            Console.err("emrtd serve: no --trust given: documents cannot be anchored to a CSCA and will be rejected")
+        }
+        let config = KioskConfiguration(token: token, retentionSeconds: s.retention, maxFinishedReads: s.maxFinished,
+                                        evidenceDirectory: s.evidenceDir, version: EMRTDKitVersion.string,
+                                        allowRemote: s.allowRemote, reportJSON: { Presentation.json($0) })
+        let service = KioskService(configuration: config, trust: store)
+        let server: HTTPServer
+        do {
+            // the API needs the bound address for its Host checks, the server needs the handler: close the loop late
+            let box = APIBox()
+            server = try HTTPServer(listen: s.address, limits: HTTPServerLimits(maxConnections: s.maxConnections),
+                                    tooLarge: { KioskAPI.tooLarge() }, handler: { box.api?.handle($0) ?? KioskAPI.notReady() })
+            box.api = KioskAPI(service: service, address: server.address)
+        } catch {
+            Console.err("emrtd serve: cannot listen on \(s.address): \(error.message)")
+            return ExitCode.usage
+        }
+        service.start()
+        switch server.address {
+        case .tcp: Console.out("emrtd serve: listening on http://\(server.address)")
+        case .unix(let path): Console.out("emrtd serve: listening on unix:\(path)")
+        }
+        Console.out("emrtd serve: token in \(s.tokenFile)")
+        fflush(nil)
+
+        let signals = SignalWaiter()
+        signals.onReload = {
+            switch ReadSetup.trust(a, generated: nil) {
+            case .success(let st):
+                service.setTrust(st)
+                if !s.quiet { Console.err("emrtd serve: trust reloaded") }
+            case .failure(let f):
+                Console.err("emrtd serve: trust not reloaded, keeping the previous material: \(f.message)")
+            }
+        }
+        await signals.waitForTermination()
+        if !s.quiet { Console.err("emrtd serve: stopping") }
+        service.shutdown()
+        // stop the server, but never take more than about 1.5 s about it
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread { server.stop(); done.signal() }
+        _ = done.wait(timeout: .now() + 1.5)
+        return ExitCode.ok
+    }
+}
+
+/// The API, set once right after the server started (the handler answers 503 until then).
+final class APIBox: Sendable {
+    private let value = Mutex<KioskAPI?>(nil)
+    var api: KioskAPI? {
+        get { value.withLock { $0 } }
+        set { value.withLock { $0 = newValue } }
+    }
+}
+
+/// SIGTERM/SIGINT end the service; SIGHUP calls `onReload`.
+final class SignalWaiter: @unchecked Sendable {
+    var onReload: (@Sendable () -> Void)?
+    private var sources: [any DispatchSourceSignal] = []
+
+    func waitForTermination() async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let once = OnceFlag()
+            for sig in [SIGTERM, SIGINT, SIGHUP] {
+                signal(sig, SIG_IGN)
+                let src = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+                src.setEventHandler { [weak self] in
+                    if sig == SIGHUP { self?.onReload?(); return }
+                    if once.set() { c.resume() }
+                }
+                src.resume()
+                sources.append(src)
+            }
+        }
+    }
+}
+
+final class OnceFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var done = false
+    func set() -> Bool { lock.lock(); defer { lock.unlock() }; if done { return false }; done = true; return true }
+}
+
+/// The API token file: read, or created with 32 random bytes in hex and mode 0600 when missing.
+enum TokenFile {
+    static func load(_ path: String) throws(UsageError) -> String {
+        var st = stat()
+        if stat(path, &st) != 0 {
+            let dir = (path as NSString).deletingLastPathComponent
+            if !dir.isEmpty {
+                try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            }
+            var g = SystemRandomNumberGenerator()
+            let token = (0..<32).map { _ in String(UInt8.random(in: 0...255, using: &g), radix: 16) }
+                .map { $0.count == 1 ? "0" + $0 : $0 }.joined()
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { throw UsageError("--token-file \(path): cannot create it (\(String(cString: strerror(errno))))") }
+            defer { close(fd) }
+            let bytes = Array((token + "\n").utf8)
+            guard write(fd, bytes, bytes.count) == bytes.count else { throw UsageError("--token-file \(path): cannot write it") }
+            return token
+        }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { throw UsageError("--token-file \(path) is not a regular file") }
+        guard st.st_mode & 0o077 == 0 else {
+            throw UsageError("--token-file \(path) is readable by others (mode \(String(st.st_mode & 0o777, radix: 8))): chmod 600 it")
+        }
+        guard st.st_size <= 4096, let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw UsageError("--token-file \(path) cannot be read (or is larger than 4 KB)")
+        }
+        let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard token.count >= 16, token.allSatisfy({ $0.isASCII && !$0.isWhitespace && $0 != ";" && $0 != "," }) else {
+            throw UsageError("--token-file \(path) must hold one token of at least 16 printable ASCII characters")
+        }
+        return token
+    }
+}

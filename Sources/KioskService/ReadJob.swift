@@ -179,36 +179,33 @@ final class ReadJob: Sendable {
 
     /// The read ended with a verdict.
     func finish(report: [UInt8], verdict: String, face: (bytes: [UInt8], format: ImageFormat)?, extra: [String: [UInt8]] = [:]) {
-        let done = state.withLock { s -> Bool in
-            guard s.finishedAt == nil else { return false }
-            s.status = .done
+        end(.done) { s in
             s.progress.phase = ReadPhase.done.rawValue
             s.report = report
             s.verdict = verdict
             s.face = face
             s.extra = extra
-            s.finishedAt = .now
-            s.task = nil
-            subscribers.send(SSE.frame("state", ["id": id, "status": Status.done.rawValue]))
-            subscribers.send(outcomeFrame(s))
-            return true
         }
-        if done { subscribers.finishAll(); onStatus(self, .done) }
     }
 
     /// The read ended without a verdict.
     func fail(_ error: APIError) {
-        let done = state.withLock { s -> Bool in
+        end(.failed) { $0.error = error }
+    }
+
+    /// Records the outcome once (a cancelled read stays cancelled), tells the subscribers and ends their streams.
+    private func end(_ status: Status, _ record: (inout State) -> Void) {
+        let ended = state.withLock { s -> Bool in
             guard s.finishedAt == nil else { return false }
-            s.status = .failed
-            s.error = error
+            s.status = status
+            record(&s)
             s.finishedAt = .now
             s.task = nil
-            subscribers.send(SSE.frame("state", ["id": id, "status": Status.failed.rawValue]))
+            subscribers.send(SSE.frame("state", ["id": id, "status": status.rawValue]))
             subscribers.send(outcomeFrame(s))
             return true
         }
-        if done { subscribers.finishAll(); onStatus(self, .failed) }
+        if ended { subscribers.finishAll(); onStatus(self, status) }
     }
 
     /// Forgets the personal data and closes the streams (DELETE, retention, shutdown).

@@ -136,4 +136,76 @@ struct ServeSecurityTests {
         #expect(s.process.terminationStatus == 0)
         #expect(await stream.waitForEnd(2))
     }
+
+    @Test func sighupReloadsTheTrustAndAbadReloadKeepsTheOldStore() async throws {
+        let dir = Harness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let doc = try Harness.document("bac", in: dir)
+        let trust = dir.appendingPathComponent("trust.cer")
+        try FileManager.default.copyItem(atPath: doc.trust, toPath: trust.path)
+        let s = try Service(dir: dir, trust: trust.path)
+        defer { s.stop() }
+        kill(s.process.processIdentifier, SIGHUP)
+        try Data("not a certificate any more".utf8).write(to: trust)
+        try await Task.sleep(for: .milliseconds(300))
+        kill(s.process.processIdentifier, SIGHUP)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try s.http.request("GET", "/v1/health", token: s.token).status == 200)
+        kill(s.process.processIdentifier, SIGTERM)
+        s.process.waitUntilExit()
+        let log = String(decoding: s.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(log.contains("trust reloaded"), "\(log)")
+        #expect(log.contains("trust not reloaded, keeping the previous material"), "\(log)")
+    }
+
+    @Test func unixSocketIs0660AndServesTheAPI() async throws {
+        let dir = Harness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("api.sock").path
+        let p = Process()
+        p.executableURL = Harness.executable
+        p.arguments = ["serve", "--socket", path, "--token-file", dir.appendingPathComponent("token").path, "--quiet"]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        defer { if p.isRunning { p.terminate() }; p.waitUntilExit() }
+        #expect(await eventually(5) { FileManager.default.fileExists(atPath: path) })
+        var st = stat()
+        #expect(stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFSOCK && st.st_mode & 0o777 == 0o660)
+        let token = try String(contentsOfFile: dir.appendingPathComponent("token").path, encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let curl = Process()
+        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        curl.arguments = ["-s", "--unix-socket", path, "-H", "Authorization: Bearer \(token)", "http://localhost/v1/health"]
+        let out = Pipe()
+        curl.standardOutput = out
+        try curl.run()
+        curl.waitUntilExit()
+        let body = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(body.contains("\"status\":\"ok\""), "\(body)")
+        p.terminate()
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func finishedReadsAreForgottenAfterTheRetentionAndBeyondTheBound() async throws {
+        try #require(PCSCTestEnvironment.isAvailable)
+        // reads that end at once: a wait of 0.2 s on a reader where no card comes (slot 1 of vpcd)
+        try await withService(["--retention", "1.5", "--max-finished", "1"]) { s in
+            #expect(await eventually(5) { (try? s.http.request("GET", "/v1/readers", token: s.token))?.text.contains(Harness.reader1) ?? false })
+            let body: [String: Any] = ["reader": Harness.reader1, "access": ["can": "123456"], "waitSeconds": 0.2]
+            let first = try s.startRead(body)
+            let a = try await s.waitFinished(first, seconds: 10)
+            #expect(a["status"] as? String == "failed")
+            #expect((a["error"] as? [String: Any])?["code"] as? String == "timeout")
+            let second = try s.startRead(body)
+            _ = try await s.waitFinished(second, seconds: 10)
+            // at most one finished read is kept: the first is gone
+            #expect(try s.read(first).status == 404)
+            #expect(try s.read(second).status == 200)
+            // and the second goes when its retention ends
+            #expect(await eventually(5) { (try? s.read(second))?.status == 404 })
+        }
+    }
 }

@@ -11,145 +11,142 @@ import MRTDTestSupport
 struct ServeThroughPCSCTests {
     static let profile = "pace-gm-brainpool-aes128"
 
+    /// The shared set-up: the vpcd slot lock, a folder, a saved document, `emrtd serve` trusting its CSCA.
+    func withStack(_ profile: String, serveOptions: [String] = [], _ test: (Harness.Document, Service) async throws -> Void) async throws {
+        let slot = try await VPCDSlotLock.acquire()
+        defer { _ = slot }
+        let dir = Harness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let d = try Harness.document(profile, in: dir)
+        let service = try Service(dir: dir, trust: d.trust, extra: serveOptions)
+        defer { service.stop() }
+        try await test(d, service)
+    }
+
     func body(_ d: Harness.Document, reader: String = Harness.reader0, wait: Double = 15) -> [String: Any] {
         ["reader": reader, "access": ["mrz": d.mrz], "waitSeconds": wait]
     }
 
     @Test func lifecycleMatchesEmrtdReadThenFaceThenDelete() async throws {
-        let slot = try await VPCDSlotLock.acquire()
-        defer { _ = slot }
-        let dir = Harness.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let d = try Harness.document(Self.profile, in: dir)
-        let service = try Service(dir: dir, trust: d.trust)
-        defer { service.stop() }
+        try await withStack(Self.profile) { d, service in
+            let id = try service.startRead(body(d))
+            let events = try service.events("/v1/reads/\(id)/events")
+            let waiting = try service.read(id).json
+            #expect(waiting?["status"] as? String == "waiting")
+            let sim = try Harness.simulate(d)
+            defer { Harness.stop(sim) }
+            #expect(await events.waitForEnd(30), "the read's event stream did not end")
+            let names = events.names
+            #expect(names.first == "state")
+            #expect(names.contains("card"))
+            #expect(names.filter { $0 == "progress" }.count > 3)
+            #expect(names.filter { $0 == "result" || $0 == "error" } == ["result"], "\(names)")
+            #expect(names.last == "result")
+            #expect(events.events.last?.data["verdict"] as? String == "accepted")
+            // progress names the files and their sizes
+            let dg2 = events.events.filter { $0.name == "progress" && $0.data["file"] as? String == "DG2" }
+            #expect(!dg2.isEmpty && dg2.allSatisfy { ($0.data["total"] as? Int ?? 0) > 0 })
 
-        let id = try service.startRead(body(d))
-        let events = try service.events("/v1/reads/\(id)/events")
-        let waiting = try service.read(id).json
-        #expect(waiting?["status"] as? String == "waiting")
-        let sim = try Harness.simulate(d)
-        defer { Harness.stop(sim) }
-        #expect(await events.waitForEnd(30), "the read's event stream did not end")
-        let names = events.names
-        #expect(names.first == "state")
-        #expect(names.contains("card"))
-        #expect(names.filter { $0 == "progress" }.count > 3)
-        #expect(names.filter { $0 == "result" || $0 == "error" } == ["result"], "\(names)")
-        #expect(names.last == "result")
-        #expect(events.events.last?.data["verdict"] as? String == "accepted")
-        // progress names the files and their sizes
-        let dg2 = events.events.filter { $0.name == "progress" && $0.data["file"] as? String == "DG2" }
-        #expect(!dg2.isEmpty && dg2.allSatisfy { ($0.data["total"] as? Int ?? 0) > 0 })
+            let done = try #require(try service.read(id).json)
+            #expect(done["status"] as? String == "done")
+            let report = try #require(done["report"] as? [String: Any])
+            Harness.stop(sim)
 
-        let done = try #require(try service.read(id).json)
-        #expect(done["status"] as? String == "done")
-        let report = try #require(done["report"] as? [String: Any])
-        Harness.stop(sim)
+            // the same document through `emrtd read --json`
+            let sim2 = try Harness.simulate(d)
+            defer { Harness.stop(sim2) }
+            let cli = try Harness.run(["read", "--reader", Harness.reader0, "--mrz", d.mrz, "--trust", d.trust, "--json", "--quiet", "--timeout", "15"])
+            #expect(cli.status == 0, "\(cli.stderr)")
+            let expected = try #require((try? JSONSerialization.jsonObject(with: Data(cli.stdout.utf8))) as? [String: Any])
+            #expect(Set(report.keys) == Set(expected.keys))
+            for key in ["document", "accessControl", "schema", "faceImage"] {
+                #expect(NSDictionary(dictionary: [key: report[key] ?? NSNull()]) == NSDictionary(dictionary: [key: expected[key] ?? NSNull()]), "\(key)")
+            }
+            func hashes(_ r: [String: Any]) -> [String: String] {
+                var out: [String: String] = [:]
+                for f in r["files"] as? [[String: Any]] ?? [] { out[f["name"] as? String ?? ""] = f["sha256"] as? String }
+                return out
+            }
+            #expect(hashes(report) == hashes(expected))
+            let va = report["verification"] as? [String: Any], vb = expected["verification"] as? [String: Any]
+            #expect(va?["status"] as? String == "accepted")
+            #expect((va?["checks"] as? [[String: Any]])?.map { "\($0["id"] ?? "")=\($0["status"] ?? "")" }
+                    == (vb?["checks"] as? [[String: Any]])?.map { "\($0["id"] ?? "")=\($0["status"] ?? "")" })
 
-        // the same document through `emrtd read --json`
-        let sim2 = try Harness.simulate(d)
-        defer { Harness.stop(sim2) }
-        let cli = try Harness.run(["read", "--reader", Harness.reader0, "--mrz", d.mrz, "--trust", d.trust, "--json", "--quiet", "--timeout", "15"])
-        #expect(cli.status == 0, "\(cli.stderr)")
-        let expected = try #require((try? JSONSerialization.jsonObject(with: Data(cli.stdout.utf8))) as? [String: Any])
-        #expect(Set(report.keys) == Set(expected.keys))
-        for key in ["document", "accessControl", "schema", "faceImage"] {
-            #expect(NSDictionary(dictionary: [key: report[key] ?? NSNull()]) == NSDictionary(dictionary: [key: expected[key] ?? NSNull()]), "\(key)")
+            let face = try service.http.request("GET", "/v1/reads/\(id)/face", token: service.token)
+            #expect(face.status == 200)
+            let type = face.headers["content-type"] ?? ""
+            #expect(type == "image/jpeg" || type == "image/jp2", "\(type)")
+            if type == "image/jpeg" { #expect(Array(face.body.prefix(3)) == [0xFF, 0xD8, 0xFF]) }
+            if type == "image/jp2" { #expect(face.body.count > 12) }
+
+            #expect(try service.http.request("DELETE", "/v1/reads/\(id)", token: service.token).status == 204)
+            #expect(try service.read(id).status == 404)
+            #expect(try service.http.request("GET", "/v1/reads/\(id)/face", token: service.token).status == 404)
         }
-        func hashes(_ r: [String: Any]) -> [String: String] {
-            var out: [String: String] = [:]
-            for f in r["files"] as? [[String: Any]] ?? [] { out[f["name"] as? String ?? ""] = f["sha256"] as? String }
-            return out
-        }
-        #expect(hashes(report) == hashes(expected))
-        let va = report["verification"] as? [String: Any], vb = expected["verification"] as? [String: Any]
-        #expect(va?["status"] as? String == "accepted")
-        #expect((va?["checks"] as? [[String: Any]])?.map { "\($0["id"] ?? "")=\($0["status"] ?? "")" }
-                == (vb?["checks"] as? [[String: Any]])?.map { "\($0["id"] ?? "")=\($0["status"] ?? "")" })
-
-        let face = try service.http.request("GET", "/v1/reads/\(id)/face", token: service.token)
-        #expect(face.status == 200)
-        let type = face.headers["content-type"] ?? ""
-        #expect(type == "image/jpeg" || type == "image/jp2", "\(type)")
-        if type == "image/jpeg" { #expect(Array(face.body.prefix(3)) == [0xFF, 0xD8, 0xFF]) }
-        if type == "image/jp2" { #expect(face.body.count > 12) }
-
-        #expect(try service.http.request("DELETE", "/v1/reads/\(id)", token: service.token).status == 204)
-        #expect(try service.read(id).status == 404)
-        #expect(try service.http.request("GET", "/v1/reads/\(id)/face", token: service.token).status == 404)
     }
 
     @Test func wrongMRZFailsWithTheAccessControlCode() async throws {
-        let slot = try await VPCDSlotLock.acquire()
-        defer { _ = slot }
-        let dir = Harness.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let d = try Harness.document(Self.profile, in: dir)
-        let service = try Service(dir: dir, trust: d.trust)
-        defer { service.stop() }
-        let sim = try Harness.simulate(d)
-        defer { Harness.stop(sim) }
-        // well-formed access data (check digits computed) for another document
-        let id = try service.startRead(["reader": Harness.reader0, "waitSeconds": 15,
-                                        "access": ["documentNumber": "AB1234567", "dateOfBirth": "800101", "dateOfExpiry": "300101"]])
-        let j = try await service.waitFinished(id)
-        #expect(j["status"] as? String == "failed")
-        #expect((j["error"] as? [String: Any])?["code"] as? String == "access_control_failed")
-        #expect(j["report"] == nil)
-        #expect(!(String(describing: j).contains("AB1234567")))
+        try await withStack(Self.profile) { d, service in
+            let sim = try Harness.simulate(d)
+            defer { Harness.stop(sim) }
+            // well-formed access data (check digits computed) for another document
+            let id = try service.startRead(["reader": Harness.reader0, "waitSeconds": 15,
+                                            "access": ["documentNumber": "AB1234567", "dateOfBirth": "800101", "dateOfExpiry": "300101"]])
+            let j = try await service.waitFinished(id)
+            #expect(j["status"] as? String == "failed")
+            #expect((j["error"] as? [String: Any])?["code"] as? String == "access_control_failed")
+            #expect(j["report"] == nil)
+            #expect(!(String(describing: j).contains("AB1234567")))
+        }
     }
 
-    @Test func forgedDocumentIsDoneAndRejected() async throws {
-        let slot = try await VPCDSlotLock.acquire()
-        defer { _ = slot }
-        let dir = Harness.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let d = try Harness.document(Self.profile + "+dg-modified", in: dir)
-        let service = try Service(dir: dir, trust: d.trust)
-        defer { service.stop() }
-        let sim = try Harness.simulate(d)
-        defer { Harness.stop(sim) }
-        let id = try service.startRead(body(d))
-        let j = try await service.waitFinished(id)
-        #expect(j["status"] as? String == "done")
-        #expect(((j["report"] as? [String: Any])?["verification"] as? [String: Any])?["status"] as? String == "rejected")
+    @Test func forgedDocumentIsDoneAndRejectedAndItsEvidenceIsPrivate() async throws {
+        let evidence = Harness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: evidence) }
+        try await withStack(Self.profile + "+dg-modified", serveOptions: ["--evidence-dir", evidence.path]) { d, service in
+            let sim = try Harness.simulate(d)
+            defer { Harness.stop(sim) }
+            let id = try service.startRead(body(d))
+            let j = try await service.waitFinished(id)
+            #expect(j["status"] as? String == "done")
+            #expect(((j["report"] as? [String: Any])?["verification"] as? [String: Any])?["status"] as? String == "rejected")
+            // the bundle: folder 0700, files 0600
+            let bundle = evidence.appendingPathComponent(id)
+            var st = stat()
+            #expect(stat(bundle.path, &st) == 0 && st.st_mode & 0o777 == 0o700)
+            let names = try FileManager.default.contentsOfDirectory(atPath: bundle.path)
+            #expect(names.contains("report.json") && names.contains("DG1.bin"), "\(names)")
+            for n in names {
+                #expect(stat(bundle.appendingPathComponent(n).path, &st) == 0 && st.st_mode & 0o077 == 0, "\(n)")
+            }
+        }
     }
 
     @Test func cardPulledAndPresentedAgainResumesAndIsAccepted() async throws {
-        let slot = try await VPCDSlotLock.acquire()
-        defer { _ = slot }
-        let dir = Harness.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let d = try Harness.document("short-only", in: dir)
-        let service = try Service(dir: dir, trust: d.trust)
-        defer { service.stop() }
-        let id = try service.startRead(body(d))
-        let events = try service.events("/v1/reads/\(id)/events")
-        let sim = try Harness.simulate(d, extra: ["--pull-after", "25", "--sessions", "2"])
-        defer { Harness.stop(sim) }
-        #expect(await events.waitForEnd(40))
-        let names = events.names
-        #expect(names.contains("resumed"), "\(names)")
-        #expect(events.events.contains { $0.name == "card" && $0.data["present"] as? Bool == false })
-        #expect(names.last == "result")
-        #expect(events.events.last?.data["verdict"] as? String == "accepted")
+        try await withStack("short-only") { d, service in
+            let id = try service.startRead(body(d))
+            let events = try service.events("/v1/reads/\(id)/events")
+            let sim = try Harness.simulate(d, extra: ["--pull-after", "25", "--sessions", "2"])
+            defer { Harness.stop(sim) }
+            #expect(await events.waitForEnd(40))
+            let names = events.names
+            #expect(names.contains("resumed"), "\(names)")
+            #expect(events.events.contains { $0.name == "card" && $0.data["present"] as? Bool == false })
+            #expect(names.last == "result")
+            #expect(events.events.last?.data["verdict"] as? String == "accepted")
+        }
     }
 
     @Test func cardPulledAndNotPresentedAgainFails() async throws {
-        let slot = try await VPCDSlotLock.acquire()
-        defer { _ = slot }
-        let dir = Harness.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let d = try Harness.document("short-only", in: dir)
-        let service = try Service(dir: dir, trust: d.trust)
-        defer { service.stop() }
-        let sim = try Harness.simulate(d, extra: ["--pull-after", "25", "--sessions", "1"])
-        defer { Harness.stop(sim) }
-        let id = try service.startRead(body(d, wait: 3))
-        let j = try await service.waitFinished(id, seconds: 30)
-        #expect(j["status"] as? String == "failed")
-        #expect((j["error"] as? [String: Any])?["code"] as? String == "card_removed", "\(j)")
+        try await withStack("short-only") { d, service in
+            let sim = try Harness.simulate(d, extra: ["--pull-after", "25", "--sessions", "1"])
+            defer { Harness.stop(sim) }
+            let id = try service.startRead(body(d, wait: 3))
+            let j = try await service.waitFinished(id, seconds: 30)
+            #expect(j["status"] as? String == "failed")
+            #expect((j["error"] as? [String: Any])?["code"] as? String == "card_removed", "\(j)")
+        }
     }
 
     @Test func twoReadersAtOnce() async throws {
@@ -181,88 +178,73 @@ struct ServeThroughPCSCTests {
     }
 
     @Test func cancelWhileWaitingAndWhileReading() async throws {
-        let slot = try await VPCDSlotLock.acquire()
-        defer { _ = slot }
-        let dir = Harness.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let d = try Harness.document("short-only", in: dir)
-        let service = try Service(dir: dir, trust: d.trust)
-        defer { service.stop() }
-        // waiting: no card on the reader
-        let waiting = try service.startRead(body(d, wait: 60))
-        let ev = try service.events("/v1/reads/\(waiting)/events")
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(try service.http.request("DELETE", "/v1/reads/\(waiting)", token: service.token).status == 204)
-        #expect(await ev.waitForEnd(5))
-        #expect(ev.events.last?.name == "error")
-        #expect(ev.events.last?.data["code"] as? String == "cancelled")
-        #expect(try service.read(waiting).status == 404)
+        try await withStack("short-only") { d, service in
+            // waiting: no card on the reader
+            let waiting = try service.startRead(body(d, wait: 60))
+            let ev = try service.events("/v1/reads/\(waiting)/events")
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try service.http.request("DELETE", "/v1/reads/\(waiting)", token: service.token).status == 204)
+            #expect(await ev.waitForEnd(5))
+            #expect(ev.events.last?.name == "error")
+            #expect(ev.events.last?.data["code"] as? String == "cancelled")
+            #expect(try service.read(waiting).status == 404)
 
-        // reading: cancel after the first file chunk
-        let sim = try Harness.simulate(d)
-        defer { Harness.stop(sim) }
-        // the reader is free again once the cancelled wait has unwound
-        var reading: String? = nil
-        for _ in 0..<50 where reading == nil {
-            let r = try service.http.json("POST", "/v1/reads", token: service.token, body(d))
-            if r.status == 201 { reading = r.json?["id"] as? String } else { try await Task.sleep(for: .milliseconds(100)) }
+            // reading: cancel after the first file chunk
+            let sim = try Harness.simulate(d)
+            defer { Harness.stop(sim) }
+            // the reader is free again once the cancelled wait has unwound
+            var reading: String? = nil
+            for _ in 0..<50 where reading == nil {
+                let r = try service.http.json("POST", "/v1/reads", token: service.token, body(d))
+                if r.status == 201 { reading = r.json?["id"] as? String } else { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            let id = try #require(reading)
+            let ev2 = try service.events("/v1/reads/\(id)/events")
+            #expect(await eventually(20) { ev2.events.contains { $0.name == "progress" && $0.data["file"] != nil } })
+            #expect(try service.http.request("DELETE", "/v1/reads/\(id)", token: service.token).status == 204)
+            #expect(await ev2.waitForEnd(5))
+            #expect(ev2.events.last?.name == "error" && ev2.events.last?.data["code"] as? String == "cancelled", "\(ev2.names)")
+            #expect(!ev2.names.contains("result"))
         }
-        let id = try #require(reading)
-        let ev2 = try service.events("/v1/reads/\(id)/events")
-        #expect(await eventually(20) { ev2.events.contains { $0.name == "progress" && $0.data["file"] != nil } })
-        #expect(try service.http.request("DELETE", "/v1/reads/\(id)", token: service.token).status == 204)
-        #expect(await ev2.waitForEnd(5))
-        #expect(ev2.events.last?.name == "error" && ev2.events.last?.data["code"] as? String == "cancelled", "\(ev2.names)")
-        #expect(!ev2.names.contains("result"))
     }
 
     @Test func lateSubscriberAndFiftyStreamsAndTerminalEvents() async throws {
-        let slot = try await VPCDSlotLock.acquire()
-        defer { _ = slot }
-        let dir = Harness.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let d = try Harness.document(Self.profile, in: dir)
-        let service = try Service(dir: dir, trust: d.trust)
-        defer { service.stop() }
-        let terminal = try service.events("/v1/events")
-        let id = try service.startRead(body(d))
-        let clients = try (0..<50).map { _ in try service.events("/v1/reads/\(id)/events") }
-        #expect(await eventually(10) { clients.allSatisfy { $0.status == 200 } })
-        let sim = try Harness.simulate(d)
-        defer { Harness.stop(sim) }
-        for c in clients { #expect(await c.waitForEnd(30)) }
-        for c in clients { #expect(c.names.last == "result" && c.events.last?.data["verdict"] as? String == "accepted", "\(c.names)") }
-        // a subscriber after the end: the current state, then the outcome, then the end
-        let late = try service.events("/v1/reads/\(id)/events")
-        #expect(await late.waitForEnd(5))
-        #expect(late.names == ["state", "result"], "\(late.names)")
-        #expect(late.events.first?.data["status"] as? String == "done")
-        // the terminal's stream saw the card and the read
-        #expect(await eventually(5) { terminal.events.contains { $0.name == "card" && $0.data["present"] as? Bool == true } })
-        #expect(terminal.events.contains { $0.name == "read" && $0.data["status"] as? String == "done" })
-        terminal.close()
+        try await withStack(Self.profile) { d, service in
+            let terminal = try service.events("/v1/events")
+            let id = try service.startRead(body(d))
+            let clients = try (0..<50).map { _ in try service.events("/v1/reads/\(id)/events") }
+            #expect(await eventually(10) { clients.allSatisfy { $0.status == 200 } })
+            let sim = try Harness.simulate(d)
+            defer { Harness.stop(sim) }
+            for c in clients { #expect(await c.waitForEnd(30)) }
+            for c in clients { #expect(c.names.last == "result" && c.events.last?.data["verdict"] as? String == "accepted", "\(c.names)") }
+            // a subscriber after the end: the current state, then the outcome, then the end
+            let late = try service.events("/v1/reads/\(id)/events")
+            #expect(await late.waitForEnd(5))
+            #expect(late.names == ["state", "result"], "\(late.names)")
+            #expect(late.events.first?.data["status"] as? String == "done")
+            // the terminal's stream saw the card and the read
+            #expect(await eventually(5) { terminal.events.contains { $0.name == "card" && $0.data["present"] as? Bool == true } })
+            #expect(terminal.events.contains { $0.name == "read" && $0.data["status"] as? String == "done" })
+            terminal.close()
+        }
     }
 
     @Test func sigtermWhileReadingExitsZeroWithinTwoSeconds() async throws {
-        let slot = try await VPCDSlotLock.acquire()
-        defer { _ = slot }
-        let dir = Harness.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let d = try Harness.document("short-only", in: dir)
-        let service = try Service(dir: dir, trust: d.trust)
-        defer { service.stop() }
-        let id = try service.startRead(body(d))
-        let ev = try service.events("/v1/reads/\(id)/events")
-        let sim = try Harness.simulate(d)
-        defer { Harness.stop(sim) }
-        #expect(await eventually(20) { ev.events.contains { $0.name == "progress" && $0.data["file"] != nil } })
-        let start = ContinuousClock.now
-        kill(service.process.processIdentifier, SIGTERM)
-        #expect(await eventually(2) { !service.process.isRunning })
-        service.process.waitUntilExit()
-        #expect(ContinuousClock.now - start < .seconds(2))
-        #expect(service.process.terminationReason == .exit)
-        #expect(service.process.terminationStatus == 0)
+        try await withStack("short-only") { d, service in
+            let id = try service.startRead(body(d))
+            let ev = try service.events("/v1/reads/\(id)/events")
+            let sim = try Harness.simulate(d)
+            defer { Harness.stop(sim) }
+            #expect(await eventually(20) { ev.events.contains { $0.name == "progress" && $0.data["file"] != nil } })
+            let start = ContinuousClock.now
+            kill(service.process.processIdentifier, SIGTERM)
+            #expect(await eventually(2) { !service.process.isRunning })
+            service.process.waitUntilExit()
+            #expect(ContinuousClock.now - start < .seconds(2))
+            #expect(service.process.terminationReason == .exit)
+            #expect(service.process.terminationStatus == 0)
+        }
     }
 
     /// A post-operation ReadID context as MobileID hands it over (built as Tests/StepUpTests and
@@ -280,32 +262,27 @@ struct ServeThroughPCSCTests {
     }
 
     @Test func readIDStepUpThroughTheAPI() async throws {
-        let slot = try await VPCDSlotLock.acquire()
-        defer { _ = slot }
-        let dir = Harness.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let d = try Harness.document("pace-cam", in: dir)
-        let service = try Service(dir: dir, trust: d.trust)
-        defer { service.stop() }
-        let r = try service.http.json("POST", "/v1/stepup", token: service.token,
-                                      ["context": try Self.stepUpContext(), "reader": Harness.reader0,
-                                       "access": ["mrz": d.mrz], "waitSeconds": 15])
-        #expect(r.status == 201, "\(r.text)")
-        let id = try #require(r.json?["id"] as? String)
-        let sim = try Harness.simulate(d)
-        defer { Harness.stop(sim) }
-        let j = try await service.waitFinished(id)
-        #expect(j["status"] as? String == "done")
-        let stepup = try #require(j["stepup"] as? [String: Any])
-        #expect(stepup["status"] as? String == "accepted")
-        #expect(stepup["processId"] as? String == Self.processId)
-        #expect((stepup["consolidatedIdentityData"] as? [String: Any])?["chipVerification"] as? String == "SUCCEEDED")
-        #expect(((j["report"] as? [String: Any])?["verification"] as? [String: Any])?["status"] as? String == "accepted")
-        #expect(!(try service.read(id).text.contains(Self.stepUpToken)))
-        // a context that is not one: 400, and the token is not echoed
-        let bad = try service.http.json("POST", "/v1/stepup", token: service.token,
-                                        ["context": ["signicatOperation": ["token": Self.stepUpToken]], "access": ["mrz": d.mrz]])
-        #expect(bad.status == 400)
-        #expect(!bad.text.contains(Self.stepUpToken))
+        try await withStack("pace-cam") { d, service in
+            let r = try service.http.json("POST", "/v1/stepup", token: service.token,
+                                          ["context": try Self.stepUpContext(), "reader": Harness.reader0,
+                                           "access": ["mrz": d.mrz], "waitSeconds": 15])
+            #expect(r.status == 201, "\(r.text)")
+            let id = try #require(r.json?["id"] as? String)
+            let sim = try Harness.simulate(d)
+            defer { Harness.stop(sim) }
+            let j = try await service.waitFinished(id)
+            #expect(j["status"] as? String == "done")
+            let stepup = try #require(j["stepup"] as? [String: Any])
+            #expect(stepup["status"] as? String == "accepted")
+            #expect(stepup["processId"] as? String == Self.processId)
+            #expect((stepup["consolidatedIdentityData"] as? [String: Any])?["chipVerification"] as? String == "SUCCEEDED")
+            #expect(((j["report"] as? [String: Any])?["verification"] as? [String: Any])?["status"] as? String == "accepted")
+            #expect(!(try service.read(id).text.contains(Self.stepUpToken)))
+            // a context that is not one: 400, and the token is not echoed
+            let bad = try service.http.json("POST", "/v1/stepup", token: service.token,
+                                            ["context": ["signicatOperation": ["token": Self.stepUpToken]], "access": ["mrz": d.mrz]])
+            #expect(bad.status == 400)
+            #expect(!bad.text.contains(Self.stepUpToken))
+        }
     }
 }

@@ -108,6 +108,16 @@ enum ServeCommand {
                                         evidenceDirectory: s.evidenceDir, version: EMRTDKitVersion.string,
                                         allowRemote: s.allowRemote, reportJSON: { Presentation.json($0) })
         let service = KioskService(configuration: config, trust: store)
+        let quiet = s.quiet
+        let signals = SignalWaiter(onReload: {
+            switch ReadSetup.trust(a, generated: nil) {
+            case .success(let st):
+                service.setTrust(st)
+                if !quiet { Console.err("emrtd serve: trust reloaded") }
+            case .failure(let f):
+                Console.err("emrtd serve: trust not reloaded, keeping the previous material: \(f.message)")
+            }
+        })
         let server: HTTPServer
         do {
             // the API needs the bound address for its Host checks, the server needs the handler: close the loop late
@@ -127,16 +137,6 @@ enum ServeCommand {
         Console.out("emrtd serve: token in \(s.tokenFile)")
         fflush(nil)
 
-        let signals = SignalWaiter()
-        signals.onReload = {
-            switch ReadSetup.trust(a, generated: nil) {
-            case .success(let st):
-                service.setTrust(st)
-                if !s.quiet { Console.err("emrtd serve: trust reloaded") }
-            case .failure(let f):
-                Console.err("emrtd serve: trust not reloaded, keeping the previous material: \(f.message)")
-            }
-        }
         await signals.waitForTermination()
         if !s.quiet { Console.err("emrtd serve: stopping") }
         service.shutdown()
@@ -157,32 +157,47 @@ final class APIBox: Sendable {
     }
 }
 
-/// SIGTERM/SIGINT end the service; SIGHUP calls `onReload`.
-final class SignalWaiter: @unchecked Sendable {
-    var onReload: (@Sendable () -> Void)?
-    private var sources: [any DispatchSourceSignal] = []
+/// SIGTERM/SIGINT end the service; SIGHUP calls `onReload`. Installed before the service announces its
+/// address, so that no signal can find the default action (termination) in place.
+final class SignalWaiter: @unchecked Sendable {  // sources: written once in init, then only kept alive
+    final class State: Sendable {
+        let value = Mutex<(terminated: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+    }
+    private let state = State()
+    private let sources: [any DispatchSourceSignal]
+
+    init(onReload: @escaping @Sendable () -> Void) {
+        var sources: [any DispatchSourceSignal] = []
+        let state = self.state
+        for sig in [SIGTERM, SIGINT, SIGHUP] {
+            signal(sig, SIG_IGN)
+            let src = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            src.setEventHandler {
+                if sig == SIGHUP { onReload(); return }
+                let waiter = state.value.withLock { s -> CheckedContinuation<Void, Never>? in
+                    s.terminated = true
+                    let w = s.waiter
+                    s.waiter = nil
+                    return w
+                }
+                waiter?.resume()
+            }
+            src.resume()
+            sources.append(src)
+        }
+        self.sources = sources
+    }
 
     func waitForTermination() async {
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            let once = OnceFlag()
-            for sig in [SIGTERM, SIGINT, SIGHUP] {
-                signal(sig, SIG_IGN)
-                let src = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-                src.setEventHandler { [weak self] in
-                    if sig == SIGHUP { self?.onReload?(); return }
-                    if once.set() { c.resume() }
-                }
-                src.resume()
-                sources.append(src)
+            let now = state.value.withLock { s -> Bool in
+                if s.terminated { return true }
+                s.waiter = c
+                return false
             }
+            if now { c.resume() }
         }
     }
-}
-
-final class OnceFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var done = false
-    func set() -> Bool { lock.lock(); defer { lock.unlock() }; if done { return false }; done = true; return true }
 }
 
 /// The API token file: read, or created with 32 random bytes in hex and mode 0600 when missing.

@@ -191,7 +191,10 @@ struct ServeSecurityTests {
 
     @Test func finishedReadsAreForgottenAfterTheRetentionAndBeyondTheBound() async throws {
         try #require(PCSCTestEnvironment.isAvailable)
-        // reads that end at once: a wait of 0.2 s on a reader where no card comes (slot 1 of vpcd)
+        // reads that end at once: a wait of 0.2 s on a reader where no card comes (slot 1 of vpcd; the slot lock
+        // keeps the tests that serve cards away meanwhile)
+        let slot = try await VPCDSlotLock.acquire()
+        defer { _ = slot }
         try await withService(["--retention", "1.5", "--max-finished", "1"]) { s in
             #expect(await eventually(5) { (try? s.http.request("GET", "/v1/readers", token: s.token))?.text.contains(Harness.reader1) ?? false })
             let body: [String: Any] = ["reader": Harness.reader1, "access": ["can": "123456"], "waitSeconds": 0.2]

@@ -83,7 +83,8 @@ final class ReadJob: Sendable {
             return s.task
         }
         guard let task else { return false }
-        task.cancel()
+        // cancellation handlers run synchronously (SCardCancel): never on the caller's (HTTP) thread
+        Task.detached { task.cancel() }
         subscribers.finishAll()
         onStatus(self, .cancelled)
         return true
@@ -218,7 +219,7 @@ final class ReadJob: Sendable {
             s.task = nil
             return t
         }
-        task?.cancel()
+        if let task { Task.detached { task.cancel() } }
         subscribers.finishAll()
     }
 }

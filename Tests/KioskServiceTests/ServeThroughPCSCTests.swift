@@ -5,7 +5,7 @@ import MRTDTestSupport
 
 /// `emrtd serve` and `emrtd simulate` as separate processes, through libpcsclite, pcscd and vpcd, with an
 /// HTTP client in the test (issue 14's acceptance). Skipped, with the reason printed, without pcscd/vpcd.
-@Suite("emrtd serve through pcscd and vpcd", .serialized,
+@Suite("emrtd serve through pcscd and vpcd", .serialized, .timeLimit(.minutes(2)),
        .enabled(if: PCSCTestEnvironment.isAvailable,
                 Comment(rawValue: PCSCTestEnvironment.unavailableReason ?? "pcscd/vpcd available")))
 struct ServeThroughPCSCTests {

@@ -139,11 +139,15 @@ enum ServeCommand {
 
         await signals.waitForTermination()
         if !s.quiet { Console.err("emrtd serve: stopping") }
-        service.shutdown()
-        // stop the server, but never take more than about 1.5 s about it
+        // cancel the reads, end the streams, stop the server — but exit within 2 s whatever hangs (a PC/SC call
+        // that does not return, a client that does not read)
         let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread { server.stop(); done.signal() }
-        _ = done.wait(timeout: .now() + 1.5)
+        Thread.detachNewThread {
+            service.shutdown()
+            server.stop()
+            done.signal()
+        }
+        _ = done.wait(timeout: .now() + 1.6)
         return ExitCode.ok
     }
 }

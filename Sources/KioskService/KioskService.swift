@@ -311,10 +311,26 @@ final class ReaderRegistry: Sendable {
 
     func snapshot() -> [Reader] { readers.withLock { $0.values.sorted { $0.name < $1.name } } }
 
+    /// The readers pcscd lists now (at most 2 s of waiting, on the caller's connection thread).
+    static func liveReaderNames() -> [String] {
+        final class Box: @unchecked Sendable { var names: [String] = [] }
+        let box = Box()
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            box.names = (try? await PCSCContext.establish().readerNames()) ?? []
+            done.signal()
+        }
+        return done.wait(timeout: .now() + 2) == .success ? box.names : []
+    }
+
     /// The reader a read goes to: the exact name, else the only reader whose name contains the query; with
     /// no query, the only reader without a running read.
     func resolve(_ query: String?, busy: Set<String>) throws(APIError) -> String {
-        let names = snapshot().map(\.name)
+        var names = snapshot().map(\.name)
+        // the monitor may not have reported a reader yet (just started, just plugged in, pcscd restarted): ask pcscd
+        if names.isEmpty || (query.map { q in !names.contains { $0.lowercased().contains(q.lowercased()) } } ?? false) {
+            names = Array(Set(names).union(Self.liveReaderNames())).sorted()
+        }
         guard !names.isEmpty else { throw APIError(404, "no_reader", "no reader is connected") }
         guard let query else {
             let free = names.filter { !busy.contains($0) }

@@ -130,29 +130,28 @@ final class SSEClient: @unchecked Sendable {
         var data: [UInt8] = []
         var buf = [UInt8](repeating: 0, count: 16384)
         var headerDone = false
-        var chunked = false
         while true {
             let n = recv(fd, &buf, buf.count, 0)
             if n <= 0 { break }
             data += buf[0..<n]
             if !headerDone, let r = try? RawHTTP.parse(data) {
                 headerDone = true
-                chunked = r.headers["transfer-encoding"]?.lowercased() == "chunked"
                 lock.lock(); _status = r.status; lock.unlock()
             }
-            if headerDone { publish(data, chunked: chunked) }
+            if headerDone { publish(data) }
         }
         if let r = try? RawHTTP.parse(data) {
             lock.lock(); _status = r.status; lock.unlock()
-            publish(data, chunked: chunked)
+            publish(data)
         }
         Glibc.close(fd)
         lock.lock(); _ended = true; lock.unlock()
     }
 
-    private func publish(_ data: [UInt8], chunked: Bool) {
+    private func publish(_ data: [UInt8]) {
         guard let r = try? RawHTTP.parse(data) else { return }
-        let text = String(decoding: chunked ? RawHTTP.dechunk(r.body) : r.body, as: UTF8.self)
+        // RawHTTP.parse has removed the chunked framing already
+        let text = String(decoding: r.body, as: UTF8.self)
         var out: [Event] = []
         for block in text.components(separatedBy: "\n\n") {
             var name = "message", payload = ""

@@ -5,7 +5,7 @@ import MRTDTestSupport
 
 /// The defences of `emrtd serve` (issue 14 "Security"): token, cookie login, Host and Origin checks,
 /// body limits, malformed input, access data checked before anything touches a reader.
-@Suite("emrtd serve: authentication and request checks", .serialized, .timeLimit(.minutes(1)))
+@Suite("emrtd serve: authentication and request checks", .serialized, .timeLimit(.minutes(3)))
 struct ServeSecurityTests {
     static let mrz = "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<L898902C36UTO7408122F1204159ZE184226B<<<<<10"
 

@@ -238,6 +238,8 @@ enum Harness {
     static func stop(_ p: Process) {
         if p.isRunning { p.terminate() }
         p.waitUntilExit()
+        // let vpcd and pcscd see the card gone before the next simulate connects to the slot
+        usleep(800_000)
     }
 }
 

@@ -30,6 +30,8 @@ let package = Package(
         .systemLibrary(name: "COpenJPEG", pkgConfig: "libopenjp2", providers: [.apt(["libopenjp2-7-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .target(name: "CFaceImagingShims", dependencies: ["COpenJPEG"]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .target(name: "CMicroHTTPDShims", dependencies: ["CMicroHTTPD"]),
 
         // Pure Swift foundations
         .target(name: "ASN1TLV", swiftSettings: strict),
@@ -61,10 +63,17 @@ let package = Package(
                 dependencies: ["ISO7816", "MRTDCrypto", "MRTDSecureMessaging", "MRTDDocument", "ASN1TLV", "FaceImaging"],
                 swiftSettings: strict),
         .target(name: "StepUp", dependencies: ["MRTDReader"], swiftSettings: strict),
+        // The only importer of libmicrohttpd
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDShims"], swiftSettings: strict),
+        // `emrtd serve`'s service: readers, reads, events, retention, authentication (issue 14)
+        .target(name: "KioskService",
+                dependencies: ["HTTPServer", "ISO7816", "MRTDCrypto", "MRTDDocument", "MRTDAccessControl", "MRTDTrust",
+                               "MRTDReader", "PCSCTransport", "StepUp", "ASN1TLV", "FaceImaging"],
+                swiftSettings: strict),
         .target(name: "EMRTDCLI",
                 dependencies: ["ASN1TLV", "ISO7816", "MRTDCrypto", "MRTDDocument", "MRTDSecureMessaging",
                                "MRTDAccessControl", "MRTDTrust", "MRTDReader", "PCSCTransport", "VirtualChip", "StepUp",
-                               "FaceImaging"],
+                               "FaceImaging", "KioskService", "HTTPServer"],
                 swiftSettings: strict),
         .executableTarget(name: "emrtd", dependencies: ["EMRTDCLI"], swiftSettings: strict),
 
@@ -103,6 +112,8 @@ let package = Package(
         .testTarget(name: "StepUpTests", dependencies: ["StepUp", "EMRTDCLI", "MRTDReader", "VirtualChip", "MRTDTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "PackageTests", dependencies: ["MRTDTestSupport"], swiftSettings: strict),
+        .testTarget(name: "KioskServiceTests",
+                    dependencies: ["KioskService", "HTTPServer", "emrtd", "MRTDTestSupport"], swiftSettings: strict),
         .testTarget(name: "EMRTDCLITests", dependencies: ["EMRTDCLI", "emrtd", "PCSCTransport", "MRTDTestSupport"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -8,7 +8,7 @@ public enum EMRTDCommand {
     /// Every command, in the order `emrtd --help` lists them. Adding a command is adding its declaration here.
     public static let commands: [CommandDecl] = [
         DemoCommand.command, ReadersCommand.command, WatchCommand.command, ReadCommand.command,
-        VerifyCommand.command, SimulateCommand.command, TrustCommand.command, StepUpCommand.command,
+        VerifyCommand.command, SimulateCommand.command, TrustCommand.command, StepUpCommand.command, ServeCommand.command,
         BenchCommand.command, MetaCommands.completion, MetaCommands.man, MetaCommands.help, MetaCommands.version,
     ]
 

@@ -63,25 +63,6 @@ struct StepUpChipReader: ReadIDChipReader {
         do { o = try await flow.run(transport: transport, options: options, trustStore: store) } catch {
             throw Failure(stepUpExitCode: error.status.rawValue, stepUpReason: error.message)
         }
-        do {
-            let d = o.report.document
-            let fields = ReadIDDocumentFields(
-                documentType: d.map { documentType($0.documentCode) }, documentCode: d?.documentCode,
-                documentNumber: d?.documentNumber, issuingCountry: d?.issuingState, nationality: d?.nationality,
-                dateOfBirth: d?.dateOfBirth, dateOfExpiry: d?.dateOfExpiry, gender: d?.sex, firstName: d?.givenNames,
-                lastName: d?.surname, personalIdentificationNumber: d?.personalNumber)
-            return ReadIDChipResult(o.verification, document: fields,
-                                    evidence: EvidenceReference(bundlePath: o.bundle?.path,
-                                                                reportPath: o.bundle?.appendingPathComponent(EvidenceBundle.reportFile).path))
-        }
-    }
-
-    func documentType(_ code: String) -> String {
-        switch code.first {
-        case "P": return "PASSPORT"
-        case "I", "A", "C": return "ID_CARD"
-        case "V": return "VISA"
-        default: return "OTHER"
-        }
+        return ReadIDChipResult(report: o.report, verification: o.verification, bundle: o.bundle)
     }
 }

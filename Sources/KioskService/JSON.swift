@@ -1,0 +1,49 @@
+import Foundation
+
+/// Small JSON helpers for the API: request bodies are parsed with JSONSerialization (bounded by the
+/// server's body limit before they get here); answers are built from dictionaries with sorted keys.
+enum JSON {
+    /// Parses a request body that must be a JSON object; the message says what is wrong, never echoing the body.
+    static func object(_ body: [UInt8]) throws(APIError) -> [String: Any] {
+        guard !body.isEmpty else { throw APIError(400, "malformed_json", "the request body is empty; a JSON object is expected") }
+        let value: Any
+        do { value = try JSONSerialization.jsonObject(with: Data(body), options: []) } catch {
+            throw APIError(400, "malformed_json", "the request body is not valid JSON")
+        }
+        guard let object = value as? [String: Any] else {
+            throw APIError(400, "malformed_json", "the request body must be a JSON object")
+        }
+        return object
+    }
+
+    static func encode(_ value: [String: Any]) -> [UInt8] {
+        let data = (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        return [UInt8](data)
+    }
+
+    /// `value` with `"key": <raw JSON>` added (the raw text is inserted as is: the report exactly as
+    /// `emrtd read --json` prints it).
+    static func encode(_ value: [String: Any], adding members: [(key: String, raw: [UInt8])]) -> [UInt8] {
+        var out = encode(value)
+        guard out.last == UInt8(ascii: "}") else { return out }
+        for (key, raw) in members.sorted(by: { $0.key < $1.key }) {
+            out.removeLast()
+            if out.count > 1 { out.append(UInt8(ascii: ",")) }
+            out += encode(["k": key]).dropFirst(5).dropLast()  // the key, JSON-escaped: {"k":"…"} → "…"
+            out.append(UInt8(ascii: ":"))
+            out += raw
+            out.append(UInt8(ascii: "}"))
+        }
+        return out
+    }
+}
+
+/// An API failure: HTTP status, a stable code, a message without secrets.
+struct APIError: Error {
+    var status: Int
+    var code: String
+    var message: String
+    init(_ status: Int, _ code: String, _ message: String) { self.status = status; self.code = code; self.message = message }
+
+    var body: [UInt8] { JSON.encode(["error": ["code": code, "message": message]]) }
+}

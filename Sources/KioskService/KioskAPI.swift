@@ -1,0 +1,227 @@
+import FaceImaging
+public import HTTPServer
+import Foundation
+import MRTDDocument
+
+/// The HTTP API v1 of docs/service.md over a `KioskService`: authentication, Host/Origin checks, routing.
+public struct KioskAPI: Sendable {
+    public let service: KioskService
+    /// Where the server listens (the Host and Origin a request must name).
+    public let address: HTTPListenAddress
+
+    public static let cookieName = "emrtd_token"
+
+    public init(service: KioskService, address: HTTPListenAddress) {
+        self.service = service
+        self.address = address
+    }
+
+    /// The server's 413 answer.
+    public static func tooLarge() -> HTTPResponse {
+        error(APIError(413, "body_too_large", "the request body is larger than the service accepts"))
+    }
+
+    /// The answer before the API is wired up (the first microseconds after the listening socket opened).
+    public static func notReady() -> HTTPResponse {
+        error(APIError(503, "starting", "the service is starting"))
+    }
+
+    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        do {
+            try checkHost(request)
+            if request.path == "/login" { return try login(request) }
+            try authenticate(request)
+            try checkOrigin(request)
+            return try route(request)
+        } catch {
+            return Self.error(error)
+        }
+    }
+
+    // MARK: - Defences
+
+    /// The Host names a client may use: the listening address, localhost and 127.0.0.1 with the port.
+    func hostAllowed(_ host: String) -> Bool {
+        guard case .tcp(let bound, let port) = address else { return true }  // a Unix socket has no DNS to rebind
+        let p = ":\(port)"
+        var allowed: Set<String> = ["localhost" + p, "127.0.0.1" + p, "[::1]" + p]
+        allowed.insert((bound.contains(":") ? "[\(bound)]" : bound) + p)
+        if allowed.contains(host.lowercased()) { return true }
+        guard service.config.allowRemote, host.hasSuffix(p) else { return false }
+        // remote clients must name the service by address: a DNS name could be rebound to it
+        var name = String(host.dropLast(p.count))
+        if name.hasPrefix("[") && name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
+        var v4 = in_addr(), v6 = in6_addr()
+        return inet_pton(AF_INET, name, &v4) == 1 || inet_pton(AF_INET6, name, &v6) == 1
+    }
+
+    func checkHost(_ r: HTTPRequest) throws(APIError) {
+        if case .unix = address { return }
+        guard let host = r.header("Host"), hostAllowed(host) else {
+            throw APIError(421, "wrong_host", "the Host header does not name this service")
+        }
+    }
+
+    /// A state-changing request from a browser page of another origin is refused.
+    func checkOrigin(_ r: HTTPRequest) throws(APIError) {
+        guard ["POST", "DELETE", "PUT", "PATCH"].contains(r.method), let origin = r.header("Origin") else { return }
+        let lower = origin.lowercased()
+        guard lower.hasPrefix("http://"), hostAllowed(String(lower.dropFirst(7))) else {
+            throw APIError(403, "foreign_origin", "requests from another origin are refused")
+        }
+    }
+
+    func authenticate(_ r: HTTPRequest) throws(APIError) {
+        var presented: String? = nil
+        if let auth = r.header("Authorization") {
+            guard auth.hasPrefix("Bearer ") else { throw APIError(401, "unauthorized", "use Authorization: Bearer TOKEN") }
+            presented = String(auth.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        } else if let cookies = r.header("Cookie") {
+            for part in cookies.split(separator: ";") {
+                let kv = part.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
+                if kv.count == 2 && kv[0] == Self.cookieName { presented = String(kv[1]) }
+            }
+        }
+        guard let presented else { throw APIError(401, "unauthorized", "this API needs Authorization: Bearer TOKEN") }
+        guard Self.constantTimeEqual(presented, service.config.token) else {
+            throw APIError(403, "forbidden", "the token is not valid")
+        }
+    }
+
+    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        var diff = UInt8(x.count == y.count ? 0 : 1)
+        for i in 0..<max(x.count, y.count) { diff |= (i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0) }
+        return diff == 0
+    }
+
+    /// `GET /login?token=TOKEN`: sets the session cookie and sends the browser to `/`.
+    func login(_ r: HTTPRequest) throws(APIError) -> HTTPResponse {
+        guard r.method == "GET" else { throw APIError(405, "method_not_allowed", "use GET") }
+        guard let token = r.query["token"] else { throw APIError(401, "unauthorized", "give ?token=TOKEN") }
+        guard Self.constantTimeEqual(token, service.config.token) else { throw APIError(403, "forbidden", "the token is not valid") }
+        return HTTPResponse(status: 303, headers: [
+            ("Location", "/"), ("Cache-Control", "no-store"), ("Referrer-Policy", "no-referrer"),
+            ("Set-Cookie", "\(Self.cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict"),
+        ])
+    }
+
+    // MARK: - Routes
+
+    func route(_ r: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let parts = r.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+        func only(_ method: String) throws(APIError) {
+            guard r.method == method else { throw APIError(405, "method_not_allowed", "\(r.method) is not allowed here") }
+        }
+        if parts == [""] {
+            try only("GET")
+            return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", bytes: Array(Self.indexPage.utf8),
+                                headers: Self.commonHeaders)
+        }
+        guard parts.count >= 2, parts[0] == "v1" else { throw APIError(404, "not_found", "no such endpoint") }
+        switch (parts.count, parts[1]) {
+        case (2, "health"):
+            try only("GET")
+            return Self.json(200, ["status": "ok", "version": service.config.version])
+        case (2, "readers"):
+            try only("GET")
+            return Self.json(200, ["readers": service.readersJSON()])
+        case (2, "events"):
+            try only("GET")
+            let stream = HTTPStream()
+            guard service.terminal.add(stream) else { throw APIError(503, "too_many_streams", "too many event-stream clients") }
+            for reader in service.readersJSON() {
+                stream.send(SSE.frame("reader", ["reader": reader["name"] as? String ?? "", "event": "present",
+                                                 "cardPresent": reader["cardPresent"] as? Bool ?? false]))
+            }
+            return HTTPResponse(status: 200, headers: SSE.headers, body: .stream(stream))
+        case (2, "reads"):
+            try only("POST")
+            let request = try ReadRequest(json: try JSON.object(r.body))
+            let job = try service.startRead(request)
+            return Self.json(201, ["id": job.id, "status": ReadJob.Status.waiting.rawValue, "reader": job.reader],
+                             extra: [("Location", "/v1/reads/\(job.id)")])
+        case (2, "stepup"):
+            try only("POST")
+            return try stepUp(r)
+        case (3, "reads"):
+            let id = parts[2]
+            switch r.method {
+            case "GET":
+                guard let job = service.job(id) else { throw Self.notFound }
+                return HTTPResponse(status: 200, contentType: "application/json", bytes: job.json(), headers: Self.commonHeaders)
+            case "DELETE":
+                guard service.delete(id) else { throw Self.notFound }
+                return HTTPResponse(status: 204, headers: Self.commonHeaders)
+            default:
+                throw APIError(405, "method_not_allowed", "\(r.method) is not allowed here")
+            }
+        case (4, "reads") where parts[3] == "events":
+            try only("GET")
+            guard let job = service.job(parts[2]) else { throw Self.notFound }
+            let stream = HTTPStream()
+            guard job.subscribe(stream) else { throw APIError(503, "too_many_streams", "too many event-stream clients for this read") }
+            return HTTPResponse(status: 200, headers: SSE.headers, body: .stream(stream))
+        case (4, "reads") where parts[3] == "face":
+            try only("GET")
+            guard let job = service.job(parts[2]) else { throw Self.notFound }
+            guard let face = job.face else { throw APIError(404, "no_face", "the face image has not been read (yet)") }
+            switch r.query["format"] ?? "jpeg" {
+            case "stored":
+                // the bytes as DG2 stores them, with their true type
+                return HTTPResponse(status: 200, contentType: Self.mediaType(face.format), bytes: face.bytes, headers: Self.commonHeaders)
+            case "jpeg":
+                // what every browser shows: a stored JPEG as it is, JPEG 2000 decoded and re-encoded (bounded decoding)
+                do {
+                    let jpeg = try DisplayImage.displayJPEG(from: face.bytes)
+                    return HTTPResponse(status: 200, contentType: "image/jpeg", bytes: jpeg, headers: Self.commonHeaders)
+                } catch let error {
+                    throw APIError(422, "face_not_displayable", "the stored face image cannot be shown (\(error.code.rawValue)); ?format=stored gives its bytes")
+                }
+            default:
+                throw APIError(400, "bad_format", "format must be jpeg (the default) or stored")
+            }
+        default:
+            throw APIError(404, "not_found", "no such endpoint")
+        }
+    }
+
+    func stepUp(_ r: HTTPRequest) throws(APIError) -> HTTPResponse {
+        try StepUpEndpoint.handle(try JSON.object(r.body), service: service)
+    }
+
+    static let notFound = APIError(404, "not_found", "no such read (finished reads are forgotten after the retention time)")
+
+    static func mediaType(_ f: ImageFormat) -> String {
+        switch f {
+        case .jpeg: return "image/jpeg"
+        case .jpeg2000: return "image/jp2"
+        case .png: return "image/png"
+        case .unknown: return "application/octet-stream"
+        }
+    }
+
+    static let commonHeaders: [(String, String)] = [
+        ("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer"),
+    ]
+
+    static func json(_ status: Int, _ o: [String: Any], extra: [(String, String)] = []) -> HTTPResponse {
+        HTTPResponse(status: status, contentType: "application/json", bytes: JSON.encode(o), headers: commonHeaders + extra)
+    }
+
+    static func error(_ e: any Error) -> HTTPResponse {
+        let api = e as? APIError ?? APIError(500, "internal", "internal error")
+        var headers = commonHeaders
+        if api.status == 401 { headers.append(("WWW-Authenticate", "Bearer")) }
+        return HTTPResponse(status: api.status, contentType: "application/json", bytes: api.body, headers: headers)
+    }
+
+    /// `/`: the kiosk page of issue 15 goes here; until then a page that says where the API is.
+    static let indexPage = """
+    <!doctype html><html lang="en"><head><meta charset="utf-8"><title>emrtd serve</title></head>
+    <body><h1>emrtd serve</h1><p>The service is running. The API is under <code>/v1</code> (see docs/service.md).</p></body></html>
+    """
+}
+
+/// The server's response type, for files that also import StepUp (which has an `HTTPResponse` of its own).
+typealias APIResponse = HTTPResponse

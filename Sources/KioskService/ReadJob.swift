@@ -1,0 +1,225 @@
+import Foundation
+import HTTPServer
+import MRTDDocument
+import MRTDReader
+import Synchronization
+
+/// One read through the API: its state, progress, outcome and event subscribers. Personal data (the
+/// report, the face) lives here, in memory, until the read is forgotten.
+final class ReadJob: Sendable {
+    enum Status: String { case waiting, reading, done, failed, cancelled }
+
+    struct Progress {
+        var phase = "waiting"
+        var file: String?
+        var bytes = 0
+        var total: Int?
+        /// bytes read of the files seen so far, for an overall percentage
+        var fileTotals: [String: (done: Int, total: Int)] = [:]
+
+        var percent: Int {
+            if phase == ReadPhase.done.rawValue || phase == ReadPhase.verifying.rawValue { return 100 }
+            let done = fileTotals.values.reduce(0) { $0 + $1.done }, total = fileTotals.values.reduce(0) { $0 + $1.total }
+            guard total > 0 else { return 0 }
+            return min(99, done * 100 / total)
+        }
+
+        var json: [String: Any] {
+            var o: [String: Any] = ["phase": phase, "bytes": bytes, "percent": percent]
+            if let file { o["file"] = file }
+            if let total { o["total"] = total }
+            return o
+        }
+    }
+
+    struct State {
+        var status = Status.waiting
+        var progress = Progress()
+        var cardPresent = false
+        var lostCard = false
+        var resumptions = 0
+        /// The report exactly as `emrtd read --json` prints it.
+        var report: [UInt8]?
+        var verdict: String?
+        var face: (bytes: [UInt8], format: ImageFormat)?
+        var error: APIError?
+        var finishedAt: ContinuousClock.Instant?
+        var task: Task<Void, Never>?
+        /// extra members of the read's JSON, as encoded JSON (the timing, the step-up result)
+        var extra: [String: [UInt8]] = [:]
+    }
+
+    let id: String
+    let reader: String
+    let created = ContinuousClock.now
+    private let state = Mutex(State())
+    let subscribers: Subscribers
+    /// Tells the terminal's event stream about state changes.
+    let onStatus: @Sendable (ReadJob, Status) -> Void
+
+    init(id: String, reader: String, subscriberLimit: Int, onStatus: @escaping @Sendable (ReadJob, Status) -> Void) {
+        self.id = id
+        self.reader = reader
+        self.subscribers = Subscribers(limit: subscriberLimit)
+        self.onStatus = onStatus
+    }
+
+    var status: Status { state.withLock { $0.status } }
+    var isFinished: Bool { state.withLock { $0.finishedAt != nil } }
+    var finishedAt: ContinuousClock.Instant? { state.withLock { $0.finishedAt } }
+    var face: (bytes: [UInt8], format: ImageFormat)? { state.withLock { $0.face } }
+
+    func setTask(_ t: Task<Void, Never>) { state.withLock { $0.task = t } }
+
+    /// Cancels the running work (the PC/SC wait or transmit is cancelled through the task).
+    func cancel() -> Bool {
+        let task: Task<Void, Never>? = state.withLock { s in
+            guard s.finishedAt == nil else { return nil }
+            s.status = .cancelled
+            s.finishedAt = .now
+            s.error = APIError(409, "cancelled", "the read was cancelled")
+            subscribers.send(SSE.frame("state", ["id": id, "status": Status.cancelled.rawValue]))
+            subscribers.send(SSE.frame("error", ["id": id, "code": "cancelled", "message": "the read was cancelled"]))
+            return s.task
+        }
+        guard let task else { return false }
+        // cancellation handlers run synchronously (SCardCancel): never on the caller's (HTTP) thread
+        Task.detached { task.cancel() }
+        subscribers.finishAll()
+        onStatus(self, .cancelled)
+        return true
+    }
+
+    /// The JSON of `GET /v1/reads/{id}`.
+    func json() -> [UInt8] {
+        state.withLock { s in
+            var o: [String: Any] = ["id": id, "reader": reader, "status": s.status.rawValue, "progress": s.progress.json]
+            if let e = s.error { o["error"] = ["code": e.code, "message": e.message] }
+            var members = s.extra.map { (key: $0.key, raw: $0.value) }
+            if let r = s.report { members.append((key: "report", raw: r)) }
+            return JSON.encode(o, adding: members)
+        }
+    }
+
+    /// Subscribes a stream: first the current state (and the outcome when finished), then what follows.
+    func subscribe(_ stream: HTTPStream) -> Bool {
+        state.withLock { s in
+            guard subscribers.add(stream) || s.finishedAt != nil else { return false }
+            stream.send(SSE.frame("state", ["id": id, "status": s.status.rawValue, "progress": s.progress.json,
+                                            "cardPresent": s.cardPresent]))
+            if s.finishedAt != nil {
+                stream.send(outcomeFrame(s))
+                stream.finish()
+                subscribers.remove(stream)
+            }
+            return true
+        }
+    }
+
+    private func outcomeFrame(_ s: State) -> [UInt8] {
+        if let e = s.error { return SSE.frame("error", ["id": id, "code": e.code, "message": e.message]) }
+        var o: [String: Any] = ["id": id, "status": s.status.rawValue]
+        if let v = s.verdict { o["verdict"] = v }
+        return SSE.frame("result", o)
+    }
+
+    // MARK: - Updates from the read task
+
+    func setStatus(_ status: Status) {
+        let changed = state.withLock { s -> Bool in
+            guard s.finishedAt == nil, s.status != status else { return false }
+            s.status = status
+            subscribers.send(SSE.frame("state", ["id": id, "status": status.rawValue]))
+            return true
+        }
+        if changed { onStatus(self, status) }
+    }
+
+    func card(present: Bool) {
+        state.withLock { s in
+            guard s.finishedAt == nil, s.cardPresent != present else { return }
+            s.cardPresent = present
+            subscribers.send(SSE.frame("card", ["id": id, "present": present]))
+        }
+    }
+
+    func progress(_ e: ReadEvent) {
+        let resumedNow = state.withLock { s -> Bool in
+            guard s.finishedAt == nil else { return false }
+            if e.phase == .resuming {
+                s.lostCard = true
+                if s.cardPresent {
+                    s.cardPresent = false
+                    subscribers.send(SSE.frame("card", ["id": id, "present": false]))
+                }
+                s.progress.phase = e.phase.rawValue
+                subscribers.send(SSE.frame("progress", s.progress.json))
+                return false
+            }
+            var resumed = false
+            if s.lostCard {
+                s.lostCard = false
+                s.resumptions += 1
+                resumed = true
+                if !s.cardPresent {
+                    s.cardPresent = true
+                    subscribers.send(SSE.frame("card", ["id": id, "present": true]))
+                }
+                subscribers.send(SSE.frame("resumed", ["id": id, "resumptions": s.resumptions]))
+            }
+            s.progress.phase = e.phase.rawValue
+            s.progress.file = e.file?.rawValue
+            s.progress.bytes = e.bytesDone
+            s.progress.total = e.bytesTotal
+            if let f = e.file, let t = e.bytesTotal { s.progress.fileTotals[f.rawValue] = (e.bytesDone, t) }
+            subscribers.send(SSE.frame("progress", s.progress.json))
+            return resumed
+        }
+        _ = resumedNow
+    }
+
+    /// The read ended with a verdict.
+    func finish(report: [UInt8], verdict: String, face: (bytes: [UInt8], format: ImageFormat)?, extra: [String: [UInt8]] = [:]) {
+        end(.done) { s in
+            s.progress.phase = ReadPhase.done.rawValue
+            s.report = report
+            s.verdict = verdict
+            s.face = face
+            s.extra = extra
+        }
+    }
+
+    /// The read ended without a verdict.
+    func fail(_ error: APIError) {
+        end(.failed) { $0.error = error }
+    }
+
+    /// Records the outcome once (a cancelled read stays cancelled), tells the subscribers and ends their streams.
+    private func end(_ status: Status, _ record: (inout State) -> Void) {
+        let ended = state.withLock { s -> Bool in
+            guard s.finishedAt == nil else { return false }
+            s.status = status
+            record(&s)
+            s.finishedAt = .now
+            s.task = nil
+            subscribers.send(SSE.frame("state", ["id": id, "status": status.rawValue]))
+            subscribers.send(outcomeFrame(s))
+            return true
+        }
+        if ended { subscribers.finishAll(); onStatus(self, status) }
+    }
+
+    /// Forgets the personal data and closes the streams (DELETE, retention, shutdown).
+    func wipe() {
+        let task = state.withLock { s -> Task<Void, Never>? in
+            let t = s.finishedAt == nil ? s.task : nil
+            s.report = nil
+            s.face = nil
+            s.extra = [:]
+            s.task = nil
+            return t
+        }
+        if let task { Task.detached { task.cancel() } }
+        subscribers.finishAll()
+    }
+}

@@ -165,11 +165,14 @@ public final class KioskService: Sendable {
         let transport: PCSCCardTransport
         let presented: ContinuousClock.Instant
         do {
-            // as PCSCCardTransport.connectWhenPresented, with the moment the card was reported present noted
+            // the moment the card is reported present is noted (serve-mode timing); the connection then goes through
+            // connectWhenPresented, which keeps waiting through a flicker (present, gone, present) until the deadline
+            let waitStarted = ContinuousClock.now
             let context = try await PCSCContext.establish()
             _ = try await context.waitForCard(reader: job.reader, timeout: request.waitSeconds)
             presented = .now
-            transport = try await PCSCCardTransport.connect(reader: job.reader)
+            let left = max(1, request.waitSeconds - Double((presented - waitStarted).components.seconds))
+            transport = try await PCSCCardTransport.connectWhenPresented(readerQuery: job.reader, timeout: left)
         } catch {
             job.fail(Self.apiError(waiting: error))
             return
@@ -177,6 +180,7 @@ public final class KioskService: Sendable {
         defer { Task.detached { try? await transport.disconnect(resetCard: true) } }
         job.card(present: true)
         job.setStatus(.reading)
+        let readStarted = ReadReport.timestamp(Date())
         let clock = FirstAPDUClock(transport)
         let reader = DocumentReader(transport: clock, options: request.readOptions)
         let result: ReadResult
@@ -192,7 +196,8 @@ public final class KioskService: Sendable {
         let verification = DocumentVerifier.verify(result, trustStore: store, validationTime: .now)
         let bundle = config.evidenceDirectory?.appendingPathComponent(job.id)
         let facePath = bundle.flatMap { dir in result.document.faceImage.map { dir.appendingPathComponent(EvidenceBundle.faceImageName($0.format)).path } }
-        let report = ReportBuilder.report(for: result, verification: verification, faceImagePath: facePath)
+        var report = ReportBuilder.report(for: result, verification: verification, faceImagePath: facePath)
+        report.readAt = readStarted
         if let root = config.evidenceDirectory, let bundle {
             do { try Evidence.write(result, report: report, root: root, to: bundle) } catch {
                 job.fail(APIError(500, "evidence", "cannot write the evidence bundle"))

@@ -58,11 +58,7 @@ enum Presentation {
     }
 
     /// ISO 8601 UTC with milliseconds.
-    static func timestamp(_ date: Date) -> String {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return f.string(from: date)
-    }
+    static func timestamp(_ date: Date) -> String { ReadReport.timestamp(date) }
 
     static func pad(_ s: String, _ n: Int, right: Bool = false) -> String {
         let p = String(repeating: " ", count: max(0, n - s.count))

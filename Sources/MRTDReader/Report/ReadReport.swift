@@ -1,3 +1,4 @@
+public import Foundation
 /// The JSON report of a read (`"schema": "emrtd.report/1"`, docs/architecture.md §4.2). Field names are a contract:
 /// fields may be added, never renamed or dropped without a new schema version.
 public struct ReadReport: Codable, Sendable, Hashable {
@@ -155,8 +156,15 @@ public struct ReadReport: Codable, Sendable, Hashable {
 
     public var schema: String = ReadReport.schemaName
     public var tool = Tool()
-    /// When the read started (ISO 8601 UTC); nil for `emrtd verify` of a bundle.
+    /// When the read started (ISO 8601 UTC, `ReadReport.timestamp`); nil for `emrtd verify` of a bundle.
     public var readAt: String?
+
+    /// ISO 8601 UTC with fractional seconds: the form of `readAt` and of the trace file's times.
+    public static func timestamp(_ date: Date) -> String {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return f.string(from: date)
+    }
     /// The Active Authentication challenge the caller gave (`--aa-challenge`, or the step-up process binding), hex.
     public var activeAuthenticationChallenge: String?
     public var reader: Reader?

@@ -14,10 +14,12 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "emrtd", targets: ["emrtd"]),
-        .library(name: "EMRTDKit", targets: [
-            "ASN1TLV", "ISO7816", "MRTDCrypto", "MRTDDocument", "MRTDSecureMessaging",
-            "MRTDAccessControl", "MRTDTrust", "MRTDReader", "PCSCTransport", "VirtualChip", "StepUp", "FaceImaging",
-        ]),
+        .library(
+            name: "EMRTDKit",
+            targets: [
+                "ASN1TLV", "ISO7816", "MRTDCrypto", "MRTDDocument", "MRTDSecureMessaging",
+                "MRTDAccessControl", "MRTDTrust", "MRTDReader", "PCSCTransport", "VirtualChip", "StepUp", "FaceImaging",
+            ]),
     ],
     targets: [
         // C libraries
@@ -42,79 +44,111 @@ let package = Package(
 
         .target(name: "MRTDDocument", dependencies: ["ASN1TLV"], swiftSettings: strict),
         // The only importer of OpenJPEG and libjpeg-turbo
-        .target(name: "FaceImaging", dependencies: ["COpenJPEG", "CTurboJPEG", "CFaceImagingShims"],
-                swiftSettings: strict),
+        .target(
+            name: "FaceImaging", dependencies: ["COpenJPEG", "CTurboJPEG", "CFaceImagingShims"],
+            swiftSettings: strict),
         .target(name: "MRTDSecureMessaging", dependencies: ["ISO7816", "MRTDCrypto"], swiftSettings: strict),
-        .target(name: "MRTDAccessControl",
-                dependencies: ["ISO7816", "MRTDCrypto", "MRTDSecureMessaging", "ASN1TLV", "MRTDDocument"],
-                swiftSettings: strict),
+        .target(
+            name: "MRTDAccessControl",
+            dependencies: ["ISO7816", "MRTDCrypto", "MRTDSecureMessaging", "ASN1TLV", "MRTDDocument"],
+            swiftSettings: strict),
         .target(name: "MRTDTrust", dependencies: ["MRTDDocument", "MRTDCrypto", "ASN1TLV"], swiftSettings: strict),
-        .target(name: "MRTDReader",
-                dependencies: ["ISO7816", "ASN1TLV", "MRTDCrypto", "MRTDDocument", "MRTDSecureMessaging",
-                               "MRTDAccessControl", "MRTDTrust", "FaceImaging"],
-                swiftSettings: strict),
+        .target(
+            name: "MRTDReader",
+            dependencies: [
+                "ISO7816", "ASN1TLV", "MRTDCrypto", "MRTDDocument", "MRTDSecureMessaging",
+                "MRTDAccessControl", "MRTDTrust", "FaceImaging",
+            ],
+            swiftSettings: strict),
 
         // The only importer of pcsc-lite
-        .target(name: "PCSCTransport", dependencies: ["ISO7816", "CPCSCLite", "CPCSCLiteShims"],
-                resources: [.embedInCode("Resources/readers.json")],
-                swiftSettings: strict),
+        .target(
+            name: "PCSCTransport", dependencies: ["ISO7816", "CPCSCLite", "CPCSCLiteShims"],
+            resources: [.embedInCode("Resources/readers.json")],
+            swiftSettings: strict),
 
-        .target(name: "VirtualChip",
-                dependencies: ["ISO7816", "MRTDCrypto", "MRTDSecureMessaging", "MRTDDocument", "ASN1TLV", "FaceImaging"],
-                swiftSettings: strict),
+        .target(
+            name: "VirtualChip",
+            dependencies: ["ISO7816", "MRTDCrypto", "MRTDSecureMessaging", "MRTDDocument", "ASN1TLV", "FaceImaging"],
+            swiftSettings: strict),
         .target(name: "StepUp", dependencies: ["MRTDReader"], swiftSettings: strict),
         // The only importer of libmicrohttpd
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDShims"], swiftSettings: strict),
         // `emrtd serve`'s service: readers, reads, events, retention, authentication (issue 14)
-        .target(name: "KioskService",
-                dependencies: ["HTTPServer", "ISO7816", "MRTDCrypto", "MRTDDocument", "MRTDAccessControl", "MRTDTrust",
-                               "MRTDReader", "PCSCTransport", "StepUp", "ASN1TLV", "FaceImaging"],
-                swiftSettings: strict),
-        .target(name: "EMRTDCLI",
-                dependencies: ["ASN1TLV", "ISO7816", "MRTDCrypto", "MRTDDocument", "MRTDSecureMessaging",
-                               "MRTDAccessControl", "MRTDTrust", "MRTDReader", "PCSCTransport", "VirtualChip", "StepUp",
-                               "FaceImaging", "KioskService", "HTTPServer"],
-                swiftSettings: strict),
+        .target(
+            name: "KioskService",
+            dependencies: [
+                "HTTPServer", "ISO7816", "MRTDCrypto", "MRTDDocument", "MRTDAccessControl", "MRTDTrust",
+                "MRTDReader", "PCSCTransport", "StepUp", "ASN1TLV", "FaceImaging",
+            ],
+            swiftSettings: strict),
+        .target(
+            name: "EMRTDCLI",
+            dependencies: [
+                "ASN1TLV", "ISO7816", "MRTDCrypto", "MRTDDocument", "MRTDSecureMessaging",
+                "MRTDAccessControl", "MRTDTrust", "MRTDReader", "PCSCTransport", "VirtualChip", "StepUp",
+                "FaceImaging", "KioskService", "HTTPServer",
+            ],
+            swiftSettings: strict),
         .executableTarget(name: "emrtd", dependencies: ["EMRTDCLI"], swiftSettings: strict),
 
-        .target(name: "MRTDTestSupport",
-                dependencies: ["ASN1TLV", "ISO7816"],
-                swiftSettings: strict),
+        .target(
+            name: "MRTDTestSupport",
+            dependencies: ["ASN1TLV", "ISO7816"],
+            swiftSettings: strict),
 
         // Tests (Swift Testing)
         .testTarget(name: "ASN1TLVTests", dependencies: ["ASN1TLV", "MRTDTestSupport"], swiftSettings: strict),
         .testTarget(name: "ISO7816Tests", dependencies: ["ISO7816", "MRTDTestSupport"], swiftSettings: strict),
         .testTarget(name: "MRTDCryptoTests", dependencies: ["MRTDCrypto", "MRTDTestSupport"], swiftSettings: strict),
-        .testTarget(name: "MRTDSecureMessagingTests",
-                    dependencies: ["MRTDSecureMessaging", "MRTDCrypto", "ISO7816", "MRTDTestSupport"],
-                    swiftSettings: strict),
-        .testTarget(name: "MRTDAccessControlTests",
-                    dependencies: ["MRTDAccessControl", "MRTDSecureMessaging", "MRTDCrypto", "ISO7816", "ASN1TLV",
-                                   "MRTDDocument", "MRTDTestSupport"],
-                    swiftSettings: strict),
-        .testTarget(name: "MRTDDocumentTests", dependencies: ["MRTDDocument", "ASN1TLV", "MRTDTestSupport"],
-                    swiftSettings: strict),
-        .testTarget(name: "FaceImagingTests", dependencies: ["FaceImaging", "MRTDDocument", "MRTDTestSupport"],
-                    swiftSettings: strict),
-        .testTarget(name: "MRTDTrustTests",
-                    dependencies: ["MRTDTrust", "MRTDDocument", "MRTDCrypto", "ASN1TLV", "VirtualChip", "MRTDTestSupport"],
-                    swiftSettings: strict),
-        .testTarget(name: "MRTDReaderTests",
-                    dependencies: ["MRTDReader", "VirtualChip", "MRTDTrust", "MRTDAccessControl", "MRTDDocument",
-                                   "ISO7816", "MRTDTestSupport", "FaceImaging"],
-                    swiftSettings: strict),
-        .testTarget(name: "PCSCTransportTests", dependencies: ["PCSCTransport", "ISO7816", "VirtualChip", "MRTDTestSupport"],
-                    swiftSettings: strict),
-        .testTarget(name: "VirtualChipTests",
-                    dependencies: ["VirtualChip", "MRTDSecureMessaging", "MRTDCrypto", "MRTDDocument", "ISO7816",
-                                   "ASN1TLV", "MRTDTestSupport", "FaceImaging"],
-                    swiftSettings: strict),
-        .testTarget(name: "StepUpTests", dependencies: ["StepUp", "EMRTDCLI", "MRTDReader", "VirtualChip", "MRTDTestSupport"],
-                    swiftSettings: strict),
+        .testTarget(
+            name: "MRTDSecureMessagingTests",
+            dependencies: ["MRTDSecureMessaging", "MRTDCrypto", "ISO7816", "MRTDTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "MRTDAccessControlTests",
+            dependencies: [
+                "MRTDAccessControl", "MRTDSecureMessaging", "MRTDCrypto", "ISO7816", "ASN1TLV",
+                "MRTDDocument", "MRTDTestSupport",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "MRTDDocumentTests", dependencies: ["MRTDDocument", "ASN1TLV", "MRTDTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "FaceImagingTests", dependencies: ["FaceImaging", "MRTDDocument", "MRTDTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "MRTDTrustTests",
+            dependencies: ["MRTDTrust", "MRTDDocument", "MRTDCrypto", "ASN1TLV", "VirtualChip", "MRTDTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "MRTDReaderTests",
+            dependencies: [
+                "MRTDReader", "VirtualChip", "MRTDTrust", "MRTDAccessControl", "MRTDDocument",
+                "ISO7816", "MRTDTestSupport", "FaceImaging",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "PCSCTransportTests", dependencies: ["PCSCTransport", "ISO7816", "VirtualChip", "MRTDTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "VirtualChipTests",
+            dependencies: [
+                "VirtualChip", "MRTDSecureMessaging", "MRTDCrypto", "MRTDDocument", "ISO7816",
+                "ASN1TLV", "MRTDTestSupport", "FaceImaging",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "StepUpTests", dependencies: ["StepUp", "EMRTDCLI", "MRTDReader", "VirtualChip", "MRTDTestSupport"],
+            swiftSettings: strict),
         .testTarget(name: "PackageTests", dependencies: ["MRTDTestSupport"], swiftSettings: strict),
-        .testTarget(name: "KioskServiceTests",
-                    dependencies: ["KioskService", "HTTPServer", "emrtd", "MRTDTestSupport"], swiftSettings: strict),
-        .testTarget(name: "EMRTDCLITests", dependencies: ["EMRTDCLI", "emrtd", "PCSCTransport", "MRTDTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "KioskServiceTests",
+            dependencies: ["KioskService", "HTTPServer", "emrtd", "MRTDTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "EMRTDCLITests", dependencies: ["EMRTDCLI", "emrtd", "PCSCTransport", "MRTDTestSupport"],
+            swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

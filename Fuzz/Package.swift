@@ -19,9 +19,10 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [.package(path: "EMRTDKit")],
     targets: [
-        .target(name: "FuzzSupport", dependencies: [.product(name: "EMRTDKit", package: "EMRTDKit")]),
-    ] + targetNames.map { name in
-        .executableTarget(name: "fuzz-\(name)", dependencies: ["FuzzSupport"])
-    },
+        .target(name: "FuzzSupport", dependencies: [.product(name: "EMRTDKit", package: "EMRTDKit")])
+    ]
+        + targetNames.map { name in
+            .executableTarget(name: "fuzz-\(name)", dependencies: ["FuzzSupport"])
+        },
     swiftLanguageModes: [.v6]
 )

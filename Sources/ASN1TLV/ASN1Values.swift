@@ -15,7 +15,9 @@ extension TLVNode {
     public func unsignedIntegerBytes() throws(TLVError) -> [UInt8] {
         try expect(0x02, "INTEGER")
         guard let first = value.first else { throw TLVError(.invalidValue, offset: offset, "empty INTEGER") }
-        guard first & 0x80 == 0 else { throw TLVError(.invalidValue, offset: offset, "negative INTEGER where unsigned expected") }
+        guard first & 0x80 == 0 else {
+            throw TLVError(.invalidValue, offset: offset, "negative INTEGER where unsigned expected")
+        }
         let stripped = Array(value.drop { $0 == 0 })
         return stripped.isEmpty ? [0] : stripped
     }
@@ -23,7 +25,7 @@ extension TLVNode {
     public func objectIdentifierValue() throws(TLVError) -> ObjectIdentifier { try ObjectIdentifier(node: self) }
 
     public func octetStringValue() throws(TLVError) -> [UInt8] {
-        if tag == 0x24 { // BER constructed OCTET STRING
+        if tag == 0x24 {  // BER constructed OCTET STRING
             var out: [UInt8] = []
             for c in children { out += try c.octetStringValue() }
             return out
@@ -44,7 +46,9 @@ extension TLVNode {
 
     public func booleanValue() throws(TLVError) -> Bool {
         try expect(0x01, "BOOLEAN")
-        guard value.count == 1 else { throw TLVError(.invalidValue, offset: offset, "BOOLEAN of \(value.count) octets") }
+        guard value.count == 1 else {
+            throw TLVError(.invalidValue, offset: offset, "BOOLEAN of \(value.count) octets")
+        }
         return value.first! != 0
     }
 
@@ -58,9 +62,9 @@ extension TLVNode {
                 throw TLVError(.invalidValue, offset: offset, "invalid UTF-8 in string")
             }
             return s
-        case 0x14: // TeletexString: treat as Latin-1
+        case 0x14:  // TeletexString: treat as Latin-1
             return String(String.UnicodeScalarView(value.map { Unicode.Scalar($0) }))
-        case 0x1E: // BMPString
+        case 0x1E:  // BMPString
             guard value.count % 2 == 0 else { throw TLVError(.invalidValue, offset: offset, "odd BMPString length") }
             var units: [UInt16] = []
             var i = value.startIndex
@@ -69,12 +73,16 @@ extension TLVNode {
                 i += 2
             }
             return String(decoding: units, as: UTF16.self)
-        case 0x1C: // UniversalString
-            guard value.count % 4 == 0 else { throw TLVError(.invalidValue, offset: offset, "bad UniversalString length") }
+        case 0x1C:  // UniversalString
+            guard value.count % 4 == 0 else {
+                throw TLVError(.invalidValue, offset: offset, "bad UniversalString length")
+            }
             var scalars = String.UnicodeScalarView()
             var i = value.startIndex
             while i < value.endIndex {
-                let v = UInt32(value[i]) << 24 | UInt32(value[i + 1]) << 16 | UInt32(value[i + 2]) << 8 | UInt32(value[i + 3])
+                let v =
+                    UInt32(value[i]) << 24 | UInt32(value[i + 1]) << 16 | UInt32(value[i + 2]) << 8
+                    | UInt32(value[i + 3])
                 guard let s = Unicode.Scalar(v) else { throw TLVError(.invalidValue, offset: offset, "bad code point") }
                 scalars.append(s)
                 i += 4
@@ -90,7 +98,9 @@ extension TLVNode {
         switch tag {
         case 0x17: return try ASN1Time(utcTime: value, offset: offset)
         case 0x18: return try ASN1Time(generalizedTime: value, offset: offset)
-        default: throw TLVError(.unexpectedTag, offset: offset, "expected UTCTime or GeneralizedTime, found \(TLVTag.describe(tag))")
+        default:
+            throw TLVError(
+                .unexpectedTag, offset: offset, "expected UTCTime or GeneralizedTime, found \(TLVTag.describe(tag))")
         }
     }
 }
@@ -100,8 +110,12 @@ public struct ASN1Time: Hashable, Sendable, Comparable, CustomStringConvertible 
     public var year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int
 
     public init(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0) {
-        self.year = year; self.month = month; self.day = day
-        self.hour = hour; self.minute = minute; self.second = second
+        self.year = year
+        self.month = month
+        self.day = day
+        self.hour = hour
+        self.minute = minute
+        self.second = second
     }
 
     /// Seconds since 1970-01-01T00:00:00Z.
@@ -129,8 +143,9 @@ public struct ASN1Time: Hashable, Sendable, Comparable, CustomStringConvertible 
         let d = doy - (153 * mp + 2) / 5 + 1
         let m = mp < 10 ? mp + 3 : mp - 9
         let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
-        self.init(year: Int(y), month: Int(m), day: Int(d), hour: Int(secs / 3600),
-                  minute: Int(secs % 3600 / 60), second: Int(secs % 60))
+        self.init(
+            year: Int(y), month: Int(m), day: Int(d), hour: Int(secs / 3600),
+            minute: Int(secs % 3600 / 60), second: Int(secs % 60))
     }
 
     /// Two ASCII digits at `i` of `u`.
@@ -155,18 +170,23 @@ public struct ASN1Time: Hashable, Sendable, Comparable, CustomStringConvertible 
             end -= 1
         } else if u.count >= 5, u[end - 5] == UInt8(ascii: "+") || u[end - 5] == UInt8(ascii: "-") {
             let sign = u[end - 5] == UInt8(ascii: "+") ? 1 : -1
-            let hh = try Self.two(u, end - 4, offset), mm = try Self.two(u, end - 2, offset)
+            let hh = try Self.two(u, end - 4, offset)
+            let mm = try Self.two(u, end - 2, offset)
             shift = (hh * 3600 + mm * 60) * sign
             end -= 5
         } else {
             throw TLVError(.invalidValue, offset: offset, "UTCTime without time zone")
         }
         let d = u[s..<end]
-        guard d.count == 10 || d.count == 12 else { throw TLVError(.invalidValue, offset: offset, "UTCTime of bad length") }
+        guard d.count == 10 || d.count == 12 else {
+            throw TLVError(.invalidValue, offset: offset, "UTCTime of bad length")
+        }
         let yy = try Self.two(d, s, offset)
-        let t = ASN1Time(year: yy < 50 ? 2000 + yy : 1900 + yy, month: try Self.two(d, s + 2, offset), day: try Self.two(d, s + 4, offset),
-                         hour: try Self.two(d, s + 6, offset), minute: try Self.two(d, s + 8, offset),
-                         second: d.count == 12 ? try Self.two(d, s + 10, offset) : 0)
+        let t = ASN1Time(
+            year: yy < 50 ? 2000 + yy : 1900 + yy, month: try Self.two(d, s + 2, offset),
+            day: try Self.two(d, s + 4, offset),
+            hour: try Self.two(d, s + 6, offset), minute: try Self.two(d, s + 8, offset),
+            second: d.count == 12 ? try Self.two(d, s + 10, offset) : 0)
         try t.validate(offset)
         self = shift == 0 ? t : ASN1Time(secondsSince1970: t.secondsSince1970 - Int64(shift))
     }
@@ -178,7 +198,9 @@ public struct ASN1Time: Hashable, Sendable, Comparable, CustomStringConvertible 
 
     /// GeneralizedTime from its contents octets (no intermediate string).
     public init(generalizedTime u: ArraySlice<UInt8>, offset: Int = 0) throws(TLVError) {
-        guard u.last == UInt8(ascii: "Z") else { throw TLVError(.invalidValue, offset: offset, "GeneralizedTime without Z") }
+        guard u.last == UInt8(ascii: "Z") else {
+            throw TLVError(.invalidValue, offset: offset, "GeneralizedTime without Z")
+        }
         let s = u.startIndex
         var end = u.endIndex - 1
         if let dot = u[s..<end].firstIndex(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: ",") }) { end = dot }
@@ -186,17 +208,19 @@ public struct ASN1Time: Hashable, Sendable, Comparable, CustomStringConvertible 
         guard d.count == 14 || d.count == 12 || d.count == 10 else {
             throw TLVError(.invalidValue, offset: offset, "GeneralizedTime of bad length")
         }
-        let t = ASN1Time(year: try Self.two(d, s, offset) * 100 + Self.two(d, s + 2, offset), month: try Self.two(d, s + 4, offset),
-                         day: try Self.two(d, s + 6, offset), hour: try Self.two(d, s + 8, offset),
-                         minute: d.count >= 12 ? try Self.two(d, s + 10, offset) : 0,
-                         second: d.count == 14 ? try Self.two(d, s + 12, offset) : 0)
+        let t = ASN1Time(
+            year: try Self.two(d, s, offset) * 100 + Self.two(d, s + 2, offset), month: try Self.two(d, s + 4, offset),
+            day: try Self.two(d, s + 6, offset), hour: try Self.two(d, s + 8, offset),
+            minute: d.count >= 12 ? try Self.two(d, s + 10, offset) : 0,
+            second: d.count == 14 ? try Self.two(d, s + 12, offset) : 0)
         try t.validate(offset)
         self = t
     }
 
     private func validate(_ offset: Int) throws(TLVError) {
         guard (1...12).contains(month), (1...31).contains(day), (0...23).contains(hour),
-              (0...59).contains(minute), (0...60).contains(second) else {
+            (0...59).contains(minute), (0...60).contains(second)
+        else {
             throw TLVError(.invalidValue, offset: offset, "time field out of range")
         }
     }
@@ -207,11 +231,13 @@ public struct ASN1Time: Hashable, Sendable, Comparable, CustomStringConvertible 
     }
 
     public var utcTimeString: String {
-        Self.pad(year % 100, 2) + Self.pad(month, 2) + Self.pad(day, 2) + Self.pad(hour, 2) + Self.pad(minute, 2) + Self.pad(second, 2) + "Z"
+        Self.pad(year % 100, 2) + Self.pad(month, 2) + Self.pad(day, 2) + Self.pad(hour, 2) + Self.pad(minute, 2)
+            + Self.pad(second, 2) + "Z"
     }
 
     public var generalizedTimeString: String {
-        Self.pad(year, 4) + Self.pad(month, 2) + Self.pad(day, 2) + Self.pad(hour, 2) + Self.pad(minute, 2) + Self.pad(second, 2) + "Z"
+        Self.pad(year, 4) + Self.pad(month, 2) + Self.pad(day, 2) + Self.pad(hour, 2) + Self.pad(minute, 2)
+            + Self.pad(second, 2) + "Z"
     }
 
     /// ISO 8601, e.g. 2026-11-29T17:04:19Z.

@@ -25,7 +25,7 @@ public enum Hex {
             case UInt8(ascii: "a")...UInt8(ascii: "f"): v = c - UInt8(ascii: "a") + 10
             case UInt8(ascii: "A")...UInt8(ascii: "F"): v = c - UInt8(ascii: "A") + 10
             case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\t"), UInt8(ascii: "\r"),
-                 UInt8(ascii: ":"), UInt8(ascii: "-"):
+                UInt8(ascii: ":"), UInt8(ascii: "-"):
                 continue
             default: return nil
             }

@@ -26,7 +26,16 @@ public struct ObjectIdentifier: Hashable, Sendable, CustomStringConvertible, Com
             guard b & 0x80 == 0 else { continue }
             if arcs.isEmpty {
                 // The first subidentifier packs the first two arcs (X.690 §8.19.4).
-                if v < 40 { arcs.append(0); arcs.append(v) } else if v < 80 { arcs.append(1); arcs.append(v - 40) } else { arcs.append(2); arcs.append(v - 80) }
+                if v < 40 {
+                    arcs.append(0)
+                    arcs.append(v)
+                } else if v < 80 {
+                    arcs.append(1)
+                    arcs.append(v - 40)
+                } else {
+                    arcs.append(2)
+                    arcs.append(v - 80)
+                }
             } else {
                 arcs.append(v)
             }

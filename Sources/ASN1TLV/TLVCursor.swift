@@ -15,7 +15,11 @@ public struct TLVHeader: Sendable, Hashable {
 
     @usableFromInline
     init(tag: UInt32, start: Int, valueStart: Int, valueEnd: Int, end: Int) {
-        self.tag = tag; self.start = start; self.valueStart = valueStart; self.valueEnd = valueEnd; self.end = end
+        self.tag = tag
+        self.start = start
+        self.valueStart = valueStart
+        self.valueEnd = valueEnd
+        self.end = end
     }
 
     @inlinable public var isConstructed: Bool { tag <= 0xFF ? tag & 0x20 != 0 : TLVTag.isConstructed(tag) }
@@ -89,8 +93,9 @@ public struct TLVCursor: Sendable {
             throw TLVError(.truncated, offset: position - base, "missing \(what) (\(TLVTag.describe(tag)))")
         }
         guard h.tag == tag else {
-            throw TLVError(.unexpectedTag, offset: h.start - base,
-                           "expected \(TLVTag.describe(tag)) (\(what)), found \(TLVTag.describe(h.tag))")
+            throw TLVError(
+                .unexpectedTag, offset: h.start - base,
+                "expected \(TLVTag.describe(tag)) (\(what)), found \(TLVTag.describe(h.tag))")
         }
         return h
     }
@@ -105,10 +110,13 @@ public struct TLVCursor: Sendable {
     @inlinable
     public func children(of h: TLVHeader) throws(TLVError) -> TLVCursor {
         guard h.isConstructed else {
-            throw TLVError(.unexpectedTag, offset: h.start - base, "\(TLVTag.describe(h.tag)) is primitive, not constructed")
+            throw TLVError(
+                .unexpectedTag, offset: h.start - base, "\(TLVTag.describe(h.tag)) is primitive, not constructed")
         }
         guard depth < parser.rules.maxDepth else {
-            throw TLVError(.depthExceeded, offset: h.start - base, "nesting deeper than \(parser.rules.maxDepth) (TLVLimits.maxDepth)")
+            throw TLVError(
+                .depthExceeded, offset: h.start - base,
+                "nesting deeper than \(parser.rules.maxDepth) (TLVLimits.maxDepth)")
         }
         return TLVCursor(bytes: bytes, range: h.valueStart..<h.valueEnd, parser: parser, base: base, depth: depth + 1)
     }
@@ -124,8 +132,10 @@ public struct TLVCursor: Sendable {
     /// `objectIdentifierValue()`, `stringValue()`, `timeValue()`, …) on primitive objects.
     @inlinable
     public func node(_ h: TLVHeader) -> TLVNode {
-        TLVNode(tag: h.tag, offset: h.start - base, encoded: bytes[h.start..<h.end], value: bytes[h.valueStart..<h.valueEnd],
-                children: [], isIndefiniteLength: h.isIndefiniteLength)
+        TLVNode(
+            tag: h.tag, offset: h.start - base, encoded: bytes[h.start..<h.end],
+            value: bytes[h.valueStart..<h.valueEnd],
+            children: [], isIndefiniteLength: h.isIndefiniteLength)
     }
 
     /// `h` parsed into a full `TLVNode` tree (for the rare constructed values, e.g. a BER constructed OCTET STRING).
@@ -142,18 +152,22 @@ public struct TLVCursor: Sendable {
     @usableFromInline
     func header(at i: Int, limit: Int, depth: Int) throws(TLVError) -> TLVHeader {
         let (tag, afterTag) = try parser.readTag(bytes, at: i, limit: limit, base: base)
-        let (declared, j) = try parser.readLength(bytes, at: afterTag, limit: limit, base: base, constructed: TLVTag.isConstructed(tag))
+        let (declared, j) = try parser.readLength(
+            bytes, at: afterTag, limit: limit, base: base, constructed: TLVTag.isConstructed(tag))
         let valueStart = j
         if let len = declared {
             guard len <= limit - valueStart else {
-                throw TLVError(.truncated, offset: afterTag - base,
-                               "\(TLVTag.describe(tag)) declares \(len) bytes, \(limit - valueStart) remain")
+                throw TLVError(
+                    .truncated, offset: afterTag - base,
+                    "\(TLVTag.describe(tag)) declares \(len) bytes, \(limit - valueStart) remain")
             }
-            return TLVHeader(tag: tag, start: i, valueStart: valueStart, valueEnd: valueStart + len, end: valueStart + len)
+            return TLVHeader(
+                tag: tag, start: i, valueStart: valueStart, valueEnd: valueStart + len, end: valueStart + len)
         }
         // Indefinite length: step over the children until end-of-contents (00 00).
         guard depth < parser.rules.maxDepth else {
-            throw TLVError(.depthExceeded, offset: i - base, "nesting deeper than \(parser.rules.maxDepth) (TLVLimits.maxDepth)")
+            throw TLVError(
+                .depthExceeded, offset: i - base, "nesting deeper than \(parser.rules.maxDepth) (TLVLimits.maxDepth)")
         }
         var k = valueStart
         while true {

@@ -21,8 +21,10 @@ public struct TLVNode: Sendable, Hashable {
     /// Whether the length was encoded in the indefinite form (BER only).
     public let isIndefiniteLength: Bool
 
-    public init(tag: UInt32, offset: Int, encoded: ArraySlice<UInt8>, value: ArraySlice<UInt8>,
-                children: [TLVNode], isIndefiniteLength: Bool) {
+    public init(
+        tag: UInt32, offset: Int, encoded: ArraySlice<UInt8>, value: ArraySlice<UInt8>,
+        children: [TLVNode], isIndefiniteLength: Bool
+    ) {
         self.tag = tag
         self.offset = offset
         self.encoded = encoded
@@ -47,8 +49,9 @@ public struct TLVNode: Sendable, Hashable {
     /// The first child with the given tag, or an `unexpectedTag` error naming it.
     public func requireChild(_ tag: UInt32) throws(TLVError) -> TLVNode {
         guard let c = child(tag) else {
-            throw TLVError(.unexpectedTag, offset: offset,
-                           "missing tag \(TLVTag.describe(tag)) inside \(TLVTag.describe(self.tag))")
+            throw TLVError(
+                .unexpectedTag, offset: offset,
+                "missing tag \(TLVTag.describe(tag)) inside \(TLVTag.describe(self.tag))")
         }
         return c
     }
@@ -56,8 +59,9 @@ public struct TLVNode: Sendable, Hashable {
     /// Child at a position, or an error naming what was expected.
     public func child(at index: Int, _ what: String = "element") throws(TLVError) -> TLVNode {
         guard index < children.count else {
-            throw TLVError(.truncated, offset: offset,
-                           "\(TLVTag.describe(tag)) has \(children.count) elements, \(what) #\(index) missing")
+            throw TLVError(
+                .truncated, offset: offset,
+                "\(TLVTag.describe(tag)) has \(children.count) elements, \(what) #\(index) missing")
         }
         return children[index]
     }
@@ -66,8 +70,10 @@ public struct TLVNode: Sendable, Hashable {
     @discardableResult
     public func expect(_ tag: UInt32, _ what: String = "") throws(TLVError) -> TLVNode {
         guard self.tag == tag else {
-            throw TLVError(.unexpectedTag, offset: offset,
-                           "expected \(TLVTag.describe(tag))\(what.isEmpty ? "" : " (\(what))"), found \(TLVTag.describe(self.tag))")
+            throw TLVError(
+                .unexpectedTag, offset: offset,
+                "expected \(TLVTag.describe(tag))\(what.isEmpty ? "" : " (\(what))"), found \(TLVTag.describe(self.tag))"
+            )
         }
         return self
     }

@@ -18,9 +18,11 @@ public struct TLVParser: Sendable {
         /// Largest number of nodes one parse builds (the top node and all its descendants).
         public var maxElements: Int
 
-        public init(distinguished: Bool, allowIndefiniteLength: Bool, maxDepth: Int = TLVLimits.maxDepth,
-                    maxLength: Int = TLVLimits.maxLength, parseChildren: Bool = true,
-                    maxElements: Int = TLVLimits.maxElements) {
+        public init(
+            distinguished: Bool, allowIndefiniteLength: Bool, maxDepth: Int = TLVLimits.maxDepth,
+            maxLength: Int = TLVLimits.maxLength, parseChildren: Bool = true,
+            maxElements: Int = TLVLimits.maxElements
+        ) {
             self.distinguished = distinguished
             self.allowIndefiniteLength = allowIndefiniteLength
             self.maxDepth = maxDepth
@@ -72,14 +74,17 @@ public struct TLVParser: Sendable {
     public static func parsePrefix(_ bytes: ArraySlice<UInt8>, rules: Rules = .ber) throws(TLVError) -> (TLVNode, Int) {
         let p = TLVParser(rules: rules)
         var budget = rules.maxElements
-        let (node, next) = try p.readNode(bytes, at: bytes.startIndex, base: bytes.startIndex, depth: 0, budget: &budget)
+        let (node, next) = try p.readNode(
+            bytes, at: bytes.startIndex, base: bytes.startIndex, depth: 0, budget: &budget)
         return (node, next - bytes.startIndex)
     }
 
     /// Reads only the tag and length of the first node: returns the tag, the header size and the
     /// declared value length (nil for indefinite length). Works on an incomplete buffer, which is
     /// how a file's total length is learned from its first chunk.
-    public static func peekHeader(_ bytes: ArraySlice<UInt8>) throws(TLVError) -> (tag: UInt32, headerLength: Int, valueLength: Int?) {
+    public static func peekHeader(_ bytes: ArraySlice<UInt8>) throws(TLVError) -> (
+        tag: UInt32, headerLength: Int, valueLength: Int?
+    ) {
         let p = TLVParser(rules: .ber)
         let start = bytes.startIndex
         let (tag, afterTag) = try p.readTag(bytes, at: start, base: start)
@@ -92,8 +97,9 @@ public struct TLVParser: Sendable {
         var budget = rules.maxElements
         let (node, next) = try readNode(bytes, at: bytes.startIndex, base: bytes.startIndex, depth: 0, budget: &budget)
         if next != bytes.endIndex {
-            throw TLVError(.trailingData, offset: next - bytes.startIndex,
-                           "\(bytes.endIndex - next) bytes after the end of \(TLVTag.describe(node.tag))")
+            throw TLVError(
+                .trailingData, offset: next - bytes.startIndex,
+                "\(bytes.endIndex - next) bytes after the end of \(TLVTag.describe(node.tag))")
         }
         return node
     }
@@ -129,7 +135,9 @@ public struct TLVParser: Sendable {
 
     /// Returns the declared length (nil = indefinite) and the index after the length octets.
     @usableFromInline
-    func readLength(_ b: ArraySlice<UInt8>, at i: Int, limit: Int? = nil, base: Int, constructed: Bool) throws(TLVError) -> (Int?, Int) {
+    func readLength(_ b: ArraySlice<UInt8>, at i: Int, limit: Int? = nil, base: Int, constructed: Bool) throws(TLVError)
+        -> (Int?, Int)
+    {
         let limit = limit ?? b.endIndex
         guard i < limit else { throw TLVError(.truncated, offset: i - base, "missing length") }
         let first = b[i]
@@ -154,19 +162,26 @@ public struct TLVParser: Sendable {
             }
         }
         guard len <= rules.maxLength else {
-            throw TLVError(.lengthTooLarge, offset: i - base, "declared length \(len) exceeds the limit \(rules.maxLength) (TLVLimits.maxLength)")
+            throw TLVError(
+                .lengthTooLarge, offset: i - base,
+                "declared length \(len) exceeds the limit \(rules.maxLength) (TLVLimits.maxLength)")
         }
         return (len, i + 1 + n)
     }
 
     /// Reads one node and its descendants; `budget` is how many more nodes this parse may build (checked
     /// before each one is read, so a file of millions of tiny elements stops after `maxElements`).
-    func readNode(_ b: ArraySlice<UInt8>, at i: Int, base: Int, depth: Int, budget: inout Int) throws(TLVError) -> (TLVNode, Int) {
+    func readNode(_ b: ArraySlice<UInt8>, at i: Int, base: Int, depth: Int, budget: inout Int) throws(TLVError) -> (
+        TLVNode, Int
+    ) {
         guard depth <= rules.maxDepth else {
-            throw TLVError(.depthExceeded, offset: i - base, "nesting deeper than \(rules.maxDepth) (TLVLimits.maxDepth)")
+            throw TLVError(
+                .depthExceeded, offset: i - base, "nesting deeper than \(rules.maxDepth) (TLVLimits.maxDepth)")
         }
         guard budget > 0 else {
-            throw TLVError(.tooManyElements, offset: i - base, "more than \(rules.maxElements) data objects (TLVLimits.maxElements)")
+            throw TLVError(
+                .tooManyElements, offset: i - base,
+                "more than \(rules.maxElements) data objects (TLVLimits.maxElements)")
         }
         budget -= 1
         let (tag, afterTag) = try readTag(b, at: i, base: base)
@@ -174,8 +189,9 @@ public struct TLVParser: Sendable {
         let (declared, valueStart) = try readLength(b, at: afterTag, base: base, constructed: constructed)
         if let len = declared {
             guard len <= b.endIndex - valueStart else {
-                throw TLVError(.truncated, offset: afterTag - base,
-                               "\(TLVTag.describe(tag)) declares \(len) bytes, \(b.endIndex - valueStart) remain")
+                throw TLVError(
+                    .truncated, offset: afterTag - base,
+                    "\(TLVTag.describe(tag)) declares \(len) bytes, \(b.endIndex - valueStart) remain")
             }
             let valueEnd = valueStart + len
             let value = b[valueStart..<valueEnd]
@@ -183,13 +199,17 @@ public struct TLVParser: Sendable {
             if constructed && rules.parseChildren {
                 var j = valueStart
                 while j < valueEnd {
-                    let (child, next) = try readNode(b[..<valueEnd], at: j, base: base, depth: depth + 1, budget: &budget)
+                    let (child, next) = try readNode(
+                        b[..<valueEnd], at: j, base: base, depth: depth + 1, budget: &budget)
                     children.append(child)
                     j = next
                 }
             }
-            return (TLVNode(tag: tag, offset: i - base, encoded: b[i..<valueEnd], value: value,
-                            children: children, isIndefiniteLength: false), valueEnd)
+            return (
+                TLVNode(
+                    tag: tag, offset: i - base, encoded: b[i..<valueEnd], value: value,
+                    children: children, isIndefiniteLength: false), valueEnd
+            )
         }
         // Indefinite length: children until end-of-contents (00 00).
         var j = valueStart
@@ -203,7 +223,10 @@ public struct TLVParser: Sendable {
             children.append(child)
             j = next
         }
-        return (TLVNode(tag: tag, offset: i - base, encoded: b[i..<(j + 2)], value: b[valueStart..<j],
-                        children: children, isIndefiniteLength: true), j + 2)
+        return (
+            TLVNode(
+                tag: tag, offset: i - base, encoded: b[i..<(j + 2)], value: b[valueStart..<j],
+                children: children, isIndefiniteLength: true), j + 2
+        )
     }
 }

@@ -68,7 +68,9 @@ public enum DER {
 
     public static func octetString(_ v: [UInt8]) -> [UInt8] { TLVWriter.encode(0x04, v) }
     /// BIT STRING with `unusedBits` unused bits in the last octet.
-    public static func bitString(_ v: [UInt8], unusedBits: UInt8 = 0) -> [UInt8] { TLVWriter.encode(0x03, [unusedBits] + v) }
+    public static func bitString(_ v: [UInt8], unusedBits: UInt8 = 0) -> [UInt8] {
+        TLVWriter.encode(0x03, [unusedBits] + v)
+    }
     public static func utf8String(_ s: String) -> [UInt8] { TLVWriter.encode(0x0C, Array(s.utf8)) }
     public static func printableString(_ s: String) -> [UInt8] { TLVWriter.encode(0x13, Array(s.utf8)) }
     public static func ia5String(_ s: String) -> [UInt8] { TLVWriter.encode(0x16, Array(s.utf8)) }
@@ -90,7 +92,9 @@ public enum DER {
     }
 
     public static func utcTime(_ t: ASN1Time) -> [UInt8] { TLVWriter.encode(0x17, Array(t.utcTimeString.utf8)) }
-    public static func generalizedTime(_ t: ASN1Time) -> [UInt8] { TLVWriter.encode(0x18, Array(t.generalizedTimeString.utf8)) }
+    public static func generalizedTime(_ t: ASN1Time) -> [UInt8] {
+        TLVWriter.encode(0x18, Array(t.generalizedTimeString.utf8))
+    }
     /// RFC 5280 §4.1.2.5: UTCTime through 2049, GeneralizedTime from 2050.
     public static func time(_ t: ASN1Time) -> [UInt8] { t.year < 2050 ? utcTime(t) : generalizedTime(t) }
 }

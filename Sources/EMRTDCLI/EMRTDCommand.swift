@@ -1,6 +1,6 @@
 import Foundation
-import MRTDReader
 import MRTDCrypto
+import MRTDReader
 
 /// The `emrtd` command (docs/cli.md): one declaration per command in `commands`; parsing, help, synopsis,
 /// completion, man page and error output all come from those declarations.
@@ -8,7 +8,8 @@ public enum EMRTDCommand {
     /// Every command, in the order `emrtd --help` lists them. Adding a command is adding its declaration here.
     public static let commands: [CommandDecl] = [
         DemoCommand.command, ReadersCommand.command, WatchCommand.command, ReadCommand.command,
-        VerifyCommand.command, SimulateCommand.command, TrustCommand.command, StepUpCommand.command, ServeCommand.command,
+        VerifyCommand.command, SimulateCommand.command, TrustCommand.command, StepUpCommand.command,
+        ServeCommand.command,
         BenchCommand.command, MetaCommands.completion, MetaCommands.man, MetaCommands.help, MetaCommands.version,
     ]
 
@@ -33,13 +34,18 @@ public enum EMRTDCommand {
             return ExitCode.usage
         }
         switch first {
-        case "--help", "-h": Console.out(Help.main); return ExitCode.ok
-        case "--version", "-V": Console.out(MetaCommands.versionText); return ExitCode.ok
+        case "--help", "-h":
+            Console.out(Help.main)
+            return ExitCode.ok
+        case "--version", "-V":
+            Console.out(MetaCommands.versionText)
+            return ExitCode.ok
         default: break
         }
         guard let command = commands.first(where: { $0.name == first }) else {
             let wantsJSON = args.contains { $0 == "--json" }
-            return report(unknownCommand(first, among: commands.map(\.name), path: nil), command: "emrtd", json: wantsJSON)
+            return report(
+                unknownCommand(first, among: commands.map(\.name), path: nil), command: "emrtd", json: wantsJSON)
         }
         return await run(command, path: command.name, Array(args.dropFirst()), environment: environment)
     }
@@ -47,22 +53,35 @@ public enum EMRTDCommand {
     static func unknownCommand(_ word: String, among names: [String], path: String?) -> CLIError {
         let looksLikeName = Shown.isSafeName(word)
         let see = path.map { "emrtd \($0) --help" } ?? "emrtd --help"
-        var m = looksLikeName ? "unknown \(path == nil ? "command" : "subcommand") '\(word)'" : "an unknown \(path == nil ? "command" : "subcommand")"
+        var m =
+            looksLikeName
+            ? "unknown \(path == nil ? "command" : "subcommand") '\(word)'"
+            : "an unknown \(path == nil ? "command" : "subcommand")"
         if looksLikeName, let s = Suggest.closest(word, among: names) { m += " — did you mean '\(s)'?" }
         m += " (see \(see))"
         return CLIError(.unknownCommand, m, status: .usage)
     }
 
-    static func run(_ command: CommandDecl, path: String, _ args: [String], environment: [String: String]) async -> Int32 {
+    static func run(_ command: CommandDecl, path: String, _ args: [String], environment: [String: String]) async
+        -> Int32
+    {
         let wantsJSON = command.alwaysJSON || (command.acceptsJSON && args.contains { $0 == "--json" })
         if !command.subcommands.isEmpty {
             guard let first = args.first else {
-                return report(CLIError(.missingArgument, "give a subcommand: \(command.subcommands.map(\.name).joined(separator: ", ")) (see emrtd \(path) --help)",
-                                       status: .usage), command: path, json: wantsJSON)
+                return report(
+                    CLIError(
+                        .missingArgument,
+                        "give a subcommand: \(command.subcommands.map(\.name).joined(separator: ", ")) (see emrtd \(path) --help)",
+                        status: .usage), command: path, json: wantsJSON)
             }
-            if first == "--help" || first == "-h" { Console.out(Help.text(for: command, path: path)); return ExitCode.ok }
+            if first == "--help" || first == "-h" {
+                Console.out(Help.text(for: command, path: path))
+                return ExitCode.ok
+            }
             guard let sub = command.subcommands.first(where: { $0.name == first }) else {
-                return report(unknownCommand(first, among: command.subcommands.map(\.name), path: path), command: path, json: wantsJSON)
+                return report(
+                    unknownCommand(first, among: command.subcommands.map(\.name), path: path), command: path,
+                    json: wantsJSON)
             }
             return await run(sub, path: "\(path) \(sub.name)", Array(args.dropFirst()), environment: environment)
         }
@@ -72,7 +91,10 @@ public enum EMRTDCommand {
             e.message += " (see emrtd \(path) --help)"
             return report(e, command: path, json: wantsJSON, secrets: secretValues(command, args))
         }
-        if parsed.flag("help") { Console.out(Help.text(for: command, path: path)); return ExitCode.ok }
+        if parsed.flag("help") {
+            Console.out(Help.text(for: command, path: path))
+            return ExitCode.ok
+        }
         guard let run = command.run else { return ExitCode.usage }
         do {
             return try await run(Invocation(command: path, arguments: parsed, environment: environment))
@@ -83,8 +105,11 @@ public enum EMRTDCommand {
             c.message += " (see emrtd \(path) --help)"
             return report(c, command: path, json: wantsJSON, secrets: secretValues(command, args))
         } catch {
-            return report(CLIError(.internalError, "an unexpected failure; please report it, with the command you ran", status: .transport),
-                          command: path, json: wantsJSON)
+            return report(
+                CLIError(
+                    .internalError, "an unexpected failure; please report it, with the command you ran",
+                    status: .transport),
+                command: path, json: wantsJSON)
         }
     }
 

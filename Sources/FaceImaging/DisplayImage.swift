@@ -16,7 +16,9 @@ public enum DisplayImage {
     /// JPEG bytes any browser shows: a stored JPEG that decodes cleanly is returned unchanged (exactly the
     /// signed bytes, no generation loss); JPEG 2000 is decoded and re-encoded as JPEG at `jpegQuality`.
     /// Throws when the stored image cannot be decoded.
-    public static func displayJPEG(from stored: [UInt8], limits: ImageLimits = .standard) throws(ImageCodecError) -> [UInt8] {
+    public static func displayJPEG(from stored: [UInt8], limits: ImageLimits = .standard) throws(ImageCodecError)
+        -> [UInt8]
+    {
         switch try format(of: stored) {
         case .jpeg:
             _ = try JPEGCodec.decode(stored, limits: limits)

@@ -5,13 +5,21 @@ public enum CodecFormat: String, Sendable, Hashable, Codable {
     case jpeg2000
 
     public init?(recognising b: [UInt8]) {
-        if b.count >= 2, b[0] == 0xFF, b[1] == 0xD8 { self = .jpeg; return }
-        if b.count >= 2, b[0] == 0xFF, b[1] == 0x4F { self = .jpeg2000; return }
-        if b.count >= 12, Array(b[0..<12]) == JPEG2000Header.signatureBox { self = .jpeg2000; return }
+        if b.count >= 2, b[0] == 0xFF, b[1] == 0xD8 {
+            self = .jpeg
+            return
+        }
+        if b.count >= 2, b[0] == 0xFF, b[1] == 0x4F {
+            self = .jpeg2000
+            return
+        }
+        if b.count >= 12, Array(b[0..<12]) == JPEG2000Header.signatureBox {
+            self = .jpeg2000
+            return
+        }
         return nil
     }
 }
-
 
 /// Why an image could not be decoded or encoded. The detail names what was wrong with the image (sizes,
 /// markers, the codec library's message); it never carries image bytes.
@@ -41,7 +49,9 @@ public struct ImageCodecError: Error, Sendable, Hashable, CustomStringConvertibl
     public var detail: String
 
     public init(_ code: Code, _ format: CodecFormat?, _ detail: String) {
-        self.code = code; self.format = format; self.detail = detail
+        self.code = code
+        self.format = format
+        self.detail = detail
     }
 
     public var description: String {
@@ -68,10 +78,15 @@ public struct ImageLimits: Sendable, Hashable {
     /// Largest encoded output.
     public var maxOutputBytes: Int
 
-    public init(maxInputBytes: Int = 8 << 20, maxDimension: Int = 8192, maxPixels: Int = 2048 * 2048,
-                maxTiles: Int = 1024, maxOutputBytes: Int = 16 << 20) {
-        self.maxInputBytes = maxInputBytes; self.maxDimension = maxDimension; self.maxPixels = maxPixels
-        self.maxTiles = maxTiles; self.maxOutputBytes = maxOutputBytes
+    public init(
+        maxInputBytes: Int = 8 << 20, maxDimension: Int = 8192, maxPixels: Int = 2048 * 2048,
+        maxTiles: Int = 1024, maxOutputBytes: Int = 16 << 20
+    ) {
+        self.maxInputBytes = maxInputBytes
+        self.maxDimension = maxDimension
+        self.maxPixels = maxPixels
+        self.maxTiles = maxTiles
+        self.maxOutputBytes = maxOutputBytes
     }
 
     public static let standard = ImageLimits()
@@ -82,8 +97,9 @@ public struct ImageLimits: Sendable, Hashable {
             throw ImageCodecError(.zeroSize, format, "declared size \(width) × \(height)")
         }
         guard width <= maxDimension, height <= maxDimension, width * height <= maxPixels else {
-            throw ImageCodecError(.tooLarge, format,
-                                  "declared size \(width) × \(height) exceeds the limit (\(maxDimension) per side, \(maxPixels) pixels)")
+            throw ImageCodecError(
+                .tooLarge, format,
+                "declared size \(width) × \(height) exceeds the limit (\(maxDimension) per side, \(maxPixels) pixels)")
         }
     }
 }

@@ -1,5 +1,5 @@
-import COpenJPEG
 import CFaceImagingShims
+import COpenJPEG
 
 /// JPEG 2000 (ISO/IEC 15444-1) through OpenJPEG: decode JP2 files and raw codestreams, encode either. Every call
 /// into the library is checked; the library's messages are captured (never printed) and a failure names the first.
@@ -10,7 +10,8 @@ public enum JPEG2000Codec {
         let f = CodecFormat.jpeg2000
         guard !bytes.isEmpty else { throw ImageCodecError(.empty, f, "no bytes") }
         guard bytes.count <= limits.maxInputBytes else {
-            throw ImageCodecError(.tooLarge, f, "\(bytes.count) bytes exceed the input limit of \(limits.maxInputBytes)")
+            throw ImageCodecError(
+                .tooLarge, f, "\(bytes.count) bytes exceed the input limit of \(limits.maxInputBytes)")
         }
         let header = try JPEG2000Header(bytes, limits: limits)
         let session = try Session(decompress: header.container == .jp2 ? OPJ_CODEC_JP2 : OPJ_CODEC_J2K)
@@ -21,8 +22,9 @@ public enum JPEG2000Codec {
         try session.check(opj_decoder_set_strict_mode(session.codec, 1), .decodeFailed, "opj_decoder_set_strict_mode")
 
         let result: Result<Raster, ImageCodecError> = bytes.withUnsafeBufferPointer { input in
-            var buffer = emrtd_opj_buffer(data: UnsafeMutablePointer(mutating: input.baseAddress), length: input.count,
-                                          capacity: 0, position: 0, overflowed: 0)
+            var buffer = emrtd_opj_buffer(
+                data: UnsafeMutablePointer(mutating: input.baseAddress), length: input.count,
+                capacity: 0, position: 0, overflowed: 0)
             return withUnsafeMutablePointer(to: &buffer) { bufferPointer in
                 guard let stream = emrtd_opj_read_stream(bufferPointer) else {
                     return .failure(ImageCodecError(.decodeFailed, f, "opj_stream_create failed"))
@@ -31,12 +33,18 @@ public enum JPEG2000Codec {
                 var image: UnsafeMutablePointer<opj_image_t>?
                 defer { if let image { opj_image_destroy(image) } }
                 do throws(ImageCodecError) {
-                    try session.check(opj_read_header(stream, session.codec, &image), .malformedHeader, "opj_read_header")
-                    guard let img = image else { throw ImageCodecError(.malformedHeader, f, "opj_read_header gave no image") }
+                    try session.check(
+                        opj_read_header(stream, session.codec, &image), .malformedHeader, "opj_read_header")
+                    guard let img = image else {
+                        throw ImageCodecError(.malformedHeader, f, "opj_read_header gave no image")
+                    }
                     // The library must have read what was checked: the same size and component count.
-                    let w = Int(img.pointee.x1) - Int(img.pointee.x0), h = Int(img.pointee.y1) - Int(img.pointee.y0)
-                    guard w == header.width, h == header.height, Int(img.pointee.numcomps) == header.components.count else {
-                        throw ImageCodecError(.malformedHeader, f, "the JP2 header and the codestream disagree on size or components")
+                    let w = Int(img.pointee.x1) - Int(img.pointee.x0)
+                    let h = Int(img.pointee.y1) - Int(img.pointee.y0)
+                    guard w == header.width, h == header.height, Int(img.pointee.numcomps) == header.components.count
+                    else {
+                        throw ImageCodecError(
+                            .malformedHeader, f, "the JP2 header and the codestream disagree on size or components")
                     }
                     try session.check(opj_decode(session.codec, stream, img), .decodeFailed, "opj_decode")
                     try session.check(opj_end_decompress(session.codec, stream), .decodeFailed, "opj_end_decompress")
@@ -58,16 +66,21 @@ public enum JPEG2000Codec {
 
     /// Encodes an 8-bit raster with the irreversible 9/7 wavelet in one quality layer at a compression ratio
     /// that gives about `targetBytes` (nil: lossless 5/3). RGB uses the irreversible colour transform.
-    public static func encode(_ raster: Raster, container: Container = .jp2, targetBytes: Int? = nil,
-                              limits: ImageLimits = .standard) throws(ImageCodecError) -> [UInt8] {
-        try encode(raster, container: container, targetBytes: targetBytes, limits: limits, subsampling: nil, sYCC: false)
+    public static func encode(
+        _ raster: Raster, container: Container = .jp2, targetBytes: Int? = nil,
+        limits: ImageLimits = .standard
+    ) throws(ImageCodecError) -> [UInt8] {
+        try encode(
+            raster, container: container, targetBytes: targetBytes, limits: limits, subsampling: nil, sYCC: false)
     }
 
     /// As `encode`, with per-component subsampling (each component sampled at every dx-th column and dy-th row)
     /// and, with `sYCC`, the raster's three channels taken as Y, Cb, Cr and labelled sYCC (enumerated colour
     /// space 18) — the forms a decoder must accept beyond plain RGB. For tests of those decoder paths.
-    static func encode(_ raster: Raster, container: Container, targetBytes: Int?, limits: ImageLimits,
-                       subsampling: [(dx: Int, dy: Int)]?, sYCC: Bool) throws(ImageCodecError) -> [UInt8] {
+    static func encode(
+        _ raster: Raster, container: Container, targetBytes: Int?, limits: ImageLimits,
+        subsampling: [(dx: Int, dy: Int)]?, sYCC: Bool
+    ) throws(ImageCodecError) -> [UInt8] {
         let f = CodecFormat.jpeg2000
         try limits.check(width: raster.width, height: raster.height, format: f)
         var parameters = opj_cparameters_t()
@@ -80,14 +93,16 @@ public enum JPEG2000Codec {
             parameters.irreversible = 1
             parameters.tcp_rates.0 = Float(max(1.0, Double(raw) / Double(target)))
         } else {
-            parameters.tcp_rates.0 = 0 // lossless
+            parameters.tcp_rates.0 = 0  // lossless
         }
         // At most 6 resolutions, and never more than the smaller side allows (2^(n−1) ≤ side).
         var levels = 1
         while levels < 6, (1 << levels) <= min(raster.width, raster.height) { levels += 1 }
         parameters.numresolution = Int32(levels)
         let factors = subsampling ?? Array(repeating: (dx: 1, dy: 1), count: raster.channels)
-        guard factors.count == raster.channels, factors.allSatisfy({ (1...4).contains($0.dx) && (1...4).contains($0.dy) }) else {
+        guard factors.count == raster.channels,
+            factors.allSatisfy({ (1...4).contains($0.dx) && (1...4).contains($0.dy) })
+        else {
             throw ImageCodecError(.encodeFailed, f, "subsampling for \(raster.channels) components")
         }
         // The colour transform needs three components of the same size (and RGB, not YCC).
@@ -115,9 +130,12 @@ public enum JPEG2000Codec {
             for c in 0..<raster.channels {
                 guard let data = image.pointee.comps[c].data else { continue }
                 let (dx, dy) = factors[c]
-                let w = Int(componentParameters[c].w), h = Int(componentParameters[c].h)
+                let w = Int(componentParameters[c].w)
+                let h = Int(componentParameters[c].h)
                 for y in 0..<h {
-                    for x in 0..<w { data[y * w + x] = Int32(px[((y * dy) * raster.width + x * dx) * raster.channels + c]) }
+                    for x in 0..<w {
+                        data[y * w + x] = Int32(px[((y * dy) * raster.width + x * dx) * raster.channels + c])
+                    }
                 }
             }
         }
@@ -215,20 +233,27 @@ public enum JPEG2000Codec {
         let colour = count >= 3
         let used = colour ? 3 : 1
         let base = image.comps[0]
-        let width = Int(base.w), height = Int(base.h)
+        let width = Int(base.w)
+        let height = Int(base.h)
         guard width > 0, height > 0, width * height <= header.width * header.height else {
             throw ImageCodecError(.decodeFailed, f, "decoded component 0 is \(width) × \(height)")
         }
-        var planes: [(data: UnsafeMutablePointer<Int32>, w: Int, h: Int, shift: Int, offset: Int32, max: Int32, prec: Int)] = []
+        var planes:
+            [(data: UnsafeMutablePointer<Int32>, w: Int, h: Int, shift: Int, offset: Int32, max: Int32, prec: Int)] = []
         for c in 0..<used {
             let comp = image.comps[c]
             guard let data = comp.data, comp.w > 0, comp.h > 0 else {
                 throw ImageCodecError(.decodeFailed, f, "component \(c) was not decoded")
             }
             let prec = Int(comp.prec)
-            guard (1...16).contains(prec) else { throw ImageCodecError(.unsupported, f, "component \(c) has \(prec) bits") }
-            planes.append((data, Int(comp.w), Int(comp.h), max(0, prec - 8), comp.sgnd != 0 ? Int32(1) << Int32(prec - 1) : 0,
-                           (Int32(1) << Int32(prec)) - 1, prec))
+            guard (1...16).contains(prec) else {
+                throw ImageCodecError(.unsupported, f, "component \(c) has \(prec) bits")
+            }
+            planes.append(
+                (
+                    data, Int(comp.w), Int(comp.h), max(0, prec - 8), comp.sgnd != 0 ? Int32(1) << Int32(prec - 1) : 0,
+                    (Int32(1) << Int32(prec)) - 1, prec
+                ))
         }
         func sample(_ p: Int, _ x: Int, _ y: Int) -> Int {
             let plane = planes[p]
@@ -244,15 +269,24 @@ public enum JPEG2000Codec {
         for y in 0..<height {
             for x in 0..<width {
                 let o = (y * width + x) * used
-                if !colour { out[o] = UInt8(sample(0, x, y)); continue }
-                var r = sample(0, x, y), g = sample(1, x, y), b = sample(2, x, y)
+                if !colour {
+                    out[o] = UInt8(sample(0, x, y))
+                    continue
+                }
+                var r = sample(0, x, y)
+                var g = sample(1, x, y)
+                var b = sample(2, x, y)
                 if ycc {
-                    let yy = Double(r), cb = Double(g) - 128, cr = Double(b) - 128
+                    let yy = Double(r)
+                    let cb = Double(g) - 128
+                    let cr = Double(b) - 128
                     r = Int((yy + 1.402 * cr).rounded())
                     g = Int((yy - 0.344136 * cb - 0.714136 * cr).rounded())
                     b = Int((yy + 1.772 * cb).rounded())
                 }
-                out[o] = UInt8(clamping: r); out[o + 1] = UInt8(clamping: g); out[o + 2] = UInt8(clamping: b)
+                out[o] = UInt8(clamping: r)
+                out[o + 1] = UInt8(clamping: g)
+                out[o + 2] = UInt8(clamping: b)
             }
         }
         return Raster(unchecked: width, height, used, out)

@@ -1,4 +1,3 @@
-
 /// The parts of a JPEG 2000 image that decide what decoding will cost, read before OpenJPEG sees the bytes:
 /// where the codestream is (a raw codestream, ISO/IEC 15444-1 Annex A, or the `jp2c` box of a JP2 file,
 /// Annex I) and its SIZ marker segment (§A.5.1). Walks only the given bytes and allocates nothing per box.
@@ -53,10 +52,17 @@ public struct JPEG2000Header: Sendable, Hashable {
         let lsiz = u16(p)
         let csiz = u16(p + 36)
         guard csiz >= 1, lsiz == 38 + 3 * csiz, codestreamRange.count >= 4 + lsiz else {
-            throw ImageCodecError(.malformedHeader, f, "SIZ length \(lsiz) does not match \(csiz) components or the data")
+            throw ImageCodecError(
+                .malformedHeader, f, "SIZ length \(lsiz) does not match \(csiz) components or the data")
         }
-        let xsiz = u32(p + 4), ysiz = u32(p + 8), xo = u32(p + 12), yo = u32(p + 16)
-        let xt = u32(p + 20), yt = u32(p + 24), xto = u32(p + 28), yto = u32(p + 32)
+        let xsiz = u32(p + 4)
+        let ysiz = u32(p + 8)
+        let xo = u32(p + 12)
+        let yo = u32(p + 16)
+        let xt = u32(p + 20)
+        let yt = u32(p + 24)
+        let xto = u32(p + 28)
+        let yto = u32(p + 32)
         guard xsiz >= xo, ysiz >= yo else {
             throw ImageCodecError(.malformedHeader, f, "SIZ image offset beyond the image size")
         }
@@ -66,7 +72,8 @@ public struct JPEG2000Header: Sendable, Hashable {
         guard xt > 0, yt > 0, xto <= xo, yto <= yo, xto + xt > xo, yto + yt > yo else {
             throw ImageCodecError(.malformedHeader, f, "SIZ tile grid \(xt) × \(yt) at \(xto),\(yto) is invalid")
         }
-        let tilesX = (xsiz - xto + xt - 1) / xt, tilesY = (ysiz - yto + yt - 1) / yt
+        let tilesX = (xsiz - xto + xt - 1) / xt
+        let tilesY = (ysiz - yto + yt - 1) / yt
         guard tilesX <= limits.maxTiles, tilesY <= limits.maxTiles, tilesX * tilesY <= limits.maxTiles else {
             throw ImageCodecError(.tooLarge, f, "\(tilesX) × \(tilesY) tiles exceed the limit of \(limits.maxTiles)")
         }
@@ -77,9 +84,13 @@ public struct JPEG2000Header: Sendable, Hashable {
         var comps: [Component] = []
         for c in 0..<csiz {
             let q = p + 38 + 3 * c
-            let ssiz = Int(b[q]), dx = Int(b[q + 1]), dy = Int(b[q + 2])
+            let ssiz = Int(b[q])
+            let dx = Int(b[q + 1])
+            let dy = Int(b[q + 2])
             let depth = (ssiz & 0x7F) + 1
-            guard depth <= 16 else { throw ImageCodecError(.unsupported, f, "component \(c) has \(depth) bits per sample") }
+            guard depth <= 16 else {
+                throw ImageCodecError(.unsupported, f, "component \(c) has \(depth) bits per sample")
+            }
             guard (1...4).contains(dx), (1...4).contains(dy) else {
                 throw ImageCodecError(.unsupported, f, "component \(c) subsampling \(dx) × \(dy)")
             }
@@ -107,10 +118,11 @@ public struct JPEG2000Header: Sendable, Hashable {
                 length = Int(l64)
                 header = 16
             } else if length == 0 {
-                length = b.count - i // last box: to the end
+                length = b.count - i  // last box: to the end
             }
             guard length >= header, length <= b.count - i else {
-                throw ImageCodecError(.malformedHeader, f, "box at offset \(i) has length \(length) (\(b.count - i) bytes left)")
+                throw ImageCodecError(
+                    .malformedHeader, f, "box at offset \(i) has length \(length) (\(b.count - i) bytes left)")
             }
             if type == Array("jp2c".utf8) { return (i + header)..<(i + length) }
             i += length

@@ -10,22 +10,30 @@ public enum JPEGCodec {
         let f = CodecFormat.jpeg
         guard !bytes.isEmpty else { throw ImageCodecError(.empty, f, "no bytes") }
         guard bytes.count <= limits.maxInputBytes else {
-            throw ImageCodecError(.tooLarge, f, "\(bytes.count) bytes exceed the input limit of \(limits.maxInputBytes)")
+            throw ImageCodecError(
+                .tooLarge, f, "\(bytes.count) bytes exceed the input limit of \(limits.maxInputBytes)")
         }
         guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else {
             throw ImageCodecError(.unrecognisedFormat, f, "no SOI marker")
         }
-        guard let handle = tjInitDecompress() else { throw ImageCodecError(.decodeFailed, f, "tjInitDecompress failed") }
+        guard let handle = tjInitDecompress() else {
+            throw ImageCodecError(.decodeFailed, f, "tjInitDecompress failed")
+        }
         defer { _ = tjDestroy(handle) }
         // The header (up to the first SOS) is read into small fixed structures; the declared size is checked
         // against the limits before any pixel buffer exists.
-        var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colourspace: Int32 = 0
+        var width: Int32 = 0
+        var height: Int32 = 0
+        var subsampling: Int32 = 0
+        var colourspace: Int32 = 0
         let headerStatus = bytes.withUnsafeBufferPointer {
             tjDecompressHeader3(handle, $0.baseAddress, UInt($0.count), &width, &height, &subsampling, &colourspace)
         }
         try check(headerStatus, handle, .malformedHeader, "tjDecompressHeader3")
         // A tables-only datastream (no SOFn before EOI) reads as 0 × 0; a SOFn declaring 0 fails above.
-        guard width > 0, height > 0 else { throw ImageCodecError(.malformedHeader, f, "no frame header (SOFn) before the end") }
+        guard width > 0, height > 0 else {
+            throw ImageCodecError(.malformedHeader, f, "no frame header (SOFn) before the end")
+        }
         try limits.check(width: Int(width), height: Int(height), format: f)
         let gray = colourspace == TJCS_GRAY.rawValue
         guard gray || colourspace == TJCS_YCbCr.rawValue || colourspace == TJCS_RGB.rawValue else {
@@ -37,8 +45,9 @@ public enum JPEGCodec {
         let flags = TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS | TJFLAG_ACCURATEDCT
         let status = bytes.withUnsafeBufferPointer { input in
             pixels.withUnsafeMutableBufferPointer { output in
-                tjDecompress2(handle, input.baseAddress, UInt(input.count), output.baseAddress, width, 0, height,
-                              format.rawValue, flags)
+                tjDecompress2(
+                    handle, input.baseAddress, UInt(input.count), output.baseAddress, width, 0, height,
+                    format.rawValue, flags)
             }
         }
         try check(status, handle, .decodeFailed, "tjDecompress2")
@@ -47,8 +56,10 @@ public enum JPEGCodec {
 
     /// Encodes a raster as baseline JPEG (JFIF) at `quality` 1…100 (4:2:0 chroma for RGB), optionally with
     /// COM segments (T.81 §B.2.4.5, at most 65,533 bytes each) placed after the APPn segments.
-    public static func encode(_ raster: Raster, quality: Int = 90, comments: [[UInt8]] = [],
-                              limits: ImageLimits = .standard) throws(ImageCodecError) -> [UInt8] {
+    public static func encode(
+        _ raster: Raster, quality: Int = 90, comments: [[UInt8]] = [],
+        limits: ImageLimits = .standard
+    ) throws(ImageCodecError) -> [UInt8] {
         let f = CodecFormat.jpeg
         try limits.check(width: raster.width, height: raster.height, format: f)
         guard (1...100).contains(quality) else { throw ImageCodecError(.encodeFailed, f, "quality \(quality)") }
@@ -62,9 +73,10 @@ public enum JPEGCodec {
         var size: UInt = 0
         defer { if let output { tjFree(output) } }
         let status = raster.pixels.withUnsafeBufferPointer { px in
-            tjCompress2(handle, px.baseAddress, Int32(raster.width), 0, Int32(raster.height),
-                        Int32((gray ? TJPF_GRAY : TJPF_RGB).rawValue), &output, &size,
-                        Int32((gray ? TJSAMP_GRAY : TJSAMP_420).rawValue), Int32(quality), TJFLAG_ACCURATEDCT)
+            tjCompress2(
+                handle, px.baseAddress, Int32(raster.width), 0, Int32(raster.height),
+                Int32((gray ? TJPF_GRAY : TJPF_RGB).rawValue), &output, &size,
+                Int32((gray ? TJSAMP_GRAY : TJSAMP_420).rawValue), Int32(quality), TJFLAG_ACCURATEDCT)
         }
         try check(status, handle, .encodeFailed, "tjCompress2")
         guard let output, size >= 4 else { throw ImageCodecError(.encodeFailed, f, "tjCompress2 gave no output") }
@@ -92,7 +104,9 @@ public enum JPEGCodec {
         return Array(jpeg[0..<i]) + segments + Array(jpeg[i...])
     }
 
-    static func check(_ status: Int32, _ handle: tjhandle, _ code: ImageCodecError.Code, _ call: String) throws(ImageCodecError) {
+    static func check(_ status: Int32, _ handle: tjhandle, _ code: ImageCodecError.Code, _ call: String)
+        throws(ImageCodecError)
+    {
         guard status != 0 else { return }
         let message = tjGetErrorStr2(handle).map { String(cString: $0) } ?? "failed"
         throw ImageCodecError(code, .jpeg, "\(call): \(message)")

@@ -11,10 +11,16 @@ public struct Raster: Sendable, Hashable {
         let area = width.multipliedReportingOverflow(by: height)
         let size = area.partialValue.multipliedReportingOverflow(by: channels)
         guard !area.overflow, !size.overflow, pixels.count == size.partialValue else { return nil }
-        self.width = width; self.height = height; self.channels = channels; self.pixels = pixels
+        self.width = width
+        self.height = height
+        self.channels = channels
+        self.pixels = pixels
     }
 
     init(unchecked width: Int, _ height: Int, _ channels: Int, _ pixels: [UInt8]) {
-        self.width = width; self.height = height; self.channels = channels; self.pixels = pixels
+        self.width = width
+        self.height = height
+        self.channels = channels
+        self.pixels = pixels
     }
 }

@@ -41,21 +41,36 @@ struct HTTPListener {
         var one: Int32 = 1
         _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         if isV6 { _ = setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size)) }
-        let rc: Int32 = isV6
-            ? withUnsafePointer(to: &v6) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) } }
-            : withUnsafePointer(to: &v4) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let rc: Int32 =
+            isV6
+            ? withUnsafePointer(to: &v6) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
+            }
+            : withUnsafePointer(to: &v4) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
         guard rc == 0 else { throw fail("bind \(HTTPListenAddress.tcp(host: host, port: port))", fd) }
         guard listen(fd, backlog) == 0 else { throw fail("listen", fd) }
         // the port the kernel gave
         var boundPort = port
         if isV6 {
-            var a = sockaddr_in6(); var len = socklen_t(MemoryLayout<sockaddr_in6>.size)
-            if withUnsafeMutablePointer(to: &a, { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }) == 0 {
+            var a = sockaddr_in6()
+            var len = socklen_t(MemoryLayout<sockaddr_in6>.size)
+            if withUnsafeMutablePointer(
+                to: &a, { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }) == 0
+            {
                 boundPort = UInt16(bigEndian: a.sin6_port)
             }
         } else {
-            var a = sockaddr_in(); var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-            if withUnsafeMutablePointer(to: &a, { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }) == 0 {
+            var a = sockaddr_in()
+            var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+            if withUnsafeMutablePointer(
+                to: &a, { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }) == 0
+            {
                 boundPort = UInt16(bigEndian: a.sin_port)
             }
         }
@@ -66,7 +81,9 @@ struct HTTPListener {
         var addr = sockaddr_un()
         let bytes = Array(path.utf8)
         let capacity = MemoryLayout.size(ofValue: addr.sun_path)
-        guard !bytes.isEmpty, bytes.count < capacity else { throw HTTPServerError("--socket: the path is empty or longer than \(capacity - 1) bytes") }
+        guard !bytes.isEmpty, bytes.count < capacity else {
+            throw HTTPServerError("--socket: the path is empty or longer than \(capacity - 1) bytes")
+        }
         addr.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &addr.sun_path) { dst in
             for (i, b) in bytes.enumerated() { dst[i] = b }
@@ -81,7 +98,11 @@ struct HTTPListener {
         guard fd >= 0 else { throw fail("socket", -1) }
         // created 0660 (group: the kiosk UI's user), never briefly wider
         let old = umask(0o117)
-        let rc = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
         umask(old)
         guard rc == 0 else { throw fail("bind \(path)", fd) }
         guard chmod(path, 0o660) == 0 else { throw fail("chmod \(path)", fd) }

@@ -24,8 +24,10 @@ public final class HTTPServer: Sendable {
     private let streams = Mutex<[ObjectIdentifier: HTTPStream]>([:])
     private let listenFD: Int32
 
-    public init(listen: HTTPListenAddress, limits: HTTPServerLimits = HTTPServerLimits(),
-                tooLarge: @escaping @Sendable () -> HTTPResponse, handler: @escaping Handler) throws(HTTPServerError) {
+    public init(
+        listen: HTTPListenAddress, limits: HTTPServerLimits = HTTPServerLimits(),
+        tooLarge: @escaping @Sendable () -> HTTPResponse, handler: @escaping Handler
+    ) throws(HTTPServerError) {
         let listener = try HTTPListener.open(listen)
         self.address = listener.bound
         self.listenFD = listener.fd
@@ -33,9 +35,10 @@ public final class HTTPServer: Sendable {
         self.limits = limits
         self.tooLarge = tooLarge
         self.daemon = Mutex(nil)
-        var settings = emrtd_mhd_settings(listen_fd: listener.fd, connection_limit: UInt32(limits.maxConnections),
-                                          connection_timeout: UInt32(limits.idleTimeoutSeconds),
-                                          memory_limit: limits.headerMemoryBytes, thread_stack_size: 512 * 1024)
+        var settings = emrtd_mhd_settings(
+            listen_fd: listener.fd, connection_limit: UInt32(limits.maxConnections),
+            connection_timeout: UInt32(limits.idleTimeoutSeconds),
+            memory_limit: limits.headerMemoryBytes, thread_stack_size: 512 * 1024)
         let me = Unmanaged.passUnretained(self).toOpaque()
         guard let d = emrtd_mhd_start(&settings, accessHandler, me, requestCompleted, me) else {
             Glibc.close(listener.fd)
@@ -47,9 +50,17 @@ public final class HTTPServer: Sendable {
 
     /// Ends every open stream and stops the daemon (joins its threads). Idempotent.
     public func stop() {
-        let open = streams.withLock { s in let v = Array(s.values); s.removeAll(); return v }
+        let open = streams.withLock { s in
+            let v = Array(s.values)
+            s.removeAll()
+            return v
+        }
         for stream in open { stream.close() }
-        let d = daemon.withLock { d in let v = d; d = nil; return v }
+        let d = daemon.withLock { d in
+            let v = d
+            d = nil
+            return v
+        }
         if let d {
             MHD_stop_daemon(d.pointer)
             Glibc.close(listenFD)
@@ -73,15 +84,19 @@ final class UploadState {
 }
 
 /// The access handler: called once with the headers, once per body chunk, once more at the end.
-private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadDataSize, requestContext in
-    guard let cls, let connection, let url, let method, let uploadDataSize, let requestContext else { return MHDCalls.no }
+private let accessHandler: MHD_AccessHandlerCallback = {
+    cls, connection, url, method, _, uploadData, uploadDataSize, requestContext in
+    guard let cls, let connection, let url, let method, let uploadDataSize, let requestContext else {
+        return MHDCalls.no
+    }
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
     guard requestContext.pointee != nil else {
         // first call: headers only. A declared body above the limit is refused before it is read.
         let state = UploadState()
         requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
         if let length = MHDCalls.value(connection, MHDCalls.headerKind, "Content-Length"),
-           (Int(length).map { $0 > server.limits.maxBodyBytes || $0 < 0 } ?? true) {
+            Int(length).map({ $0 > server.limits.maxBodyBytes || $0 < 0 }) ?? true
+        {
             state.tooLarge = true
             return MHDCalls.queue(connection, server.tooLarge(), server: server)
         }
@@ -95,7 +110,9 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
                 state.tooLarge = true
                 state.body = []
             } else {
-                uploadData.withMemoryRebound(to: UInt8.self, capacity: n) { state.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: n)) }
+                uploadData.withMemoryRebound(to: UInt8.self, capacity: n) {
+                    state.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: n))
+                }
             }
         }
         uploadDataSize.pointee = 0
@@ -103,11 +120,12 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     }
     if state.tooLarge { return MHDCalls.queue(connection, server.tooLarge(), server: server) }
     let full = String(cString: url)
-    let request = HTTPRequest(method: String(cString: method),
-                              path: String(full.prefix { $0 != "?" }),
-                              query: MHDCalls.values(connection, MHDCalls.getArgumentKind, lowercased: false),
-                              headers: MHDCalls.values(connection, MHDCalls.headerKind, lowercased: true),
-                              body: state.body)
+    let request = HTTPRequest(
+        method: String(cString: method),
+        path: String(full.prefix { $0 != "?" }),
+        query: MHDCalls.values(connection, MHDCalls.getArgumentKind, lowercased: false),
+        headers: MHDCalls.values(connection, MHDCalls.headerKind, lowercased: true),
+        body: state.body)
     state.body = []
     return MHDCalls.queue(connection, server.handler(request), server: server)
 }
@@ -139,7 +157,10 @@ private let streamFree: MHD_ContentReaderFreeCallback = { cls in
 final class StreamBox {
     let stream: HTTPStream
     weak var server: HTTPServer?
-    init(stream: HTTPStream, server: HTTPServer) { self.stream = stream; self.server = server }
+    init(stream: HTTPStream, server: HTTPServer) {
+        self.stream = stream
+        self.server = server
+    }
 }
 
 /// One checked wrapper per libmicrohttpd call.
@@ -156,7 +177,11 @@ enum MHDCalls {
 
     /// Every value of a kind (header names lower-cased when asked).
     static func values(_ c: OpaquePointer, _ kind: MHD_ValueKind, lowercased: Bool) -> [String: String] {
-        final class Collector { var values: [String: String] = [:]; var lowercased = false; var count = 0 }
+        final class Collector {
+            var values: [String: String] = [:]
+            var lowercased = false
+            var count = 0
+        }
         let collector = Collector()
         collector.lowercased = lowercased
         let iterator: MHD_KeyValueIterator = { cls, _, key, value in
@@ -180,10 +205,14 @@ enum MHDCalls {
         switch response.body {
         case .bytes(let bytes):
             r = bytes.withUnsafeBytes { b in
-                MHD_create_response_from_buffer(b.count, UnsafeMutableRawPointer(mutating: b.baseAddress), emrtd_mhd_respmem_must_copy())
+                MHD_create_response_from_buffer(
+                    b.count, UnsafeMutableRawPointer(mutating: b.baseAddress), emrtd_mhd_respmem_must_copy())
             }
         case .stream(let stream):
-            if server.isStopping { stream.close(); return MHDCalls.no }
+            if server.isStopping {
+                stream.close()
+                return MHDCalls.no
+            }
             stream.configure(limits: server.limits)
             server.track(stream)
             let box = Unmanaged.passRetained(StreamBox(stream: stream, server: server)).toOpaque()

@@ -9,8 +9,14 @@ public struct HTTPRequest: Sendable {
     public var headers: [String: String]
     public var body: [UInt8]
 
-    public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:], body: [UInt8] = []) {
-        self.method = method; self.path = path; self.query = query; self.headers = headers; self.body = body
+    public init(
+        method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:], body: [UInt8] = []
+    ) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
     }
 
     /// A header by case-insensitive name.
@@ -29,7 +35,9 @@ public struct HTTPResponse: Sendable {
     public var body: Body
 
     public init(status: Int, headers: [(String, String)] = [], body: Body = .bytes([])) {
-        self.status = status; self.headers = headers; self.body = body
+        self.status = status
+        self.headers = headers
+        self.body = body
     }
 
     public init(status: Int, contentType: String, bytes: [UInt8], headers: [(String, String)] = []) {
@@ -75,11 +83,16 @@ public struct HTTPServerLimits: Sendable {
     /// Bytes a stream may hold unsent for a client that does not read before the stream is dropped.
     public var maxStreamBacklogBytes: Int
 
-    public init(maxBodyBytes: Int = 16 * 1024, maxConnections: Int = 100, idleTimeoutSeconds: Int = 30,
-                headerMemoryBytes: Int = 32 * 1024, keepAliveSeconds: Double = 10, maxStreamBacklogBytes: Int = 1 << 20) {
-        self.maxBodyBytes = maxBodyBytes; self.maxConnections = maxConnections
-        self.idleTimeoutSeconds = idleTimeoutSeconds; self.headerMemoryBytes = headerMemoryBytes
-        self.keepAliveSeconds = keepAliveSeconds; self.maxStreamBacklogBytes = maxStreamBacklogBytes
+    public init(
+        maxBodyBytes: Int = 16 * 1024, maxConnections: Int = 100, idleTimeoutSeconds: Int = 30,
+        headerMemoryBytes: Int = 32 * 1024, keepAliveSeconds: Double = 10, maxStreamBacklogBytes: Int = 1 << 20
+    ) {
+        self.maxBodyBytes = maxBodyBytes
+        self.maxConnections = maxConnections
+        self.idleTimeoutSeconds = idleTimeoutSeconds
+        self.headerMemoryBytes = headerMemoryBytes
+        self.keepAliveSeconds = keepAliveSeconds
+        self.maxStreamBacklogBytes = maxStreamBacklogBytes
     }
 }
 

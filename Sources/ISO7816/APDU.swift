@@ -12,12 +12,19 @@ public struct CommandAPDU: Hashable, Sendable {
     /// Use extended length even when short length would do (e.g. to test a chip's extended support).
     public var forceExtended: Bool
 
-    public init(cla: UInt8 = 0x00, ins: UInt8, p1: UInt8, p2: UInt8, data: [UInt8] = [], ne: Int? = nil,
-                forceExtended: Bool = false) {
+    public init(
+        cla: UInt8 = 0x00, ins: UInt8, p1: UInt8, p2: UInt8, data: [UInt8] = [], ne: Int? = nil,
+        forceExtended: Bool = false
+    ) {
         precondition(data.count <= 65535, "command data longer than 65535")
         precondition(ne == nil || (1...65536).contains(ne!), "Ne out of range")
-        self.cla = cla; self.ins = ins; self.p1 = p1; self.p2 = p2
-        self.data = data; self.ne = ne; self.forceExtended = forceExtended
+        self.cla = cla
+        self.ins = ins
+        self.p1 = p1
+        self.p2 = p2
+        self.data = data
+        self.ne = ne
+        self.forceExtended = forceExtended
     }
 
     /// Whether the encoding needs (or is forced into) extended length.
@@ -54,11 +61,16 @@ public struct CommandAPDU: Hashable, Sendable {
         let ext = isExtended
         let count = encodedLength
         return [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
-            out[0] = cla; out[1] = ins; out[2] = p1; out[3] = p2
+            out[0] = cla
+            out[1] = ins
+            out[2] = p1
+            out[3] = p2
             var i = 4
             if !data.isEmpty {
                 if ext {
-                    out[i] = 0x00; out[i + 1] = UInt8(data.count >> 8); out[i + 2] = UInt8(data.count & 0xFF)
+                    out[i] = 0x00
+                    out[i + 1] = UInt8(data.count >> 8)
+                    out[i + 2] = UInt8(data.count & 0xFF)
                     i += 3
                 } else {
                     out[i] = UInt8(data.count)
@@ -72,8 +84,12 @@ public struct CommandAPDU: Hashable, Sendable {
             if let ne {
                 if ext {
                     let le = ne == 65536 ? 0 : ne
-                    if data.isEmpty { out[i] = 0x00; i += 1 }
-                    out[i] = UInt8(le >> 8); out[i + 1] = UInt8(le & 0xFF)
+                    if data.isEmpty {
+                        out[i] = 0x00
+                        i += 1
+                    }
+                    out[i] = UInt8(le >> 8)
+                    out[i + 1] = UInt8(le & 0xFF)
                     i += 2
                 } else {
                     out[i] = ne == 256 ? 0x00 : UInt8(ne)
@@ -107,7 +123,9 @@ public struct CommandAPDU: Hashable, Sendable {
             }
         } else {
             ext = true
-            guard body.count >= 3 else { throw APDUError.malformedCommand("extended length field of \(body.count) bytes") }
+            guard body.count >= 3 else {
+                throw APDUError.malformedCommand("extended length field of \(body.count) bytes")
+            }
             if body.count == 3 {
                 let le = Int(body[1]) << 8 | Int(body[2])
                 ne = le == 0 ? 65536 : le
@@ -121,7 +139,8 @@ public struct CommandAPDU: Hashable, Sendable {
                     let le = Int(body[3 + lc]) << 8 | Int(body[4 + lc])
                     ne = le == 0 ? 65536 : le
                 } else {
-                    throw APDUError.malformedCommand("extended Lc \(lc) does not match \(body.count - 3) remaining bytes")
+                    throw APDUError.malformedCommand(
+                        "extended Lc \(lc) does not match \(body.count - 3) remaining bytes")
                 }
             }
         }

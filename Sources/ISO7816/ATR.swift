@@ -22,7 +22,9 @@ public struct ATR: Sendable, Hashable {
     /// Parses `bytes`; nil when they are not an ATR (no TS/T0, interface or historical bytes cut short,
     /// longer than 33 bytes). A trailing TCK is tolerated but not required (some PC/SC readers omit it).
     public init?(_ bytes: [UInt8]) {
-        guard bytes.count >= 2, bytes.count <= Self.maximumLength, bytes[0] == 0x3B || bytes[0] == 0x3F else { return nil }
+        guard bytes.count >= 2, bytes.count <= Self.maximumLength, bytes[0] == 0x3B || bytes[0] == 0x3F else {
+            return nil
+        }
         let k = Int(bytes[1] & 0x0F)
         var y = bytes[1] >> 4
         var i = 2
@@ -57,7 +59,8 @@ public struct ATR: Sendable, Hashable {
         var out: [(tag: UInt8, value: [UInt8])] = []
         var j = 1
         while j < end {
-            let tag = historicalBytes[j] >> 4, length = Int(historicalBytes[j] & 0x0F)
+            let tag = historicalBytes[j] >> 4
+            let length = Int(historicalBytes[j] & 0x0F)
             guard j + 1 + length <= end else { return [] }
             out.append((tag, Array(historicalBytes[(j + 1)..<(j + 1 + length)])))
             j += 1 + length

@@ -17,9 +17,11 @@ public struct TransportCapabilities: Hashable, Sendable {
     }
 
     /// Short APDUs only: 5 + 255 command bytes, 256 + 2 response bytes.
-    public static let shortOnly = TransportCapabilities(supportsExtendedLength: false, maxCommandSize: 261, maxResponseSize: 258)
+    public static let shortOnly = TransportCapabilities(
+        supportsExtendedLength: false, maxCommandSize: 261, maxResponseSize: 258)
     /// Extended APDUs up to the ISO/IEC 7816-4 maximum.
-    public static let extended = TransportCapabilities(supportsExtendedLength: true, maxCommandSize: 65544, maxResponseSize: 65538)
+    public static let extended = TransportCapabilities(
+        supportsExtendedLength: true, maxCommandSize: 65544, maxResponseSize: 65538)
 }
 
 /// A transport-level failure (reader, card, link). Raised by `CardTransport` implementations.

@@ -1,5 +1,5 @@
-import Synchronization
 import Dispatch
+import Synchronization
 
 /// An in-process `CardTransport` over a `CardEmulator` (the virtual chip): no reader, no PC/SC.
 ///
@@ -22,8 +22,10 @@ public final class LocalCardTransport: CardTransport {
     }
     private let state = Mutex(State())
 
-    public init(emulator: any CardEmulator, name: String = "virtual chip",
-                capabilities: TransportCapabilities = .extended, responseTimeout: Double? = nil) {
+    public init(
+        emulator: any CardEmulator, name: String = "virtual chip",
+        capabilities: TransportCapabilities = .extended, responseTimeout: Double? = nil
+    ) {
         self.emulator = emulator
         self.name = name
         self.caps = capabilities

@@ -18,8 +18,10 @@ public enum ResponseChaining {
     /// Collects the rest of `first` with GET RESPONSE through `send` while it says '61xx'.
     /// `command` is the command `first` answers (its CLA's logical-channel bits are kept).
     /// Throws `TransportError(.protocolError)` when the card keeps chaining beyond the limits above.
-    public static func collect(_ first: ResponseAPDU, after command: CommandAPDU,
-                               send: (CommandAPDU) async throws -> ResponseAPDU) async throws -> ResponseAPDU {
+    public static func collect(
+        _ first: ResponseAPDU, after command: CommandAPDU,
+        send: (CommandAPDU) async throws -> ResponseAPDU
+    ) async throws -> ResponseAPDU {
         guard first.statusWord.isMoreDataAvailable else { return first }
         var data = first.data
         var response = first
@@ -27,17 +29,19 @@ public enum ResponseChaining {
         while response.statusWord.isMoreDataAvailable {
             parts += 1
             guard parts <= maximumParts, data.count <= maximumBytes else {
-                throw TransportError(.protocolError, function: "GET RESPONSE",
-                                     "the card kept answering 61xx (more than \(maximumParts) parts or \(maximumBytes) bytes)")
+                throw TransportError(
+                    .protocolError, function: "GET RESPONSE",
+                    "the card kept answering 61xx (more than \(maximumParts) parts or \(maximumBytes) bytes)")
             }
             let sw2 = Int(response.statusWord.sw2)
             var getResponse = CommandAPDU.getResponse(ne: sw2 == 0 ? 256 : sw2)
-            getResponse.cla = command.cla & 0x03 // keep the logical channel, drop SM and chaining bits
+            getResponse.cla = command.cla & 0x03  // keep the logical channel, drop SM and chaining bits
             response = try await send(getResponse)
             data += response.data
         }
         guard data.count <= maximumBytes else {
-            throw TransportError(.protocolError, function: "GET RESPONSE", "the chained response exceeds \(maximumBytes) bytes")
+            throw TransportError(
+                .protocolError, function: "GET RESPONSE", "the chained response exceeds \(maximumBytes) bytes")
         }
         return ResponseAPDU(data: data, statusWord: response.statusWord)
     }

@@ -90,6 +90,8 @@ public struct StatusWord: RawRepresentable, Hashable, Sendable, CustomStringConv
 extension String {
     init(format4 v: UInt16) {
         let digits: [Character] = Array("0123456789ABCDEF")
-        self = String([digits[Int(v >> 12)], digits[Int(v >> 8 & 0xF)], digits[Int(v >> 4 & 0xF)], digits[Int(v & 0xF)]])
+        self = String([
+            digits[Int(v >> 12)], digits[Int(v >> 8 & 0xF)], digits[Int(v >> 4 & 0xF)], digits[Int(v & 0xF)],
+        ])
     }
 }

@@ -38,7 +38,11 @@ final class Subscribers: Sendable {
     }
 
     func finishAll() {
-        for s in streams.withLock({ m in let v = Array(m.values); m.removeAll(); return v }) { s.finish() }
+        for s in streams.withLock({ m in
+            let v = Array(m.values)
+            m.removeAll()
+            return v
+        }) { s.finish() }
     }
 
     var count: Int { streams.withLock { $0.count } }

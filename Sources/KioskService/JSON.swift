@@ -5,7 +5,9 @@ import Foundation
 enum JSON {
     /// Parses a request body that must be a JSON object; the message says what is wrong, never echoing the body.
     static func object(_ body: [UInt8]) throws(APIError) -> [String: Any] {
-        guard !body.isEmpty else { throw APIError(400, "malformed_json", "the request body is empty; a JSON object is expected") }
+        guard !body.isEmpty else {
+            throw APIError(400, "malformed_json", "the request body is empty; a JSON object is expected")
+        }
         let value: Any
         do { value = try JSONSerialization.jsonObject(with: Data(body), options: []) } catch {
             throw APIError(400, "malformed_json", "the request body is not valid JSON")
@@ -17,7 +19,9 @@ enum JSON {
     }
 
     static func encode(_ value: [String: Any]) -> [UInt8] {
-        let data = (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        let data =
+            (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes]))
+            ?? Data("{}".utf8)
         return [UInt8](data)
     }
 
@@ -43,7 +47,11 @@ struct APIError: Error {
     var status: Int
     var code: String
     var message: String
-    init(_ status: Int, _ code: String, _ message: String) { self.status = status; self.code = code; self.message = message }
+    init(_ status: Int, _ code: String, _ message: String) {
+        self.status = status
+        self.code = code
+        self.message = message
+    }
 
     var body: [UInt8] { JSON.encode(["error": ["code": code, "message": message]]) }
 }

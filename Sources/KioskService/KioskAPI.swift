@@ -1,6 +1,6 @@
 import FaceImaging
-public import HTTPServer
 import Foundation
+public import HTTPServer
 import MRTDDocument
 
 /// The HTTP API v1 of docs/service.md over a `KioskService`: authentication, Host/Origin checks, routing.
@@ -51,7 +51,8 @@ public struct KioskAPI: Sendable {
         // remote clients must name the service by address: a DNS name could be rebound to it
         var name = String(host.dropLast(p.count))
         if name.hasPrefix("[") && name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
-        var v4 = in_addr(), v6 = in6_addr()
+        var v4 = in_addr()
+        var v6 = in6_addr()
         return inet_pton(AF_INET, name, &v4) == 1 || inet_pton(AF_INET6, name, &v6) == 1
     }
 
@@ -74,7 +75,9 @@ public struct KioskAPI: Sendable {
     func authenticate(_ r: HTTPRequest) throws(APIError) {
         var presented: String? = nil
         if let auth = r.header("Authorization") {
-            guard auth.hasPrefix("Bearer ") else { throw APIError(401, "unauthorized", "use Authorization: Bearer TOKEN") }
+            guard auth.hasPrefix("Bearer ") else {
+                throw APIError(401, "unauthorized", "use Authorization: Bearer TOKEN")
+            }
             presented = String(auth.dropFirst(7)).trimmingCharacters(in: .whitespaces)
         } else if let cookies = r.header("Cookie") {
             for part in cookies.split(separator: ";") {
@@ -89,7 +92,8 @@ public struct KioskAPI: Sendable {
     }
 
     static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
+        let x = Array(a.utf8)
+        let y = Array(b.utf8)
         var diff = UInt8(x.count == y.count ? 0 : 1)
         for i in 0..<max(x.count, y.count) { diff |= (i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0) }
         return diff == 0
@@ -99,11 +103,15 @@ public struct KioskAPI: Sendable {
     func login(_ r: HTTPRequest) throws(APIError) -> HTTPResponse {
         guard r.method == "GET" else { throw APIError(405, "method_not_allowed", "use GET") }
         guard let token = r.query["token"] else { throw APIError(401, "unauthorized", "give ?token=TOKEN") }
-        guard Self.constantTimeEqual(token, service.config.token) else { throw APIError(403, "forbidden", "the token is not valid") }
-        return HTTPResponse(status: 303, headers: [
-            ("Location", "/"), ("Cache-Control", "no-store"), ("Referrer-Policy", "no-referrer"),
-            ("Set-Cookie", "\(Self.cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict"),
-        ])
+        guard Self.constantTimeEqual(token, service.config.token) else {
+            throw APIError(403, "forbidden", "the token is not valid")
+        }
+        return HTTPResponse(
+            status: 303,
+            headers: [
+                ("Location", "/"), ("Cache-Control", "no-store"), ("Referrer-Policy", "no-referrer"),
+                ("Set-Cookie", "\(Self.cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict"),
+            ])
     }
 
     // MARK: - Routes
@@ -111,12 +119,15 @@ public struct KioskAPI: Sendable {
     func route(_ r: HTTPRequest) throws(APIError) -> HTTPResponse {
         let parts = r.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
         func only(_ method: String) throws(APIError) {
-            guard r.method == method else { throw APIError(405, "method_not_allowed", "\(r.method) is not allowed here") }
+            guard r.method == method else {
+                throw APIError(405, "method_not_allowed", "\(r.method) is not allowed here")
+            }
         }
         if parts == [""] {
             try only("GET")
-            return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", bytes: Array(Self.indexPage.utf8),
-                                headers: Self.commonHeaders)
+            return HTTPResponse(
+                status: 200, contentType: "text/html; charset=utf-8", bytes: Array(Self.indexPage.utf8),
+                headers: Self.commonHeaders)
         }
         guard parts.count >= 2, parts[0] == "v1" else { throw APIError(404, "not_found", "no such endpoint") }
         switch (parts.count, parts[1]) {
@@ -129,18 +140,26 @@ public struct KioskAPI: Sendable {
         case (2, "events"):
             try only("GET")
             let stream = HTTPStream()
-            guard service.terminal.add(stream) else { throw APIError(503, "too_many_streams", "too many event-stream clients") }
+            guard service.terminal.add(stream) else {
+                throw APIError(503, "too_many_streams", "too many event-stream clients")
+            }
             for reader in service.readersJSON() {
-                stream.send(SSE.frame("reader", ["reader": reader["name"] as? String ?? "", "event": "present",
-                                                 "cardPresent": reader["cardPresent"] as? Bool ?? false]))
+                stream.send(
+                    SSE.frame(
+                        "reader",
+                        [
+                            "reader": reader["name"] as? String ?? "", "event": "present",
+                            "cardPresent": reader["cardPresent"] as? Bool ?? false,
+                        ]))
             }
             return HTTPResponse(status: 200, headers: SSE.headers, body: .stream(stream))
         case (2, "reads"):
             try only("POST")
             let request = try ReadRequest(json: try JSON.object(r.body))
             let job = try service.startRead(request)
-            return Self.json(201, ["id": job.id, "status": ReadJob.Status.waiting.rawValue, "reader": job.reader],
-                             extra: [("Location", "/v1/reads/\(job.id)")])
+            return Self.json(
+                201, ["id": job.id, "status": ReadJob.Status.waiting.rawValue, "reader": job.reader],
+                extra: [("Location", "/v1/reads/\(job.id)")])
         case (2, "stepup"):
             try only("POST")
             return try stepUp(r)
@@ -149,7 +168,8 @@ public struct KioskAPI: Sendable {
             switch r.method {
             case "GET":
                 guard let job = service.job(id) else { throw Self.notFound }
-                return HTTPResponse(status: 200, contentType: "application/json", bytes: job.json(), headers: Self.commonHeaders)
+                return HTTPResponse(
+                    status: 200, contentType: "application/json", bytes: job.json(), headers: Self.commonHeaders)
             case "DELETE":
                 guard service.delete(id) else { throw Self.notFound }
                 return HTTPResponse(status: 204, headers: Self.commonHeaders)
@@ -160,7 +180,9 @@ public struct KioskAPI: Sendable {
             try only("GET")
             guard let job = service.job(parts[2]) else { throw Self.notFound }
             let stream = HTTPStream()
-            guard job.subscribe(stream) else { throw APIError(503, "too_many_streams", "too many event-stream clients for this read") }
+            guard job.subscribe(stream) else {
+                throw APIError(503, "too_many_streams", "too many event-stream clients for this read")
+            }
             return HTTPResponse(status: 200, headers: SSE.headers, body: .stream(stream))
         case (4, "reads") where parts[3] == "face":
             try only("GET")
@@ -169,14 +191,20 @@ public struct KioskAPI: Sendable {
             switch r.query["format"] ?? "jpeg" {
             case "stored":
                 // the bytes as DG2 stores them, with their true type
-                return HTTPResponse(status: 200, contentType: Self.mediaType(face.format), bytes: face.bytes, headers: Self.commonHeaders)
+                return HTTPResponse(
+                    status: 200, contentType: Self.mediaType(face.format), bytes: face.bytes,
+                    headers: Self.commonHeaders)
             case "jpeg":
                 // what every browser shows: a stored JPEG as it is, JPEG 2000 decoded and re-encoded (bounded decoding)
                 do {
                     let jpeg = try DisplayImage.displayJPEG(from: face.bytes)
-                    return HTTPResponse(status: 200, contentType: "image/jpeg", bytes: jpeg, headers: Self.commonHeaders)
+                    return HTTPResponse(
+                        status: 200, contentType: "image/jpeg", bytes: jpeg, headers: Self.commonHeaders)
                 } catch let error {
-                    throw APIError(422, "face_not_displayable", "the stored face image cannot be shown (\(error.code.rawValue)); ?format=stored gives its bytes")
+                    throw APIError(
+                        422, "face_not_displayable",
+                        "the stored face image cannot be shown (\(error.code.rawValue)); ?format=stored gives its bytes"
+                    )
                 }
             default:
                 throw APIError(400, "bad_format", "format must be jpeg (the default) or stored")
@@ -190,7 +218,8 @@ public struct KioskAPI: Sendable {
         try StepUpEndpoint.handle(try JSON.object(r.body), service: service)
     }
 
-    static let notFound = APIError(404, "not_found", "no such read (finished reads are forgotten after the retention time)")
+    static let notFound = APIError(
+        404, "not_found", "no such read (finished reads are forgotten after the retention time)")
 
     static func mediaType(_ f: ImageFormat) -> String {
         switch f {
@@ -206,7 +235,8 @@ public struct KioskAPI: Sendable {
     ]
 
     static func json(_ status: Int, _ o: [String: Any], extra: [(String, String)] = []) -> HTTPResponse {
-        HTTPResponse(status: status, contentType: "application/json", bytes: JSON.encode(o), headers: commonHeaders + extra)
+        HTTPResponse(
+            status: status, contentType: "application/json", bytes: JSON.encode(o), headers: commonHeaders + extra)
     }
 
     static func error(_ e: any Error) -> HTTPResponse {
@@ -218,9 +248,9 @@ public struct KioskAPI: Sendable {
 
     /// `/`: the kiosk page of issue 15 goes here; until then a page that says where the API is.
     static let indexPage = """
-    <!doctype html><html lang="en"><head><meta charset="utf-8"><title>emrtd serve</title></head>
-    <body><h1>emrtd serve</h1><p>The service is running. The API is under <code>/v1</code> (see docs/service.md).</p></body></html>
-    """
+        <!doctype html><html lang="en"><head><meta charset="utf-8"><title>emrtd serve</title></head>
+        <body><h1>emrtd serve</h1><p>The service is running. The API is under <code>/v1</code> (see docs/service.md).</p></body></html>
+        """
 }
 
 /// The server's response type, for files that also import StepUp (which has an `HTTPResponse` of its own).

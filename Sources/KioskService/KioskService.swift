@@ -1,11 +1,11 @@
-public import Foundation
-public import MRTDTrust
-public import MRTDReader
 import ASN1TLV
+public import Foundation
+import HTTPServer
 import ISO7816
 import MRTDDocument
+public import MRTDReader
+public import MRTDTrust
 import PCSCTransport
-import HTTPServer
 import Synchronization
 
 /// Extra members of a finished read's JSON (the step-up result), computed from its report.
@@ -30,12 +30,19 @@ public struct KioskConfiguration: Sendable {
     /// Whether non-loopback clients are expected (`--allow-remote`): Host may then be any IP literal.
     public var allowRemote: Bool
 
-    public init(token: String, retentionSeconds: Double = 120, maxFinishedReads: Int = 16, maxSubscribers: Int = 64,
-                evidenceDirectory: URL? = nil, version: String, allowRemote: Bool = false,
-                reportJSON: @escaping @Sendable (ReadReport) -> String) {
-        self.token = token; self.retentionSeconds = retentionSeconds; self.maxFinishedReads = maxFinishedReads
-        self.maxSubscribers = maxSubscribers; self.evidenceDirectory = evidenceDirectory; self.version = version
-        self.allowRemote = allowRemote; self.reportJSON = reportJSON
+    public init(
+        token: String, retentionSeconds: Double = 120, maxFinishedReads: Int = 16, maxSubscribers: Int = 64,
+        evidenceDirectory: URL? = nil, version: String, allowRemote: Bool = false,
+        reportJSON: @escaping @Sendable (ReadReport) -> String
+    ) {
+        self.token = token
+        self.retentionSeconds = retentionSeconds
+        self.maxFinishedReads = maxFinishedReads
+        self.maxSubscribers = maxSubscribers
+        self.evidenceDirectory = evidenceDirectory
+        self.version = version
+        self.allowRemote = allowRemote
+        self.reportJSON = reportJSON
     }
 }
 
@@ -79,8 +86,15 @@ public final class KioskService: Sendable {
     public func shutdown() {
         stopping.store(true, ordering: .sequentiallyConsistent)
         for t in background.withLock({ $0 }) { t.cancel() }
-        let jobs = reads.withLock { r in let v = Array(r.values); r.removeAll(); return v }
-        for j in jobs { _ = j.cancel(); j.wipe() }
+        let jobs = reads.withLock { r in
+            let v = Array(r.values)
+            r.removeAll()
+            return v
+        }
+        for j in jobs {
+            _ = j.cancel()
+            j.wipe()
+        }
         terminal.finishAll()
     }
 
@@ -92,7 +106,9 @@ public final class KioskService: Sendable {
 
     /// Starts a read; the request was checked already.
     func startRead(_ request: ReadRequest, attach: ResultAttachment? = nil) throws(APIError) -> ReadJob {
-        guard !stopping.load(ordering: .sequentiallyConsistent) else { throw APIError(503, "stopping", "the service is stopping") }
+        guard !stopping.load(ordering: .sequentiallyConsistent) else {
+            throw APIError(503, "stopping", "the service is stopping")
+        }
         let reader = try registry.resolve(request.reader, busy: busy.withLock { Set($0.keys) })
         let id = Self.newID()
         let job = ReadJob(id: id, reader: reader, subscriberLimit: config.maxSubscribers) { [weak self] job, status in
@@ -130,7 +146,9 @@ public final class KioskService: Sendable {
 
     private func enforceFinishedLimit() {
         let evicted = reads.withLock { r -> [ReadJob] in
-            let finished = r.values.filter(\.isFinished).sorted { ($0.finishedAt ?? $0.created) < ($1.finishedAt ?? $1.created) }
+            let finished = r.values.filter(\.isFinished).sorted {
+                ($0.finishedAt ?? $0.created) < ($1.finishedAt ?? $1.created)
+            }
             let excess = finished.count - config.maxFinishedReads
             guard excess > 0 else { return [] }
             let out = Array(finished.prefix(excess))
@@ -195,7 +213,9 @@ public final class KioskService: Sendable {
         let store = trust.withLock { $0 }
         let verification = DocumentVerifier.verify(result, trustStore: store, validationTime: .now)
         let bundle = config.evidenceDirectory?.appendingPathComponent(job.id)
-        let facePath = bundle.flatMap { dir in result.document.faceImage.map { dir.appendingPathComponent(EvidenceBundle.faceImageName($0.format)).path } }
+        let facePath = bundle.flatMap { dir in
+            result.document.faceImage.map { dir.appendingPathComponent(EvidenceBundle.faceImageName($0.format)).path }
+        }
         var report = ReportBuilder.report(for: result, verification: verification, faceImagePath: facePath)
         report.readAt = readStarted
         if let root = config.evidenceDirectory, let bundle {
@@ -207,10 +227,13 @@ public final class KioskService: Sendable {
         var extra: [String: [UInt8]] = [:]
         if let attach { extra = await attach(report, verification) }
         let face = result.document.faceImage.map { (bytes: $0.imageData, format: $0.format) }
-        let timing = ReadTiming(presented: presented, firstAPDU: clock.firstAPDU, result: .now,
-                                transportNanoseconds: result.statistics.nanoseconds)
+        let timing = ReadTiming(
+            presented: presented, firstAPDU: clock.firstAPDU, result: .now,
+            transportNanoseconds: result.statistics.nanoseconds)
         extra["timing"] = JSON.encode(timing.json)
-        job.finish(report: Array(config.reportJSON(report).utf8), verdict: verification.status.rawValue, face: face, extra: extra)
+        job.finish(
+            report: Array(config.reportJSON(report).utf8), verdict: verification.status.rawValue, face: face,
+            extra: extra)
     }
 
     /// A failure while waiting for the card.
@@ -219,7 +242,8 @@ public final class KioskService: Sendable {
         switch t.kind {
         case .timeout, .noCard: return APIError(408, "timeout", "no document was presented in time")
         case .cancelled: return APIError(409, "cancelled", "the read was cancelled")
-        case .noReader, .readerUnavailable: return APIError(503, "reader_unavailable", "the reader is gone: \(t.message)")
+        case .noReader, .readerUnavailable:
+            return APIError(503, "reader_unavailable", "the reader is gone: \(t.message)")
         default: return APIError(502, "transport", "reader/transport failure: \(t.message)")
         }
     }
@@ -235,8 +259,10 @@ public final class KioskService: Sendable {
             case .cancelled: return APIError(409, "cancelled", "the read was cancelled")
             case .readerUnavailable, .noReader: return APIError(503, "reader_unavailable", error.description)
             case .cardRemoved, .noCard, .timeout, .cardReset, .protocolError:
-                return APIError(410, "card_removed", "the document was removed and not presented again in time"
-                                + (resumptions > 0 ? " (after \(resumptions) resumption\(resumptions == 1 ? "" : "s"))" : ""))
+                return APIError(
+                    410, "card_removed",
+                    "the document was removed and not presented again in time"
+                        + (resumptions > 0 ? " (after \(resumptions) resumption\(resumptions == 1 ? "" : "s"))" : ""))
             default: return APIError(502, "transport", error.description)
             }
         case .chip: return APIError(502, "chip", error.description)
@@ -276,7 +302,11 @@ extension String {
 
 /// The readers the service knows, from the PC/SC event monitor.
 final class ReaderRegistry: Sendable {
-    struct Reader { var name: String; var cardPresent: Bool; var profile: String? }
+    struct Reader {
+        var name: String
+        var cardPresent: Bool
+        var profile: String?
+    }
     private let readers = Mutex<[String: Reader]>([:])
 
     func apply(_ e: PCSCEvent) -> [UInt8]? {
@@ -284,7 +314,8 @@ final class ReaderRegistry: Sendable {
             switch e {
             case .readerAdded(let name):
                 guard r[name] == nil else { return nil }
-                r[name] = Reader(name: name, cardPresent: false, profile: ReaderProfiles.builtIn.profile(forReader: name)?.id)
+                r[name] = Reader(
+                    name: name, cardPresent: false, profile: ReaderProfiles.builtIn.profile(forReader: name)?.id)
                 return SSE.frame("reader", ["reader": name, "event": "added"])
             case .readerRemoved(let name):
                 guard r.removeValue(forKey: name) != nil else { return nil }
@@ -349,7 +380,8 @@ final class ReaderRegistry: Sendable {
 /// written whole or not at all by `EvidenceBundle.write` (folder 0700, files 0600, the report included).
 enum Evidence {
     static func write(_ result: ReadResult, report: ReadReport, root: URL, to dir: URL) throws {
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            at: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try EvidenceBundle.write(result, report: report, to: dir)
     }
 }

@@ -19,7 +19,8 @@ final class ReadJob: Sendable {
 
         var percent: Int {
             if phase == ReadPhase.done.rawValue || phase == ReadPhase.verifying.rawValue { return 100 }
-            let done = fileTotals.values.reduce(0) { $0 + $1.done }, total = fileTotals.values.reduce(0) { $0 + $1.total }
+            let done = fileTotals.values.reduce(0) { $0 + $1.done }
+            let total = fileTotals.values.reduce(0) { $0 + $1.total }
             guard total > 0 else { return 0 }
             return min(99, done * 100 / total)
         }
@@ -93,7 +94,9 @@ final class ReadJob: Sendable {
     /// The JSON of `GET /v1/reads/{id}`.
     func json() -> [UInt8] {
         state.withLock { s in
-            var o: [String: Any] = ["id": id, "reader": reader, "status": s.status.rawValue, "progress": s.progress.json]
+            var o: [String: Any] = [
+                "id": id, "reader": reader, "status": s.status.rawValue, "progress": s.progress.json,
+            ]
             if let e = s.error { o["error"] = ["code": e.code, "message": e.message] }
             var members = s.extra.map { (key: $0.key, raw: $0.value) }
             if let r = s.report { members.append((key: "report", raw: r)) }
@@ -105,8 +108,13 @@ final class ReadJob: Sendable {
     func subscribe(_ stream: HTTPStream) -> Bool {
         state.withLock { s in
             guard subscribers.add(stream) || s.finishedAt != nil else { return false }
-            stream.send(SSE.frame("state", ["id": id, "status": s.status.rawValue, "progress": s.progress.json,
-                                            "cardPresent": s.cardPresent]))
+            stream.send(
+                SSE.frame(
+                    "state",
+                    [
+                        "id": id, "status": s.status.rawValue, "progress": s.progress.json,
+                        "cardPresent": s.cardPresent,
+                    ]))
             if s.finishedAt != nil {
                 stream.send(outcomeFrame(s))
                 stream.finish()
@@ -179,7 +187,9 @@ final class ReadJob: Sendable {
     }
 
     /// The read ended with a verdict.
-    func finish(report: [UInt8], verdict: String, face: (bytes: [UInt8], format: ImageFormat)?, extra: [String: [UInt8]] = [:]) {
+    func finish(
+        report: [UInt8], verdict: String, face: (bytes: [UInt8], format: ImageFormat)?, extra: [String: [UInt8]] = [:]
+    ) {
         end(.done) { s in
             s.progress.phase = ReadPhase.done.rawValue
             s.report = report
@@ -206,7 +216,10 @@ final class ReadJob: Sendable {
             subscribers.send(outcomeFrame(s))
             return true
         }
-        if ended { subscribers.finishAll(); onStatus(self, status) }
+        if ended {
+            subscribers.finishAll()
+            onStatus(self, status)
+        }
     }
 
     /// Forgets the personal data and closes the streams (DELETE, retention, shutdown).

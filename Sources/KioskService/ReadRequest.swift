@@ -21,20 +21,28 @@ struct ReadRequest {
             throw APIError(400, "bad_request", "unknown field '\(unknown)'")
         }
         if let r = o["reader"] {
-            guard let s = r as? String, !s.isEmpty, s.count <= 200 else { throw APIError(400, "bad_request", "reader must be a non-empty string") }
+            guard let s = r as? String, !s.isEmpty, s.count <= 200 else {
+                throw APIError(400, "bad_request", "reader must be a non-empty string")
+            }
             reader = s
         }
         guard let access = o["access"] as? [String: Any] else {
-            throw APIError(400, "bad_access", "access is missing: give {\"mrz\"}, {\"documentNumber\", \"dateOfBirth\", \"dateOfExpiry\"} or {\"can\"}")
+            throw APIError(
+                400, "bad_access",
+                "access is missing: give {\"mrz\"}, {\"documentNumber\", \"dateOfBirth\", \"dateOfExpiry\"} or {\"can\"}"
+            )
         }
         key = try Self.key(access)
         if let f = o["files"] {
-            guard let list = f as? [String], list.count <= 32 else { throw APIError(400, "bad_request", "files must be an array of file names") }
+            guard let list = f as? [String], list.count <= 32 else {
+                throw APIError(400, "bad_request", "files must be an array of file names")
+            }
             var out = Set<LDSFile>()
             for part in list {
                 let name = part.uppercased().hasPrefix("EF.") ? String(part.dropFirst(3)) : part
                 guard let file = LDSFile.allCases.first(where: { $0.rawValue.uppercased() == name.uppercased() }) else {
-                    throw APIError(400, "bad_request", "files: unknown file (use COM, SOD, DG1…DG16, CardAccess, CardSecurity)")
+                    throw APIError(
+                        400, "bad_request", "files: unknown file (use COM, SOD, DG1…DG16, CardAccess, CardSecurity)")
                 }
                 out.insert(file)
             }
@@ -50,7 +58,9 @@ struct ReadRequest {
         waitSeconds = 60
         if let w = o["waitSeconds"] {
             guard let n = w as? Double, n > 0, n <= Self.maxWaitSeconds else {
-                throw APIError(400, "bad_request", "waitSeconds must be a number of seconds above 0 and at most \(Int(Self.maxWaitSeconds))")
+                throw APIError(
+                    400, "bad_request",
+                    "waitSeconds must be a number of seconds above 0 and at most \(Int(Self.maxWaitSeconds))")
             }
             waitSeconds = n
         }
@@ -65,7 +75,9 @@ struct ReadRequest {
     static func key(_ a: [String: Any]) throws(APIError) -> AccessKey {
         func string(_ name: String) throws(APIError) -> String? {
             guard let v = a[name] else { return nil }
-            guard let s = v as? String, s.count <= 200 else { throw APIError(400, "bad_access", "access.\(name) must be a string") }
+            guard let s = v as? String, s.count <= 200 else {
+                throw APIError(400, "bad_access", "access.\(name) must be a string")
+            }
             return s
         }
         let allowed: Set<String> = ["mrz", "documentNumber", "dateOfBirth", "dateOfExpiry", "can"]
@@ -73,34 +85,49 @@ struct ReadRequest {
             throw APIError(400, "bad_access", "access: unknown field '\(unknown)'")
         }
         if let mrz = try string("mrz") {
-            guard a.count == 1 else { throw APIError(400, "bad_access", "access.mrz cannot be combined with other access fields") }
+            guard a.count == 1 else {
+                throw APIError(400, "bad_access", "access.mrz cannot be combined with other access fields")
+            }
             let text = mrz.uppercased().filter { !$0.isWhitespace }
             guard [90, 72, 88].contains(text.count) else {
-                throw APIError(400, "bad_access", "access.mrz must hold the whole MRZ: 2×44 (passport), 2×36 or 3×30 characters; got \(text.count)")
+                throw APIError(
+                    400, "bad_access",
+                    "access.mrz must hold the whole MRZ: 2×44 (passport), 2×36 or 3×30 characters; got \(text.count)")
             }
             do { return .mrz(try MRZKey(mrz: text)) } catch {
                 throw APIError(400, "bad_access", "access.mrz: \(error.reason)")
             }
         }
         if let can = try string("can") {
-            guard a.count == 1 else { throw APIError(400, "bad_access", "access.can cannot be combined with MRZ fields") }
+            guard a.count == 1 else {
+                throw APIError(400, "bad_access", "access.can cannot be combined with MRZ fields")
+            }
             guard can.count == 6, can.allSatisfy({ $0.isASCII && $0.isNumber }) else {
                 throw APIError(400, "bad_access", "access.can must be the 6 digits printed on the document")
             }
             return .can(can)
         }
-        guard let number = try string("documentNumber"), let birth = try string("dateOfBirth"), let expiry = try string("dateOfExpiry") else {
-            throw APIError(400, "bad_access", "access needs mrz, or documentNumber with dateOfBirth and dateOfExpiry, or can")
+        guard let number = try string("documentNumber"), let birth = try string("dateOfBirth"),
+            let expiry = try string("dateOfExpiry")
+        else {
+            throw APIError(
+                400, "bad_access", "access needs mrz, or documentNumber with dateOfBirth and dateOfExpiry, or can")
         }
         for (v, name) in [(birth, "dateOfBirth"), (expiry, "dateOfExpiry")] {
             guard v.count == 6, v.allSatisfy({ $0.isASCII && $0.isNumber }),
-                  let mm = Int(v.dropFirst(2).prefix(2)), let dd = Int(v.suffix(2)), (1...12).contains(mm), (1...31).contains(dd) else {
+                let mm = Int(v.dropFirst(2).prefix(2)), let dd = Int(v.suffix(2)), (1...12).contains(mm),
+                (1...31).contains(dd)
+            else {
                 throw APIError(400, "bad_access", "access.\(name) must be a date as YYMMDD (6 digits, as on the MRZ)")
             }
         }
         let doc = number.uppercased()
-        guard !doc.isEmpty, doc.count <= 22, doc.allSatisfy({ ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "<" }) else {
-            throw APIError(400, "bad_access", "access.documentNumber may hold only letters A–Z, digits and '<' (at most 22 characters)")
+        guard !doc.isEmpty, doc.count <= 22,
+            doc.allSatisfy({ ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "<" })
+        else {
+            throw APIError(
+                400, "bad_access",
+                "access.documentNumber may hold only letters A–Z, digits and '<' (at most 22 characters)")
         }
         do { return .mrz(try MRZKey(documentNumber: doc, dateOfBirth: birth, dateOfExpiry: expiry)) } catch {
             throw APIError(400, "bad_access", "access: \(error.reason)")

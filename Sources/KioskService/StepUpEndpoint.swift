@@ -1,5 +1,5 @@
-import Foundation
 import Dispatch
+import Foundation
 import HTTPServer
 import MRTDCrypto
 import MRTDDocument
@@ -17,8 +17,10 @@ enum StepUpEndpoint {
             throw APIError(400, "bad_request", "unknown field '\(unknown)'")
         }
         guard let context = body["context"], context is [String: Any],
-              let data = try? JSONSerialization.data(withJSONObject: context) else {
-            throw APIError(400, "bad_context", "context must be the operation context or operation object (a JSON object)")
+            let data = try? JSONSerialization.data(withJSONObject: context)
+        else {
+            throw APIError(
+                400, "bad_context", "context must be the operation context or operation object (a JSON object)")
         }
         let operation: SignicatOperation
         var redactor = Redactor()
@@ -38,7 +40,8 @@ enum StepUpEndpoint {
             let bind = body["bindProcessId"] as? Bool ?? false
             let plan: ReadIDPlan
             do {
-                plan = try ReadIDPlan.make(for: operation, binding: bind ? .processId(sha256: { HashAlgorithm.sha256.hash($0) }) : .none)
+                plan = try ReadIDPlan.make(
+                    for: operation, binding: bind ? .processId(sha256: { HashAlgorithm.sha256.hash($0) }) : .none)
             } catch let e as StepUpError {
                 throw APIError(400, "bad_context", redactor.redact("the ReadID operation is not usable: \(e.reason)"))
             } catch {
@@ -57,8 +60,10 @@ enum StepUpEndpoint {
                 guard let json = try? JSONValue(encoding: document).redacted(by: redactor) else { return [:] }
                 return ["stepup": Array(json.prettyPrinted().utf8)]
             }
-            return KioskAPI.json(201, ["id": job.id, "status": ReadJob.Status.waiting.rawValue, "reader": job.reader, "provider": "readid"],
-                                 extra: [("Location", "/v1/reads/\(job.id)")])
+            return KioskAPI.json(
+                201,
+                ["id": job.id, "status": ReadJob.Status.waiting.rawValue, "reader": job.reader, "provider": "readid"],
+                extra: [("Location", "/v1/reads/\(job.id)")])
         }
     }
 
@@ -68,7 +73,9 @@ enum StepUpEndpoint {
         let box = Box()
         let done = DispatchSemaphore(value: 0)
         let task = Task.detached {
-            do { box.result = .success(try await VideoIDClient(http: StepUpHTTPClient(timeout: 30)).authorize(operation)) } catch {
+            do {
+                box.result = .success(try await VideoIDClient(http: StepUpHTTPClient(timeout: 30)).authorize(operation))
+            } catch {
                 box.result = .failure(error)
             }
             done.signal()
@@ -80,7 +87,8 @@ enum StepUpEndpoint {
         switch result {
         case .success(let launch):
             guard let json = try? JSONValue(encoding: launch),
-                  let object = try? JSONSerialization.jsonObject(with: Data(json.prettyPrinted().utf8)) as? [String: Any] else {
+                let object = try? JSONSerialization.jsonObject(with: Data(json.prettyPrinted().utf8)) as? [String: Any]
+            else {
                 throw APIError(500, "internal", "the launch data could not be encoded")
             }
             return KioskAPI.json(200, ["provider": "videoid", "launch": object])

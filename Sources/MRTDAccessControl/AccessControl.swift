@@ -1,7 +1,7 @@
 public import ISO7816
 public import MRTDCrypto
-public import MRTDSecureMessaging
 public import MRTDDocument
+public import MRTDSecureMessaging
 
 /// Which access-control protocol ran.
 public enum AccessControlProtocol: String, Sendable, Hashable {
@@ -35,7 +35,9 @@ public struct AccessControlResult: Sendable {
 /// CAM > GM-ECDH > IM-ECDH > GM-DH (> IM-DH); BAC only when the caller allows the fallback.
 public enum AccessControl {
     /// The PACEInfo to use and its domain parameter info, by preference; nil when none is usable.
-    public static func choosePACE(_ cardAccess: SecurityInfos) -> (info: PACEInfo, domainParameters: PACEDomainParameterInfo?)? {
+    public static func choosePACE(_ cardAccess: SecurityInfos) -> (
+        info: PACEInfo, domainParameters: PACEDomainParameterInfo?
+    )? {
         var best: (PACEInfo, PACEDomainParameterInfo?, Int)? = nil
         for info in cardAccess.paceInfos {
             guard let proto = PACEProtocol(oid: info.protocol) else { continue }
@@ -53,41 +55,52 @@ public enum AccessControl {
     /// A wrong password never triggers the fallback (it would fail the same way and count a try).
     /// Before BAC the eMRTD application is selected (9303-11 §4.2 step 4) unless `selectApplicationBeforeBAC`
     /// is false (the caller selected it already); after PACE the current DF stays the Master File.
-    public static func establish(transport: any CardTransport, key: AccessKey, cardAccess: SecurityInfos?,
-                                 allowBACFallback: Bool, options: PACEOptions = PACEOptions(),
-                                 selectApplicationBeforeBAC: Bool = true,
-                                 random: any RandomSource = SystemRandom()) async throws -> AccessControlResult {
+    public static func establish(
+        transport: any CardTransport, key: AccessKey, cardAccess: SecurityInfos?,
+        allowBACFallback: Bool, options: PACEOptions = PACEOptions(),
+        selectApplicationBeforeBAC: Bool = true,
+        random: any RandomSource = SystemRandom()
+    ) async throws -> AccessControlResult {
         if let ca = cardAccess, let (info, dp) = choosePACE(ca) {
             do {
-                let r = try await PACE.perform(transport: transport, key: key, info: info, domainParameters: dp,
-                                               options: options, random: random)
-                return AccessControlResult(protocol: .pace, passwordType: r.passwordType, mapping: r.protocol.mapping,
-                                           keyAgreement: r.protocol.keyAgreement, cipher: r.protocol.cipher,
-                                           parameterId: r.parameterId, protocolOID: r.protocol.oid.dotted,
-                                           fellBackToBAC: false, session: r.session, pace: r)
-            } catch let e as AccessControlError where e.step == AccessControlStep.mseSetAT && e.code == .chipRejected && allowBACFallback {
+                let r = try await PACE.perform(
+                    transport: transport, key: key, info: info, domainParameters: dp,
+                    options: options, random: random)
+                return AccessControlResult(
+                    protocol: .pace, passwordType: r.passwordType, mapping: r.protocol.mapping,
+                    keyAgreement: r.protocol.keyAgreement, cipher: r.protocol.cipher,
+                    parameterId: r.parameterId, protocolOID: r.protocol.oid.dotted,
+                    fellBackToBAC: false, session: r.session, pace: r)
+            } catch let e as AccessControlError
+                where e.step == AccessControlStep.mseSetAT && e.code == .chipRejected && allowBACFallback
+            {
                 // The chip refused to start PACE: fall through to BAC.
             }
         }
         guard allowBACFallback else {
-            throw AccessControlError(.noProtocolAvailable, step: AccessControlStep.choose,
-                                     cardAccess == nil ? "the chip offers no EF.CardAccess (BAC only) and BAC fallback is not allowed"
-                                                       : "EF.CardAccess offers no supported PACE protocol and BAC fallback is not allowed")
+            throw AccessControlError(
+                .noProtocolAvailable, step: AccessControlStep.choose,
+                cardAccess == nil
+                    ? "the chip offers no EF.CardAccess (BAC only) and BAC fallback is not allowed"
+                    : "EF.CardAccess offers no supported PACE protocol and BAC fallback is not allowed")
         }
         guard case .mrz(let mrz) = key else {
-            throw AccessControlError(.noProtocolAvailable, step: AccessControlStep.choose,
-                                     "BAC needs the MRZ; a \(key.passwordType) works only with PACE")
+            throw AccessControlError(
+                .noProtocolAvailable, step: AccessControlStep.choose,
+                "BAC needs the MRZ; a \(key.passwordType) works only with PACE")
         }
         if selectApplicationBeforeBAC {
             let sel = try await transport.transmit(.selectApplication(MRTDApplication.lds1AID))
             // 6982 is an allowed answer to a plain SELECT before the secure channel exists (§4.3.2).
             guard sel.statusWord.isSuccess || sel.statusWord == .securityStatusNotSatisfied else {
-                throw AccessControlError(.chipRejected, step: AccessControlStep.selectApplication,
-                                         "the chip answered \(sel.statusWord.meaning)", statusWord: sel.statusWord)
+                throw AccessControlError(
+                    .chipRejected, step: AccessControlStep.selectApplication,
+                    "the chip answered \(sel.statusWord.meaning)", statusWord: sel.statusWord)
             }
         }
         let r = try await BAC.perform(transport: transport, key: mrz, random: random)
-        return AccessControlResult(protocol: .bac, passwordType: .mrz, mapping: nil, keyAgreement: nil, cipher: .tripleDES,
-                                   parameterId: nil, protocolOID: nil, fellBackToBAC: true, session: r.session, pace: nil)
+        return AccessControlResult(
+            protocol: .bac, passwordType: .mrz, mapping: nil, keyAgreement: nil, cipher: .tripleDES,
+            parameterId: nil, protocolOID: nil, fellBackToBAC: true, session: r.session, pace: nil)
     }
 }

@@ -1,5 +1,5 @@
-import MRTDDocument
 public import MRTDCrypto
+import MRTDDocument
 
 /// The MRZ fields that form the BAC/PACE password (ICAO 9303-11 §9.7.2 / §4.3.2 "MRZ_information"):
 /// document number + check digit, date of birth + check digit, date of expiry + check digit.
@@ -34,13 +34,17 @@ public struct MRZKey: Sendable, Hashable, CustomStringConvertible {
     /// concatenated, with MRTDDocument's MRZ parser, and checks the printed check digits of the three fields
     /// (the TD1/TD2 long document number rule included).
     public init(mrz text: String) throws(AccessControlError) {
-        func bad(_ r: String) -> AccessControlError { AccessControlError(.invalidInput, step: AccessControlStep.password, r) }
+        func bad(_ r: String) -> AccessControlError {
+            AccessControlError(.invalidInput, step: AccessControlStep.password, r)
+        }
         let parsed: MRZ
         do { parsed = try MRZ(text) } catch {
             throw bad(error.reason)
         }
-        let names: [MRZCheck.Field: String] = [.documentNumber: "document number", .dateOfBirth: "date of birth",
-                                               .dateOfExpiry: "date of expiry"]
+        let names: [MRZCheck.Field: String] = [
+            .documentNumber: "document number", .dateOfBirth: "date of birth",
+            .dateOfExpiry: "date of expiry",
+        ]
         for field in [MRZCheck.Field.documentNumber, .dateOfBirth, .dateOfExpiry] {
             guard let check = parsed.check(field), check.isValid else {
                 throw bad("the check digit of the \(names[field]!) does not match")
@@ -69,7 +73,12 @@ public struct MRZKey: Sendable, Hashable, CustomStringConvertible {
 public enum PACEPasswordType: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     case mrz = 1, can = 2, pin = 3, puk = 4
     public var description: String {
-        switch self { case .mrz: "MRZ"; case .can: "CAN"; case .pin: "PIN"; case .puk: "PUK" }
+        switch self {
+        case .mrz: "MRZ"
+        case .can: "CAN"
+        case .pin: "PIN"
+        case .puk: "PUK"
+        }
     }
 }
 
@@ -81,7 +90,12 @@ public enum AccessKey: Sendable, Hashable, CustomStringConvertible {
     case puk(String)
 
     public var passwordType: PACEPasswordType {
-        switch self { case .mrz: .mrz; case .can: .can; case .pin: .pin; case .puk: .puk }
+        switch self {
+        case .mrz: .mrz
+        case .can: .can
+        case .pin: .pin
+        case .puk: .puk
+        }
     }
 
     /// f(π) of ICAO 9303-11 §9.7.3: SHA-1(MRZ_information) for the MRZ, the ISO 8859-1 bytes otherwise.

@@ -1,8 +1,8 @@
 import ASN1TLV
 public import ISO7816
 public import MRTDCrypto
-public import MRTDSecureMessaging
 public import MRTDDocument
+public import MRTDSecureMessaging
 
 /// The message recovered from an ISO/IEC 9796-2 digital signature scheme 1 signature
 /// (ISO/IEC 9796-2:2010 digital signature scheme 1, as ICAO 9303-11 §6.1.2.2 requires; Appendix F).
@@ -31,14 +31,18 @@ public struct ActiveAuthenticationTranscript: Sendable, Hashable, Codable {
     public var signatureAlgorithm: String?
 
     public init(challenge: [UInt8], signature: [UInt8], publicKeyInfo: [UInt8], signatureAlgorithm: String?) {
-        self.challenge = challenge; self.signature = signature
-        self.publicKeyInfo = publicKeyInfo; self.signatureAlgorithm = signatureAlgorithm
+        self.challenge = challenge
+        self.signature = signature
+        self.publicKeyInfo = publicKeyInfo
+        self.signatureAlgorithm = signatureAlgorithm
     }
 }
 
 /// The result of verifying an Active Authentication signature.
 public struct ActiveAuthenticationVerification: Sendable, Hashable {
-    public enum Scheme: String, Sendable, Hashable { case rsaISO9796_2 = "RSA ISO/IEC 9796-2 scheme 1", ecdsa = "ECDSA" }
+    public enum Scheme: String, Sendable, Hashable {
+        case rsaISO9796_2 = "RSA ISO/IEC 9796-2 scheme 1", ecdsa = "ECDSA"
+    }
     public var scheme: Scheme
     public var hash: HashAlgorithm
     /// True when the signature verifies over the challenge.
@@ -58,7 +62,9 @@ public enum ActiveAuthentication {
             let node = try TLVParser.parse(file, rules: .ber)
             try node.expect(0x6F, "DG15")
             guard node.children.count == 1 else {
-                throw AccessControlError(.invalidInput, step: step, "DG15 holds \(node.children.count) elements, expected one SubjectPublicKeyInfo")
+                throw AccessControlError(
+                    .invalidInput, step: step,
+                    "DG15 holds \(node.children.count) elements, expected one SubjectPublicKeyInfo")
             }
             return node.children[0].encodedBytes
         } catch let e as AccessControlError {
@@ -76,8 +82,10 @@ public enum ActiveAuthentication {
         }
         // docs/reliability.md, "Limits": AA keys are held to a smaller cap than other RSA keys
         if case .rsa(let bits) = key.kind, bits > LDSLimits.maxActiveAuthenticationRSABits {
-            throw AccessControlError(.invalidInput, step: step, "DG15 RSA key of \(bits) bits exceeds the limit of "
-                                     + "\(LDSLimits.maxActiveAuthenticationRSABits) bits (LDSLimits.maxActiveAuthenticationRSABits)")
+            throw AccessControlError(
+                .invalidInput, step: step,
+                "DG15 RSA key of \(bits) bits exceeds the limit of "
+                    + "\(LDSLimits.maxActiveAuthenticationRSABits) bits (LDSLimits.maxActiveAuthenticationRSABits)")
         }
         return key
     }
@@ -113,10 +121,14 @@ public enum ActiveAuthentication {
     public static func parseMessageRepresentative(_ fIn: [UInt8]) throws(AccessControlError) -> ISO9796Recovery {
         var f = fIn
         while f.first == 0 && f.count > 1 { f.removeFirst() }
-        guard f.count >= 24 else { throw AccessControlError(.verificationFailed, step: step, "message representative too short") }
+        guard f.count >= 24 else {
+            throw AccessControlError(.verificationFailed, step: step, "message representative too short")
+        }
         let header = f[0] >> 4
         guard header == 0x6 || header == 0x4 else {
-            throw AccessControlError(.verificationFailed, step: step, "message representative header is not ISO/IEC 9796-2 (wrong key or forged signature)")
+            throw AccessControlError(
+                .verificationFailed, step: step,
+                "message representative header is not ISO/IEC 9796-2 (wrong key or forged signature)")
         }
         // Padding nibbles: 'B'* then 'A'.
         var nibble = 1
@@ -126,41 +138,53 @@ public enum ActiveAuthentication {
             throw AccessControlError(.verificationFailed, step: step, "message representative padding is malformed")
         }
         let m1Start = (nibble + 1) / 2
-        let hash: HashAlgorithm, trailer: [UInt8]
+        let hash: HashAlgorithm
+        let trailer: [UInt8]
         if f.last == 0xBC {
-            hash = .sha1; trailer = [0xBC]
+            hash = .sha1
+            trailer = [0xBC]
         } else if f.last == 0xCC, let h = ActiveAuthentication.hash(forTrailer: f[f.count - 2]) {
-            hash = h; trailer = [f[f.count - 2], 0xCC]
+            hash = h
+            trailer = [f[f.count - 2], 0xCC]
         } else {
             throw AccessControlError(.verificationFailed, step: step, "message representative trailer is unknown")
         }
         let digestEnd = f.count - trailer.count
         let digestStart = digestEnd - hash.outputLength
-        guard digestStart >= m1Start else { throw AccessControlError(.verificationFailed, step: step, "message representative too short for its hash") }
-        return ISO9796Recovery(f: f, partialRecovery: header == 0x6, m1: Array(f[m1Start..<digestStart]),
-                               digest: Array(f[digestStart..<digestEnd]), hash: hash, trailer: trailer)
+        guard digestStart >= m1Start else {
+            throw AccessControlError(.verificationFailed, step: step, "message representative too short for its hash")
+        }
+        return ISO9796Recovery(
+            f: f, partialRecovery: header == 0x6, m1: Array(f[m1Start..<digestStart]),
+            digest: Array(f[digestStart..<digestEnd]), hash: hash, trailer: trailer)
     }
 
     /// RSA: recovers F = s^e mod n, checks its format and that H(M1 || challenge) equals the hash in F
     /// (ICAO 9303-11 §6.1.2.2, M = M1 || M2 with M2 the challenge).
-    public static func verifyRSA(signature: [UInt8], challenge: [UInt8], publicKey: PublicKey) throws(AccessControlError) -> ActiveAuthenticationVerification {
+    public static func verifyRSA(signature: [UInt8], challenge: [UInt8], publicKey: PublicKey)
+        throws(AccessControlError) -> ActiveAuthenticationVerification
+    {
         let f: [UInt8]
         do { f = try publicKey.rsaPublicOperation(signature) } catch {
-            throw AccessControlError(.verificationFailed, step: step, "RSA public operation failed: \(error.description)")
+            throw AccessControlError(
+                .verificationFailed, step: step, "RSA public operation failed: \(error.description)")
         }
         return verifyMessageRepresentative(f, challenge: challenge)
     }
 
     /// The check on a recovered F: format per ISO/IEC 9796-2 scheme 1 and H(M1 || challenge) = the hash in F.
     /// A malformed F (wrong key, forged or garbled signature) is a failed verification, not an error.
-    public static func verifyMessageRepresentative(_ f: [UInt8], challenge: [UInt8]) -> ActiveAuthenticationVerification {
+    public static func verifyMessageRepresentative(_ f: [UInt8], challenge: [UInt8]) -> ActiveAuthenticationVerification
+    {
         let r: ISO9796Recovery
         do { r = try parseMessageRepresentative(f) } catch {
-            return ActiveAuthenticationVerification(scheme: .rsaISO9796_2, hash: .sha1, verified: false, recoveredMessage: nil)
+            return ActiveAuthenticationVerification(
+                scheme: .rsaISO9796_2, hash: .sha1, verified: false, recoveredMessage: nil)
         }
         let d = r.hash.hash(r.m1 + challenge)
-        return ActiveAuthenticationVerification(scheme: .rsaISO9796_2, hash: r.hash, verified: ConstantTime.equals(d, r.digest),
-                                                recoveredMessage: r.m1)
+        return ActiveAuthenticationVerification(
+            scheme: .rsaISO9796_2, hash: r.hash, verified: ConstantTime.equals(d, r.digest),
+            recoveredMessage: r.m1)
     }
 
     /// The hash named by an ActiveAuthenticationInfo signatureAlgorithm (X9.62 ecdsa-with-SHA* or BSI
@@ -178,11 +202,14 @@ public enum ActiveAuthentication {
 
     /// ECDSA over the challenge with the hash of DG14's ActiveAuthenticationInfo (§6.1.2.3, §9.2.4); the
     /// signature is plain r||s (BSI TR-03111), a DER ECDSA-Sig-Value is tolerated.
-    public static func verifyECDSA(signature: [UInt8], challenge: [UInt8], publicKey: PublicKey,
-                                   hash: HashAlgorithm) throws(AccessControlError) -> ActiveAuthenticationVerification {
+    public static func verifyECDSA(
+        signature: [UInt8], challenge: [UInt8], publicKey: PublicKey,
+        hash: HashAlgorithm
+    ) throws(AccessControlError) -> ActiveAuthenticationVerification {
         let der = signature.first == 0x30 && (try? TLVParser.parse(signature, rules: .ber))?.children.count == 2
         do {
-            let ok = try publicKey.verify(signature: signature, message: challenge, algorithm: der ? .ecdsa(hash) : .ecdsaPlain(hash))
+            let ok = try publicKey.verify(
+                signature: signature, message: challenge, algorithm: der ? .ecdsa(hash) : .ecdsaPlain(hash))
             return ActiveAuthenticationVerification(scheme: .ecdsa, hash: hash, verified: ok, recoveredMessage: nil)
         } catch {
             throw AccessControlError(.verificationFailed, step: step, "ECDSA verification: \(error.description)")
@@ -191,14 +218,18 @@ public enum ActiveAuthentication {
 
     /// Verifies a signature over `challenge` with the DG15 key; ECDSA needs the signature algorithm of
     /// DG14's ActiveAuthenticationInfo. Pure: usable offline on a saved transcript.
-    public static func verify(signature: [UInt8], challenge: [UInt8], publicKey: PublicKey,
-                              signatureAlgorithm: String?) throws(AccessControlError) -> ActiveAuthenticationVerification {
+    public static func verify(
+        signature: [UInt8], challenge: [UInt8], publicKey: PublicKey,
+        signatureAlgorithm: String?
+    ) throws(AccessControlError) -> ActiveAuthenticationVerification {
         switch publicKey.kind {
         case .rsa:
             return try verifyRSA(signature: signature, challenge: challenge, publicKey: publicKey)
         case .ec:
             guard let oid = signatureAlgorithm else {
-                throw AccessControlError(.invalidInput, step: step, "an ECDSA Active Authentication key needs DG14's ActiveAuthenticationInfo")
+                throw AccessControlError(
+                    .invalidInput, step: step,
+                    "an ECDSA Active Authentication key needs DG14's ActiveAuthenticationInfo")
             }
             guard let h = hash(forSignatureAlgorithm: oid) else {
                 throw AccessControlError(.unsupported, step: step, "signature algorithm \(oid) is not supported")
@@ -208,35 +239,49 @@ public enum ActiveAuthentication {
     }
 
     /// Re-checks a saved transcript.
-    public static func verify(_ t: ActiveAuthenticationTranscript) throws(AccessControlError) -> ActiveAuthenticationVerification {
+    public static func verify(_ t: ActiveAuthenticationTranscript) throws(AccessControlError)
+        -> ActiveAuthenticationVerification
+    {
         let key: PublicKey
         do { key = try PublicKey(subjectPublicKeyInfo: t.publicKeyInfo) } catch {
             throw AccessControlError(.invalidInput, step: step, "public key: \(error.description)")
         }
-        return try verify(signature: t.signature, challenge: t.challenge, publicKey: key, signatureAlgorithm: t.signatureAlgorithm)
+        return try verify(
+            signature: t.signature, challenge: t.challenge, publicKey: key, signatureAlgorithm: t.signatureAlgorithm)
     }
 
     /// Runs Active Authentication through a secure channel: INTERNAL AUTHENTICATE with `challenge` (8 bytes;
     /// drawn from `random` when nil), then verifies. Returns the transcript and the verification.
     /// `ne` overrides the Le derived from the key (for replaying traces of readers that sent Le '00').
-    public static func perform(channel: SecureChannel, dg15: [UInt8], activeAuthenticationInfo: ActiveAuthenticationInfo?,
-                               challenge: [UInt8]? = nil, ne: Int? = nil,
-                               random: any RandomSource = SystemRandom()) async throws -> (transcript: ActiveAuthenticationTranscript, verification: ActiveAuthenticationVerification) {
+    public static func perform(
+        channel: SecureChannel, dg15: [UInt8], activeAuthenticationInfo: ActiveAuthenticationInfo?,
+        challenge: [UInt8]? = nil, ne: Int? = nil,
+        random: any RandomSource = SystemRandom()
+    ) async throws -> (transcript: ActiveAuthenticationTranscript, verification: ActiveAuthenticationVerification) {
         let spki = try publicKeyInfo(dg15: dg15)
         let key: PublicKey
         do { key = try PublicKey(subjectPublicKeyInfo: spki) } catch {
             throw AccessControlError(.invalidInput, step: step, "DG15 public key: \(error.description)")
         }
         let rnd = challenge ?? random.randomBytes(count: 8)
-        guard rnd.count == 8 else { throw AccessControlError(.invalidInput, step: step, "the challenge must be 8 bytes") }
+        guard rnd.count == 8 else {
+            throw AccessControlError(.invalidInput, step: step, "the challenge must be 8 bytes")
+        }
         var command = internalAuthenticate(challenge: rnd, publicKey: key)
         if let ne { command.ne = ne }
         let send: APDUSend = { try await channel.transmit($0) }
         let r = try await Exchange.expectSuccess(send, command, step: step)
-        guard !r.data.isEmpty else { throw AccessControlError(.malformedResponse, step: step, "the chip returned no signature") }
-        let transcript = ActiveAuthenticationTranscript(challenge: rnd, signature: r.data, publicKeyInfo: spki,
-                                                        signatureAlgorithm: activeAuthenticationInfo?.signatureAlgorithm.dotted)
-        return (transcript, try verify(signature: r.data, challenge: rnd, publicKey: key,
-                                       signatureAlgorithm: transcript.signatureAlgorithm))
+        guard !r.data.isEmpty else {
+            throw AccessControlError(.malformedResponse, step: step, "the chip returned no signature")
+        }
+        let transcript = ActiveAuthenticationTranscript(
+            challenge: rnd, signature: r.data, publicKeyInfo: spki,
+            signatureAlgorithm: activeAuthenticationInfo?.signatureAlgorithm.dotted)
+        return (
+            transcript,
+            try verify(
+                signature: r.data, challenge: rnd, publicKey: key,
+                signatureAlgorithm: transcript.signatureAlgorithm)
+        )
     }
 }

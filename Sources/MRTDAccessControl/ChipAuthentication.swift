@@ -1,8 +1,8 @@
 public import ASN1TLV
 public import ISO7816
 public import MRTDCrypto
-public import MRTDSecureMessaging
 public import MRTDDocument
+public import MRTDSecureMessaging
 
 /// Chip Authentication version 1 from DG14 (ICAO 9303-11 §6.2 protocol, §9.2.5–§9.2.7 SecurityInfos,
 /// §9.7.4 key derivation, §9.8.2 SSC restart; BSI TR-03110-1 §3.4): an ephemeral-static key agreement with the chip's key from
@@ -54,7 +54,9 @@ public enum ChipAuthentication {
         guard !keys.isEmpty else {
             throw AccessControlError(.invalidInput, step: step, "DG14 holds no ChipAuthenticationPublicKeyInfo")
         }
-        func make(_ info: ChipAuthenticationInfo?, _ key: ChipAuthenticationPublicKeyInfo, _ oid: ObjectIdentifier) throws(AccessControlError) -> Parameters? {
+        func make(_ info: ChipAuthenticationInfo?, _ key: ChipAuthenticationPublicKeyInfo, _ oid: ObjectIdentifier)
+            throws(AccessControlError) -> Parameters?
+        {
             guard let c = cipher(of: oid) else { return nil }
             let ka: KeyAgreementAlgorithm = oid.arcs[oid.arcs.count - 2] == 2 ? .ecdh : .dh
             guard let dp = key.publicKey.algorithm.domainParameters else {
@@ -64,14 +66,20 @@ public enum ChipAuthentication {
             guard group.isEC == (ka == .ecdh) else { return nil }
             let pk: [UInt8]
             do { pk = try group.validatePublicKey(key.publicKey.publicKey) } catch {
-                throw AccessControlError(.cryptoFailure, step: step, "the chip's CA public key is invalid: \(error.description)")
+                throw AccessControlError(
+                    .cryptoFailure, step: step, "the chip's CA public key is invalid: \(error.description)")
             }
-            return Parameters(info: info, publicKeyInfo: key, protocol: oid, cipher: c, keyAgreement: ka,
-                              keyId: info?.keyId ?? key.keyId, group: group, chipPublicKey: pk)
+            return Parameters(
+                info: info, publicKeyInfo: key, protocol: oid, cipher: c, keyAgreement: ka,
+                keyId: info?.keyId ?? key.keyId, group: group, chipPublicKey: pk)
         }
         for info in dg14.chipAuthenticationInfos {
             let key: ChipAuthenticationPublicKeyInfo?
-            if let id = info.keyId { key = keys.first { $0.keyId == id } } else { key = keys.count == 1 ? keys[0] : keys.first }
+            if let id = info.keyId {
+                key = keys.first { $0.keyId == id }
+            } else {
+                key = keys.count == 1 ? keys[0] : keys.first
+            }
             guard let k = key, let p = try make(info, k, info.protocol) else { continue }
             candidates.append(p)
         }
@@ -79,7 +87,9 @@ public enum ChipAuthentication {
             // No ChipAuthenticationInfo (older DG14s carry only the key): 3DES (MSE:Set KAT) is assumed.
             for k in keys {
                 let family: UInt64 = k.isECDH ? 2 : 1
-                if let p = try make(nil, k, SecurityInfoOID.chipAuthentication(family: family, cipher: 1)) { candidates.append(p) }
+                if let p = try make(nil, k, SecurityInfoOID.chipAuthentication(family: family, cipher: 1)) {
+                    candidates.append(p)
+                }
             }
         }
         func rank(_ p: Parameters) -> Int { (p.keyAgreement == .ecdh ? 0 : 10) + (p.cipher == .tripleDES ? 5 : 0) }
@@ -117,8 +127,10 @@ public enum ChipAuthentication {
     /// Runs Chip Authentication through an established secure channel. Random draw: the ephemeral private
     /// key (width of the group order). The caller installs `Result.session` and proves success by the
     /// next protected read. Throws `AccessControlError` (step "CA") or the channel's error.
-    public static func perform(channel: SecureChannel, parameters p: Parameters,
-                               random: any RandomSource = SystemRandom()) async throws -> Result {
+    public static func perform(
+        channel: SecureChannel, parameters p: Parameters,
+        random: any RandomSource = SystemRandom()
+    ) async throws -> Result {
         let step = AccessControlStep.chipAuthentication
         let send: APDUSend = { try await channel.transmit($0) }
         let (sk, pk) = try p.group.generateKeyPair(random: random, step: step)
@@ -127,17 +139,25 @@ public enum ChipAuthentication {
             throw AccessControlError(.cryptoFailure, step: step, "key agreement: \(error.description)")
         }
         if p.cipher == .tripleDES {
-            _ = try await Exchange.expectSuccess(send, mseSetKAT(ephemeralPublicKey: p.group.encodePublicKey(pk), keyId: p.keyId), step: AccessControlStep.mseSetKAT)
+            _ = try await Exchange.expectSuccess(
+                send, mseSetKAT(ephemeralPublicKey: p.group.encodePublicKey(pk), keyId: p.keyId),
+                step: AccessControlStep.mseSetKAT)
         } else {
-            _ = try await Exchange.expectSuccess(send, mseSetAT(protocol: p.protocol, keyId: p.keyId), step: AccessControlStep.mseSetAT)
-            _ = try await Exchange.expectSuccess(send, generalAuthenticate(ephemeralPublicKey: p.group.encodePublicKey(pk)), step: step)
+            _ = try await Exchange.expectSuccess(
+                send, mseSetAT(protocol: p.protocol, keyId: p.keyId), step: AccessControlStep.mseSetAT)
+            _ = try await Exchange.expectSuccess(
+                send, generalAuthenticate(ephemeralPublicKey: p.group.encodePublicKey(pk)), step: step)
         }
-        return Result(parameters: p, terminalEphemeralPublicKey: pk, sessionKeys: sessionKeys(sharedSecret: shared.bytes, cipher: p.cipher))
+        return Result(
+            parameters: p, terminalEphemeralPublicKey: pk,
+            sessionKeys: sessionKeys(sharedSecret: shared.bytes, cipher: p.cipher))
     }
 
     /// `perform`, then installs the new session in `channel` (SSC 0).
-    public static func performAndInstall(channel: SecureChannel, parameters: Parameters,
-                                         random: any RandomSource = SystemRandom()) async throws -> Result {
+    public static func performAndInstall(
+        channel: SecureChannel, parameters: Parameters,
+        random: any RandomSource = SystemRandom()
+    ) async throws -> Result {
         let r = try await perform(channel: channel, parameters: parameters, random: random)
         await channel.replaceSession(r.session)
         return r

@@ -1,5 +1,5 @@
-import ISO7816
 import ASN1TLV
+import ISO7816
 
 /// The dynamic authentication data template DO'7C' of GENERAL AUTHENTICATE (ISO/IEC 7816-4 §7.5.2;
 /// ICAO 9303-11 §4.4.4.2 and §4.4.5 Table 4; §6.2.4.2 for Chip Authentication; BSI TR-03110-3 B.1–B.3):
@@ -20,7 +20,8 @@ public enum DynamicAuthenticationData {
             throw AccessControlError(.malformedResponse, step: step, "dynamic authentication data: \(error)")
         }
         guard node.tag == 0x7C else {
-            throw AccessControlError(.malformedResponse, step: step, "expected template '7C', found \(TLVTag.describe(node.tag))")
+            throw AccessControlError(
+                .malformedResponse, step: step, "expected template '7C', found \(TLVTag.describe(node.tag))")
         }
         var out: [UInt8: [UInt8]] = [:]
         for c in node.children where c.tag <= 0xFF {
@@ -30,9 +31,12 @@ public enum DynamicAuthenticationData {
     }
 
     /// Like `decode` but requires `tag` to be present and returns its value.
-    public static func require(_ tag: UInt8, in objects: [UInt8: [UInt8]], step: String, what: String) throws(AccessControlError) -> [UInt8] {
+    public static func require(_ tag: UInt8, in objects: [UInt8: [UInt8]], step: String, what: String)
+        throws(AccessControlError) -> [UInt8]
+    {
         guard let v = objects[tag] else {
-            throw AccessControlError(.malformedResponse, step: step, "the chip's answer lacks DO'\(Hex.encode([tag]))' (\(what))")
+            throw AccessControlError(
+                .malformedResponse, step: step, "the chip's answer lacks DO'\(Hex.encode([tag]))' (\(what))")
         }
         return v
     }
@@ -48,15 +52,18 @@ enum Exchange {
     }
 
     /// Transmits and requires 9000 (or, when `acceptWarnings`, a 63Cx retry-counter warning).
-    static func expectSuccess(_ send: APDUSend, _ command: CommandAPDU, step: String,
-                              wrongPasswordOn63: Bool = false, acceptRetryWarning: Bool = false) async throws -> ResponseAPDU {
+    static func expectSuccess(
+        _ send: APDUSend, _ command: CommandAPDU, step: String,
+        wrongPasswordOn63: Bool = false, acceptRetryWarning: Bool = false
+    ) async throws -> ResponseAPDU {
         let r = try await transmit(send, command)
         let sw = r.statusWord
         if sw.isSuccess { return r }
         if acceptRetryWarning && sw.sw1 == 0x63 && sw.sw2 & 0xF0 == 0xC0 && sw.sw2 & 0x0F > 0 { return r }
         if wrongPasswordOn63 && (sw.sw1 == 0x63 || sw == .securityStatusNotSatisfied) {
-            throw AccessControlError(.wrongPassword, step: step,
-                                     "the chip refused the password (wrong MRZ, CAN or PIN)", statusWord: sw)
+            throw AccessControlError(
+                .wrongPassword, step: step,
+                "the chip refused the password (wrong MRZ, CAN or PIN)", statusWord: sw)
         }
         throw AccessControlError(.chipRejected, step: step, "the chip answered \(sw.meaning)", statusWord: sw)
     }

@@ -1,6 +1,6 @@
+import ASN1TLV
 public import MRTDCrypto
 public import MRTDDocument
-import ASN1TLV
 
 /// The group a PACE or Chip Authentication key agreement runs in: an elliptic curve (ECDH) or a
 /// finite-field group (DH) (ICAO 9303-11 §9.5; BSI TR-03110-3 A.2).
@@ -53,7 +53,8 @@ public enum KeyAgreementGroup: Sendable, Hashable {
             self = .ec(ECCurve(named: n))
         case .ecExplicit(let e):
             do {
-                self = .ec(try ECCurve(p: e.p, a: e.a, b: e.b, generator: e.base, order: e.order, cofactor: e.cofactor ?? [1]))
+                self = .ec(
+                    try ECCurve(p: e.p, a: e.a, b: e.b, generator: e.base, order: e.order, cofactor: e.cofactor ?? [1]))
             } catch {
                 throw AccessControlError(.cryptoFailure, step: step, "explicit curve parameters: \(error.description)")
             }
@@ -77,7 +78,9 @@ public enum KeyAgreementGroup: Sendable, Hashable {
     /// Draws a private key in [1, bound-1] from `random` (width of the bound, bits above the bound's length
     /// cleared, redrawn when out of range)
     /// and computes the public key with the group's current generator. Deterministic for a fixed source.
-    public func generateKeyPair(random: any RandomSource, step: String) throws(AccessControlError) -> (privateKey: SecretBytes, publicKey: [UInt8]) {
+    public func generateKeyPair(random: any RandomSource, step: String) throws(AccessControlError) -> (
+        privateKey: SecretBytes, publicKey: [UInt8]
+    ) {
         let bound = BigNumber(privateKeyBound)
         let width = (bound.bitCount + 7) / 8
         let excess = width * 8 - bound.bitCount

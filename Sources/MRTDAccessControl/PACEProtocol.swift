@@ -31,11 +31,21 @@ public struct PACEProtocol: Sendable, Hashable, CustomStringConvertible {
         let base = SecurityInfoOID.idPACE.arcs
         guard oid.arcs.count == base.count + 2, Array(oid.arcs.prefix(base.count)) == base else { return nil }
         switch oid.arcs[base.count] {
-        case 1: mapping = .genericMapping; keyAgreement = .dh
-        case 2: mapping = .genericMapping; keyAgreement = .ecdh
-        case 3: mapping = .integratedMapping; keyAgreement = .dh
-        case 4: mapping = .integratedMapping; keyAgreement = .ecdh
-        case 6: mapping = .chipAuthenticationMapping; keyAgreement = .ecdh
+        case 1:
+            mapping = .genericMapping
+            keyAgreement = .dh
+        case 2:
+            mapping = .genericMapping
+            keyAgreement = .ecdh
+        case 3:
+            mapping = .integratedMapping
+            keyAgreement = .dh
+        case 4:
+            mapping = .integratedMapping
+            keyAgreement = .ecdh
+        case 6:
+            mapping = .chipAuthenticationMapping
+            keyAgreement = .ecdh
         default: return nil
         }
         switch oid.arcs[base.count + 1] {
@@ -57,7 +67,13 @@ public struct PACEProtocol: Sendable, Hashable, CustomStringConvertible {
         case (.integratedMapping, .ecdh): family = 4
         case (.chipAuthenticationMapping, _): family = 6
         }
-        let c: UInt64 = switch cipher { case .tripleDES: 1; case .aes128: 2; case .aes192: 3; case .aes256: 4 }
+        let c: UInt64 =
+            switch cipher {
+            case .tripleDES: 1
+            case .aes128: 2
+            case .aes192: 3
+            case .aes256: 4
+            }
         self.init(oid: SecurityInfoOID.pace(family: family, cipher: c))!
     }
 

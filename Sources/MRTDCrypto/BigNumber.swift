@@ -91,27 +91,46 @@ public struct BigNumber: Sendable, Hashable, Comparable, CustomStringConvertible
     public var description: String {
         let digits = Array("0123456789ABCDEF")
         var s = "0x"
-        for b in magnitude { s.append(digits[Int(b >> 4)]); s.append(digits[Int(b & 0xF)]) }
+        for b in magnitude {
+            s.append(digits[Int(b >> 4)])
+            s.append(digits[Int(b & 0xF)])
+        }
         return s
     }
 
-    private static func binary(_ a: BigNumber, _ b: BigNumber, _ name: String,
-                               _ op: (OpaquePointer, OpaquePointer, OpaquePointer, OpaquePointer) -> Int32) -> BigNumber {
-        let r = BN(), x = a.bn, y = b.bn, ctx = BNContext()
+    private static func binary(
+        _ a: BigNumber, _ b: BigNumber, _ name: String,
+        _ op: (OpaquePointer, OpaquePointer, OpaquePointer, OpaquePointer) -> Int32
+    ) -> BigNumber {
+        let r = BN()
+        let x = a.bn
+        let y = b.bn
+        let ctx = BNContext()
         precondition(op(r.pointer, x.pointer, y.pointer, ctx.pointer) == 1, "\(name) failed: \(OpenSSL.drainErrors())")
         return BigNumber(r)
     }
-    private static func modular(_ a: BigNumber, _ b: BigNumber, _ m: BigNumber, _ name: String,
-                                _ op: (OpaquePointer, OpaquePointer, OpaquePointer, OpaquePointer, OpaquePointer) -> Int32) -> BigNumber {
+    private static func modular(
+        _ a: BigNumber, _ b: BigNumber, _ m: BigNumber, _ name: String,
+        _ op: (OpaquePointer, OpaquePointer, OpaquePointer, OpaquePointer, OpaquePointer) -> Int32
+    ) -> BigNumber {
         precondition(!m.isZero, "\(name): modulus is zero")
-        let r = BN(), x = a.bn, y = b.bn, mod = m.bn, ctx = BNContext()
-        precondition(op(r.pointer, x.pointer, y.pointer, mod.pointer, ctx.pointer) == 1, "\(name) failed: \(OpenSSL.drainErrors())")
+        let r = BN()
+        let x = a.bn
+        let y = b.bn
+        let mod = m.bn
+        let ctx = BNContext()
+        precondition(
+            op(r.pointer, x.pointer, y.pointer, mod.pointer, ctx.pointer) == 1,
+            "\(name) failed: \(OpenSSL.drainErrors())")
         return BigNumber(r)
     }
 
     public func mod(_ m: BigNumber) -> BigNumber {
         precondition(!m.isZero, "mod: modulus is zero")
-        let r = BN(), x = bn, mod = m.bn, ctx = BNContext()
+        let r = BN()
+        let x = bn
+        let mod = m.bn
+        let ctx = BNContext()
         precondition(BN_nnmod(r.pointer, x.pointer, mod.pointer, ctx.pointer) == 1, "BN_nnmod failed")
         return BigNumber(r)
     }
@@ -130,7 +149,9 @@ public struct BigNumber: Sendable, Hashable, Comparable, CustomStringConvertible
     /// nil when not invertible.
     public static func modInverse(_ a: BigNumber, _ m: BigNumber) -> BigNumber? {
         precondition(!m.isZero, "modInverse: modulus is zero")
-        let x = a.bn, mod = m.bn, ctx = BNContext()
+        let x = a.bn
+        let mod = m.bn
+        let ctx = BNContext()
         guard let r = BN_mod_inverse(nil, x.pointer, mod.pointer, ctx.pointer) else {
             _ = OpenSSL.drainErrors()
             return nil
@@ -141,7 +162,9 @@ public struct BigNumber: Sendable, Hashable, Comparable, CustomStringConvertible
     /// non-residue — for point encodings such as the PACE Integrated Mapping's.
     public static func modSqrt(_ a: BigNumber, _ p: BigNumber) -> BigNumber? {
         precondition(!p.isZero, "modSqrt: modulus is zero")
-        let x = a.bn, mod = p.bn, ctx = BNContext()
+        let x = a.bn
+        let mod = p.bn
+        let ctx = BNContext()
         guard let r = BN_mod_sqrt(nil, x.pointer, mod.pointer, ctx.pointer) else {
             _ = OpenSSL.drainErrors()
             return nil
@@ -153,14 +176,18 @@ public struct BigNumber: Sendable, Hashable, Comparable, CustomStringConvertible
     public var isOdd: Bool { magnitude.last! & 1 == 1 }
 
     public static func + (a: BigNumber, b: BigNumber) -> BigNumber {
-        let r = BN(), x = a.bn, y = b.bn
+        let r = BN()
+        let x = a.bn
+        let y = b.bn
         precondition(BN_add(r.pointer, x.pointer, y.pointer) == 1, "BN_add failed")
         return BigNumber(r)
     }
     /// precondition a >= b
     public static func - (a: BigNumber, b: BigNumber) -> BigNumber {
         precondition(!(a < b), "BigNumber subtraction would be negative")
-        let r = BN(), x = a.bn, y = b.bn
+        let r = BN()
+        let x = a.bn
+        let y = b.bn
         precondition(BN_sub(r.pointer, x.pointer, y.pointer) == 1, "BN_sub failed")
         return BigNumber(r)
     }
@@ -170,7 +197,11 @@ public struct BigNumber: Sendable, Hashable, Comparable, CustomStringConvertible
     /// Quotient and remainder.
     public static func divide(_ a: BigNumber, _ b: BigNumber) -> (BigNumber, BigNumber) {
         precondition(!b.isZero, "divide by zero")
-        let q = BN(), r = BN(), x = a.bn, y = b.bn, ctx = BNContext()
+        let q = BN()
+        let r = BN()
+        let x = a.bn
+        let y = b.bn
+        let ctx = BNContext()
         precondition(BN_div(q.pointer, r.pointer, x.pointer, y.pointer, ctx.pointer) == 1, "BN_div failed")
         return (BigNumber(q), BigNumber(r))
     }

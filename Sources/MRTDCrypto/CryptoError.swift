@@ -15,7 +15,9 @@ public struct CryptoError: Error, Hashable, Sendable, CustomStringConvertible {
     public var function: String
     public var reason: String
     public init(_ code: Code, function: String, _ reason: String) {
-        self.code = code; self.function = function; self.reason = reason
+        self.code = code
+        self.function = function
+        self.reason = reason
     }
     public var description: String { "\(function): \(reason)" }
 }

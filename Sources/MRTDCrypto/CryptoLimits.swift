@@ -1,4 +1,3 @@
-
 /// Key and domain-parameter sizes this package accepts, each checked from the encoded length before any
 /// big-number arithmetic (docs/reliability.md, "Limits"). A key or curve beyond them is refused with a
 /// `CryptoError` of code `limitExceeded` naming the limit: verification cost grows with the square to
@@ -38,13 +37,16 @@ public enum CryptoLimits {
     }
 
     /// Throws `limitExceeded` when `bytes` holds a number of more than `limit` bits.
-    static func check(_ bytes: [UInt8], atMost limit: Int, _ name: String, what: String, function: String) throws(CryptoError) {
+    static func check(_ bytes: [UInt8], atMost limit: Int, _ name: String, what: String, function: String)
+        throws(CryptoError)
+    {
         // the byte count bounds the bit count from above: only long inputs need counting
         guard bytes.count * 8 > limit else { return }
         let bits = bitLength(bytes)
         guard bits <= limit else {
-            throw CryptoError(.limitExceeded, function: function,
-                              "\(what) of \(bits) bits exceeds the limit of \(limit) bits (CryptoLimits.\(name))")
+            throw CryptoError(
+                .limitExceeded, function: function,
+                "\(what) of \(bits) bits exceeds the limit of \(limit) bits (CryptoLimits.\(name))")
         }
     }
 }

@@ -12,20 +12,29 @@ struct DERNode {
     var isConstructed: Bool { tag & 0x20 != 0 }
 
     /// Parses exactly one element from `bytes` (trailing bytes are an error unless `allowTrailing`).
-    static func parse(_ bytes: ArraySlice<UInt8>, function: String, allowTrailing: Bool = false) throws(CryptoError) -> (DERNode, ArraySlice<UInt8>) {
+    static func parse(_ bytes: ArraySlice<UInt8>, function: String, allowTrailing: Bool = false) throws(CryptoError)
+        -> (DERNode, ArraySlice<UInt8>)
+    {
         var i = bytes.startIndex
-        func fail(_ reason: String) -> CryptoError { CryptoError(.invalidInput, function: function, "ASN.1: \(reason)") }
+        func fail(_ reason: String) -> CryptoError {
+            CryptoError(.invalidInput, function: function, "ASN.1: \(reason)")
+        }
         guard i < bytes.endIndex else { throw fail("unexpected end of data") }
-        let tag = bytes[i]; i += 1
+        let tag = bytes[i]
+        i += 1
         guard tag & 0x1F != 0x1F else { throw fail("multi-byte tag not expected here") }
         guard i < bytes.endIndex else { throw fail("missing length") }
-        var length = Int(bytes[i]); i += 1
+        var length = Int(bytes[i])
+        i += 1
         if length == 0x80 { throw fail("indefinite length") }
         if length > 0x80 {
             let count = length & 0x7F
             guard count <= 4, i + count <= bytes.endIndex else { throw fail("bad long-form length") }
             length = 0
-            for _ in 0..<count { length = length << 8 | Int(bytes[i]); i += 1 }
+            for _ in 0..<count {
+                length = length << 8 | Int(bytes[i])
+                i += 1
+            }
         }
         guard length <= bytes.endIndex - i else { throw fail("length \(length) exceeds the data") }
         let node = DERNode(tag: tag, encoded: bytes[bytes.startIndex..<(i + length)], value: bytes[i..<(i + length)])
@@ -40,13 +49,18 @@ struct DERNode {
 
     /// Children of a constructed node.
     func children(_ function: String) throws(CryptoError) -> [DERNode] {
-        guard isConstructed else { throw CryptoError(.invalidInput, function: function, "ASN.1: tag \(tag) is not constructed") }
+        guard isConstructed else {
+            throw CryptoError(.invalidInput, function: function, "ASN.1: tag \(tag) is not constructed")
+        }
         var out: [DERNode] = []
         var rest = value
         while !rest.isEmpty {
-            guard out.count < 64 else { throw CryptoError(.invalidInput, function: function, "ASN.1: too many elements") }
+            guard out.count < 64 else {
+                throw CryptoError(.invalidInput, function: function, "ASN.1: too many elements")
+            }
             let (node, r) = try DERNode.parse(rest, function: function, allowTrailing: true)
-            out.append(node); rest = r
+            out.append(node)
+            rest = r
         }
         return out
     }
@@ -61,7 +75,9 @@ struct DERNode {
     /// Unsigned magnitude of a non-negative INTEGER (leading zeros removed; negative rejected).
     func unsignedInteger(_ function: String) throws(CryptoError) -> [UInt8] {
         _ = try expect(0x02, function)
-        guard let first = value.first else { throw CryptoError(.invalidInput, function: function, "ASN.1: empty INTEGER") }
+        guard let first = value.first else {
+            throw CryptoError(.invalidInput, function: function, "ASN.1: empty INTEGER")
+        }
         guard first & 0x80 == 0 else { throw CryptoError(.invalidInput, function: function, "ASN.1: negative INTEGER") }
         let trimmed = value.drop(while: { $0 == 0 })
         return trimmed.isEmpty ? [0] : Array(trimmed)
@@ -69,7 +85,9 @@ struct DERNode {
 
     func objectIdentifier(_ function: String) throws(CryptoError) -> String {
         _ = try expect(0x06, function)
-        guard let oid = OID.decode(Array(value)) else { throw CryptoError(.invalidInput, function: function, "ASN.1: bad OBJECT IDENTIFIER") }
+        guard let oid = OID.decode(Array(value)) else {
+            throw CryptoError(.invalidInput, function: function, "ASN.1: bad OBJECT IDENTIFIER")
+        }
         return oid
     }
 
@@ -80,7 +98,9 @@ struct DERNode {
     /// BIT STRING content without the unused-bits byte (which must be 0).
     func bitString(_ function: String) throws(CryptoError) -> [UInt8] {
         _ = try expect(0x03, function)
-        guard value.first == 0 else { throw CryptoError(.invalidInput, function: function, "ASN.1: BIT STRING with unused bits") }
+        guard value.first == 0 else {
+            throw CryptoError(.invalidInput, function: function, "ASN.1: BIT STRING with unused bits")
+        }
         return Array(value.dropFirst())
     }
 }
@@ -95,7 +115,10 @@ enum DER {
         } else {
             var lengthBytes: [UInt8] = []
             var v = n
-            while v > 0 { lengthBytes.insert(UInt8(v & 0xFF), at: 0); v >>= 8 }
+            while v > 0 {
+                lengthBytes.insert(UInt8(v & 0xFF), at: 0)
+                v >>= 8
+            }
             out.append(0x80 | UInt8(lengthBytes.count))
             out += lengthBytes
         }
@@ -113,7 +136,10 @@ enum DER {
         precondition(value >= 0)
         var b: [UInt8] = []
         var v = value
-        repeat { b.insert(UInt8(v & 0xFF), at: 0); v >>= 8 } while v > 0
+        repeat {
+            b.insert(UInt8(v & 0xFF), at: 0)
+            v >>= 8
+        } while v > 0
         return integer(unsigned: b)
     }
     static func oid(_ dotted: String) -> [UInt8] { tlv(0x06, OID.encode(dotted)) }
@@ -136,7 +162,10 @@ enum OID {
         func base128(_ v: UInt64) {
             var chunk: [UInt8] = [UInt8(v & 0x7F)]
             var rest = v >> 7
-            while rest > 0 { chunk.insert(UInt8(rest & 0x7F) | 0x80, at: 0); rest >>= 7 }
+            while rest > 0 {
+                chunk.insert(UInt8(rest & 0x7F) | 0x80, at: 0)
+                rest >>= 7
+            }
             out += chunk
         }
         base128(arcs[0] * 40 + arcs[1])
@@ -151,7 +180,10 @@ enum OID {
         for b in bytes {
             guard value >> 57 == 0 else { return nil }
             value = value << 7 | UInt64(b & 0x7F)
-            if b & 0x80 == 0 { arcs.append(value); value = 0 }
+            if b & 0x80 == 0 {
+                arcs.append(value)
+                value = 0
+            }
         }
         let first = arcs[0]
         var out: [UInt8] = []
@@ -160,10 +192,19 @@ enum OID {
             if !out.isEmpty { out.append(UInt8(ascii: ".")) }
             var digits: [UInt8] = []
             var x = v
-            repeat { digits.append(UInt8(ascii: "0") + UInt8(x % 10)); x /= 10 } while x > 0
+            repeat {
+                digits.append(UInt8(ascii: "0") + UInt8(x % 10))
+                x /= 10
+            } while x > 0
             out.append(contentsOf: digits.reversed())
         }
-        if first < 80 { append(first / 40); append(first % 40) } else { append(2); append(first - 80) }
+        if first < 80 {
+            append(first / 40)
+            append(first % 40)
+        } else {
+            append(2)
+            append(first - 80)
+        }
         for a in arcs.dropFirst() { append(a) }
         return String(decoding: out, as: UTF8.self)
     }

@@ -82,14 +82,19 @@ final class ECGroup: @unchecked Sendable {
     }
 
     func readParameters() -> ECCurve.Parameters {
-        let p = BN(), a = BN(), b = BN(), ctx = BNContext()
-        precondition(EC_GROUP_get_curve(pointer, p.pointer, a.pointer, b.pointer, ctx.pointer) == 1, "EC_GROUP_get_curve failed")
+        let p = BN()
+        let a = BN()
+        let b = BN()
+        let ctx = BNContext()
+        precondition(
+            EC_GROUP_get_curve(pointer, p.pointer, a.pointer, b.pointer, ctx.pointer) == 1, "EC_GROUP_get_curve failed")
         let width = p.byteCount
         let generator = ECPoint(group: self, borrowing: EC_GROUP_get0_generator(pointer)!)
         let order = BigNumber(BN_dup(EC_GROUP_get0_order(pointer)).map { BN(owning: $0) }!)
         let cofactor = BigNumber(BN_dup(EC_GROUP_get0_cofactor(pointer)).map { BN(owning: $0) }!)
-        return ECCurve.Parameters(p: p.bytes, a: a.bytes(width: width)!, b: b.bytes(width: width)!,
-                                  generator: generator.encoded(), order: order.bytes, cofactor: cofactor.bytes)
+        return ECCurve.Parameters(
+            p: p.bytes, a: a.bytes(width: width)!, b: b.bytes(width: width)!,
+            generator: generator.encoded(), order: order.bytes, cofactor: cofactor.bytes)
     }
 }
 
@@ -105,7 +110,9 @@ final class ECPoint {
         owned = true
     }
     init(group: ECGroup, borrowing p: OpaquePointer) {
-        self.group = group; pointer = p; owned = false
+        self.group = group
+        pointer = p
+        owned = false
     }
     deinit { if owned { EC_POINT_clear_free(pointer) } }
 
@@ -131,7 +138,8 @@ final class ECPoint {
         precondition(length > 0, "EC_POINT_point2oct on a point at infinity")
         var out = [UInt8](repeating: 0, count: length)
         _ = out.withUnsafeMutableBufferPointer {
-            EC_POINT_point2oct(group.pointer, pointer, POINT_CONVERSION_UNCOMPRESSED, $0.baseAddress, length, ctx.pointer)
+            EC_POINT_point2oct(
+                group.pointer, pointer, POINT_CONVERSION_UNCOMPRESSED, $0.baseAddress, length, ctx.pointer)
         }
         return out
     }
@@ -180,31 +188,41 @@ public struct ECCurve: Sendable, Hashable {
     /// (SEC 1 §3.1.1.2.1: discriminant, Hasse bound, MOV condition, n·G = O, primality of n and p) costs
     /// 1000–3000 times the lookup, so a hostile chip, bundle or master list could make every refusal expensive.
     /// Bounded first, from the encoded lengths: p of at most `CryptoLimits.maxECFieldBits`.
-    public init(p: [UInt8], a: [UInt8], b: [UInt8], generator: [UInt8], order: [UInt8], cofactor: [UInt8]) throws(CryptoError) {
+    public init(p: [UInt8], a: [UInt8], b: [UInt8], generator: [UInt8], order: [UInt8], cofactor: [UInt8])
+        throws(CryptoError)
+    {
         let fn = "ECCurve.init(p:a:b:generator:order:cofactor:)"
-        try CryptoLimits.check(p, atMost: CryptoLimits.maxECFieldBits, "maxECFieldBits", what: "EC field p", function: fn)
-        let pN = BigNumber(p), width = pN.bytes.count
+        try CryptoLimits.check(
+            p, atMost: CryptoLimits.maxECFieldBits, "maxECFieldBits", what: "EC field p", function: fn)
+        let pN = BigNumber(p)
+        let width = pN.bytes.count
         guard width > 0, generator.count <= 1 + 2 * width else {
             throw CryptoError(.invalidParameters, function: fn, "a curve parameter is wider than the field p")
         }
         // minimal magnitudes, as the parameter table holds them (a and b at the field's width)
         func magnitude(_ bytes: [UInt8]) -> [UInt8] { BigNumber(bytes).bytes }
-        let aW = BigNumber(a).bytes(width: width), bW = BigNumber(b).bytes(width: width)
-        let nM = magnitude(order), hM = magnitude(cofactor)
-        guard let named = CryptoLimits.explicitCurves.first(where: { c in
-            let t = NamedCurve.parameterTable[c]!
-            return t.p == pN.bytes && t.a == aW && t.b == bW && t.order == nM && t.cofactor == hM
-        }) else {
-            throw CryptoError(.unsupportedAlgorithm, function: fn,
-                              "explicit EC parameters of a \(pN.bitCount)-bit curve that is none of the standard curves "
-                              + "(CryptoLimits.explicitCurves)")
+        let aW = BigNumber(a).bytes(width: width)
+        let bW = BigNumber(b).bytes(width: width)
+        let nM = magnitude(order)
+        let hM = magnitude(cofactor)
+        guard
+            let named = CryptoLimits.explicitCurves.first(where: { c in
+                let t = NamedCurve.parameterTable[c]!
+                return t.p == pN.bytes && t.a == aW && t.b == bW && t.order == nM && t.cofactor == hM
+            })
+        else {
+            throw CryptoError(
+                .unsupportedAlgorithm, function: fn,
+                "explicit EC parameters of a \(pN.bitCount)-bit curve that is none of the standard curves "
+                    + "(CryptoLimits.explicitCurves)")
         }
         let curve = ECCurve(named: named)
         // the generator, as given (uncompressed) or decoded on the standard curve (compressed), must be its own
         let g = generator == curve.generator ? generator : try curve.decodePoint(generator)
         guard g == curve.generator else {
-            throw CryptoError(.unsupportedAlgorithm, function: fn,
-                              "explicit EC parameters of \(named) with another generator (CryptoLimits.explicitCurves)")
+            throw CryptoError(
+                .unsupportedAlgorithm, function: fn,
+                "explicit EC parameters of \(named) with another generator (CryptoLimits.explicitCurves)")
         }
         self = curve
     }
@@ -225,15 +243,23 @@ public struct ECCurve: Sendable, Hashable {
         let pt = try ECPoint(group: group, encoded: encoded)
         if parameters.cofactor != [1] {
             // Small-subgroup check for curves with a cofactor (none of the ICAO curves have one).
-            let check = try ECPoint(group: group), ctx = BNContext(), n = BigNumber(parameters.order).bn
-            try OpenSSL.check(EC_POINT_mul(group.pointer, check.pointer, nil, pt.pointer, n.pointer, ctx.pointer), "EC_POINT_mul")
-            guard check.isAtInfinity else { throw CryptoError(.invalidPoint, function: "ECCurve.decodePoint", "point not in the prime-order subgroup") }
+            let check = try ECPoint(group: group)
+            let ctx = BNContext()
+            let n = BigNumber(parameters.order).bn
+            try OpenSSL.check(
+                EC_POINT_mul(group.pointer, check.pointer, nil, pt.pointer, n.pointer, ctx.pointer), "EC_POINT_mul")
+            guard check.isAtInfinity else {
+                throw CryptoError(
+                    .invalidPoint, function: "ECCurve.decodePoint", "point not in the prime-order subgroup")
+            }
         }
         return pt
     }
 
     private func finite(_ pt: ECPoint, _ function: String) throws(CryptoError) -> [UInt8] {
-        guard !pt.isAtInfinity else { throw CryptoError(.invalidPoint, function: function, "result is the point at infinity") }
+        guard !pt.isAtInfinity else {
+            throw CryptoError(.invalidPoint, function: function, "result is the point at infinity")
+        }
         return pt.encoded()
     }
 
@@ -243,7 +269,9 @@ public struct ECCurve: Sendable, Hashable {
         // An uncompressed encoding with both coordinates below p is already the canonical one: return it
         // rather than re-encoding (which converts the point back to affine coordinates, about half the cost).
         if isCanonicalUncompressed(encoded) {
-            guard !pt.isAtInfinity else { throw CryptoError(.invalidPoint, function: "ECCurve.decodePoint", "result is the point at infinity") }
+            guard !pt.isAtInfinity else {
+                throw CryptoError(.invalidPoint, function: "ECCurve.decodePoint", "result is the point at infinity")
+            }
             return encoded
         }
         return try finite(pt, "ECCurve.decodePoint")
@@ -256,7 +284,8 @@ public struct ECCurve: Sendable, Hashable {
         let p = parameters.p  // minimal big-endian; its width is the field width
         func below(_ start: Int) -> Bool {
             for i in 0..<w {
-                let b = encoded[start + i], q = p[i]
+                let b = encoded[start + i]
+                let q = p[i]
                 if b != q { return b < q }
             }
             return false  // equal to p
@@ -267,36 +296,51 @@ public struct ECCurve: Sendable, Hashable {
         (try? decodePoint(point)) != nil
     }
     public func add(_ p: [UInt8], _ q: [UInt8]) throws(CryptoError) -> [UInt8] {
-        let a = try point(p), b = try point(q), r = try ECPoint(group: group), ctx = BNContext()
+        let a = try point(p)
+        let b = try point(q)
+        let r = try ECPoint(group: group)
+        let ctx = BNContext()
         try OpenSSL.check(EC_POINT_add(group.pointer, r.pointer, a.pointer, b.pointer, ctx.pointer), "EC_POINT_add")
         return try finite(r, "ECCurve.add")
     }
     /// scalar · point
     public func multiply(_ point: [UInt8], by scalar: [UInt8]) throws(CryptoError) -> [UInt8] {
-        let pt = try self.point(point), k = BN(scalar), r = try ECPoint(group: group), ctx = BNContext()
-        try OpenSSL.check(EC_POINT_mul(group.pointer, r.pointer, nil, pt.pointer, k.pointer, ctx.pointer), "EC_POINT_mul")
+        let pt = try self.point(point)
+        let k = BN(scalar)
+        let r = try ECPoint(group: group)
+        let ctx = BNContext()
+        try OpenSSL.check(
+            EC_POINT_mul(group.pointer, r.pointer, nil, pt.pointer, k.pointer, ctx.pointer), "EC_POINT_mul")
         return try finite(r, "ECCurve.multiply")
     }
     /// scalar · G
     public func multiplyGenerator(by scalar: [UInt8]) throws(CryptoError) -> [UInt8] {
         if let g = mappedGenerator { return try multiply(g, by: scalar) }
-        let k = BN(scalar), r = try ECPoint(group: group), ctx = BNContext()
+        let k = BN(scalar)
+        let r = try ECPoint(group: group)
+        let ctx = BNContext()
         try OpenSSL.check(EC_POINT_mul(group.pointer, r.pointer, k.pointer, nil, nil, ctx.pointer), "EC_POINT_mul")
         return try finite(r, "ECCurve.multiplyGenerator")
     }
 
     /// u1·G + u2·Q in one call (ECDSA verification).
     func linearCombination(u1: BN, u2: BN, q: ECPoint) throws(CryptoError) -> ECPoint? {
-        let r = try ECPoint(group: group), ctx = BNContext()
+        let r = try ECPoint(group: group)
+        let ctx = BNContext()
         if let g = mappedGenerator {
             // the group's own generator is not this curve's: u1·G' + u2·Q as two products and a sum
-            let gp = try point(g), a = try ECPoint(group: group), b = try ECPoint(group: group)
-            try OpenSSL.check(EC_POINT_mul(group.pointer, a.pointer, nil, gp.pointer, u1.pointer, ctx.pointer), "EC_POINT_mul")
-            try OpenSSL.check(EC_POINT_mul(group.pointer, b.pointer, nil, q.pointer, u2.pointer, ctx.pointer), "EC_POINT_mul")
+            let gp = try point(g)
+            let a = try ECPoint(group: group)
+            let b = try ECPoint(group: group)
+            try OpenSSL.check(
+                EC_POINT_mul(group.pointer, a.pointer, nil, gp.pointer, u1.pointer, ctx.pointer), "EC_POINT_mul")
+            try OpenSSL.check(
+                EC_POINT_mul(group.pointer, b.pointer, nil, q.pointer, u2.pointer, ctx.pointer), "EC_POINT_mul")
             try OpenSSL.check(EC_POINT_add(group.pointer, r.pointer, a.pointer, b.pointer, ctx.pointer), "EC_POINT_add")
             return r.isAtInfinity ? nil : r
         }
-        try OpenSSL.check(EC_POINT_mul(group.pointer, r.pointer, u1.pointer, q.pointer, u2.pointer, ctx.pointer), "EC_POINT_mul")
+        try OpenSSL.check(
+            EC_POINT_mul(group.pointer, r.pointer, u1.pointer, q.pointer, u2.pointer, ctx.pointer), "EC_POINT_mul")
         return r.isAtInfinity ? nil : r
     }
     func decodedPoint(_ encoded: [UInt8]) throws(CryptoError) -> ECPoint { try point(encoded) }
@@ -321,7 +365,9 @@ public struct ECCurve: Sendable, Hashable {
     }
 
     /// A key pair with private scalar in [1, n-1] from the random source.
-    public func generateKeyPair(random: any RandomSource) throws(CryptoError) -> (privateKey: SecretBytes, publicKey: [UInt8]) {
+    public func generateKeyPair(random: any RandomSource) throws(CryptoError) -> (
+        privateKey: SecretBytes, publicKey: [UInt8]
+    ) {
         let scalar = randomScalar(random)
         let publicKey = try multiplyGenerator(by: scalar)
         return (SecretBytes(scalar), publicKey)
@@ -347,7 +393,8 @@ public struct ECCurve: Sendable, Hashable {
             mapped.generator = g
             return ECCurve(parameters: mapped, group: group, mappedGenerator: g)
         }
-        return try ECCurve(p: parameters.p, a: parameters.a, b: parameters.b, generator: g,
-                           order: parameters.order, cofactor: parameters.cofactor)
+        return try ECCurve(
+            p: parameters.p, a: parameters.a, b: parameters.b, generator: g,
+            order: parameters.order, cofactor: parameters.cofactor)
     }
 }

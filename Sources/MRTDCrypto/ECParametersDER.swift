@@ -12,15 +12,20 @@ extension ECCurve {
     init(explicitParameters node: DERNode) throws(CryptoError) {
         let fn = "ECCurve(explicitParameters:)"
         let fields = try node.expect(0x30, fn).children(fn)
-        guard fields.count >= 5 else { throw CryptoError(.invalidParameters, function: fn, "ECParameters has \(fields.count) elements") }
+        guard fields.count >= 5 else {
+            throw CryptoError(.invalidParameters, function: fn, "ECParameters has \(fields.count) elements")
+        }
         let fieldID = try fields[1].expect(0x30, fn).children(fn)
         guard fieldID.count == 2, try fieldID[0].objectIdentifier(fn) == OID.primeField else {
             throw CryptoError(.unsupportedAlgorithm, function: fn, "only prime-field curves are supported")
         }
         let p = try fieldID[1].unsignedInteger(fn)
         let curve = try fields[2].expect(0x30, fn).children(fn)
-        guard curve.count >= 2 else { throw CryptoError(.invalidParameters, function: fn, "Curve has \(curve.count) elements") }
-        let a = try curve[0].octetString(fn), b = try curve[1].octetString(fn)
+        guard curve.count >= 2 else {
+            throw CryptoError(.invalidParameters, function: fn, "Curve has \(curve.count) elements")
+        }
+        let a = try curve[0].octetString(fn)
+        let b = try curve[1].octetString(fn)
         let base = try fields[3].octetString(fn)
         let order = try fields[4].unsignedInteger(fn)
         let cofactor = fields.count > 5 ? try fields[5].unsignedInteger(fn) : [1]
@@ -51,12 +56,15 @@ extension ECCurve {
         switch node.tag {
         case 0x06:
             let oid = try node.objectIdentifier(fn)
-            guard let named = NamedCurve(oid: oid) else { throw CryptoError(.unsupportedAlgorithm, function: fn, "unknown named curve \(oid)") }
+            guard let named = NamedCurve(oid: oid) else {
+                throw CryptoError(.unsupportedAlgorithm, function: fn, "unknown named curve \(oid)")
+            }
             self.init(named: named)
         case 0x30:
             try self.init(explicitParameters: node)
         default:
-            throw CryptoError(.unsupportedAlgorithm, function: fn, "implicitlyCA or unknown EC parameters (tag \(node.tag))")
+            throw CryptoError(
+                .unsupportedAlgorithm, function: fn, "implicitlyCA or unknown EC parameters (tag \(node.tag))")
         }
     }
 }

@@ -46,7 +46,8 @@ public enum HashAlgorithm: String, Sendable, CaseIterable, Hashable {
         var length: UInt32 = 0
         let rc = data.withUnsafeBytes { d in
             out.withUnsafeMutableBytes { o in
-                EVP_Digest(d.baseAddress, d.count, o.baseAddress!.assumingMemoryBound(to: UInt8.self), &length, evpMD, nil)
+                EVP_Digest(
+                    d.baseAddress, d.count, o.baseAddress!.assumingMemoryBound(to: UInt8.self), &length, evpMD, nil)
             }
         }
         // EVP_Digest with a built-in SHA cannot fail except on allocation failure.

@@ -36,16 +36,20 @@ public enum ISO9796_2 {
         let hash: HashAlgorithm
         let trailerLength: Int
         if f.last == 0xBC {
-            hash = .sha1; trailerLength = 1
-        } else if f.last == 0xCC, let h = HashAlgorithm.allCases.first(where: { hashIdentifier($0) == f[f.count - 2] }) {
-            hash = h; trailerLength = 2
+            hash = .sha1
+            trailerLength = 1
+        } else if f.last == 0xCC, let h = HashAlgorithm.allCases.first(where: { hashIdentifier($0) == f[f.count - 2] })
+        {
+            hash = h
+            trailerLength = 2
         } else {
             return nil
         }
         guard f.count >= 1 + hash.outputLength + trailerLength else { return nil }
         let digestStart = f.count - trailerLength - hash.outputLength
-        return Recovered(m1: Array(f[1..<digestStart]), digest: Array(f[digestStart..<(f.count - trailerLength)]),
-                         hash: hash, partialRecovery: f[0] == 0x6A, representative: f)
+        return Recovered(
+            m1: Array(f[1..<digestStart]), digest: Array(f[digestStart..<(f.count - trailerLength)]),
+            hash: hash, partialRecovery: f[0] == 0x6A, representative: f)
     }
 
     /// Recovers F from an RSA signature (also trying n − F, which ISO/IEC 9796-2 allows signers to send).
@@ -53,11 +57,15 @@ public enum ISO9796_2 {
         let f = try publicKey.rsaPublicOperation(signature)
         if let r = parse(f) { return r }
         if let n = publicKey.rsaModulus, let r = parse((BigNumber(n) - BigNumber(f)).bytes(width: n.count)) { return r }
-        throw CryptoError(.verificationFailed, function: "ISO9796_2.recover", "the signature does not open to an ISO/IEC 9796-2 message representative")
+        throw CryptoError(
+            .verificationFailed, function: "ISO9796_2.recover",
+            "the signature does not open to an ISO/IEC 9796-2 message representative")
     }
 
     /// Recovers M1 and checks H = hash(M1 || M2). False on any mismatch (including a malformed representative).
-    public static func verify(signature: [UInt8], nonRecoverable m2: [UInt8], publicKey: PublicKey) throws(CryptoError) -> Bool {
+    public static func verify(signature: [UInt8], nonRecoverable m2: [UInt8], publicKey: PublicKey) throws(CryptoError)
+        -> Bool
+    {
         guard case .rsa = publicKey.kind else {
             throw CryptoError(.unsupportedAlgorithm, function: "ISO9796_2.verify", "not an RSA key")
         }
@@ -73,15 +81,19 @@ public enum ISO9796_2 {
 
     /// Signs as an eMRTD chip does for Active Authentication: M1 is random and fills the capacity
     /// of the modulus, M2 is the challenge.
-    public static func sign(nonRecoverable m2: [UInt8], privateKey: PrivateKey, hash: HashAlgorithm,
-                            random: any RandomSource = SystemRandom()) throws(CryptoError) -> [UInt8] {
+    public static func sign(
+        nonRecoverable m2: [UInt8], privateKey: PrivateKey, hash: HashAlgorithm,
+        random: any RandomSource = SystemRandom()
+    ) throws(CryptoError) -> [UInt8] {
         guard let n = privateKey.publicKey.rsaModulus else {
             throw CryptoError(.unsupportedAlgorithm, function: "ISO9796_2.sign", "not an RSA key")
         }
         // F must stay below n: use the full modulus width only when its top byte exceeds the header.
         let width = n[0] > 0x6A ? n.count : n.count - 1
         let m1Length = width - 1 - hash.outputLength - (hash == .sha1 ? 1 : 2)
-        guard m1Length > 0 else { throw CryptoError(.invalidKey, function: "ISO9796_2.sign", "modulus too small for \(hash.rawValue)") }
+        guard m1Length > 0 else {
+            throw CryptoError(.invalidKey, function: "ISO9796_2.sign", "modulus too small for \(hash.rawValue)")
+        }
         let f = representative(m1: random.randomBytes(count: m1Length), m2: m2, hash: hash)
         return try privateKey.rsaPrivateOperation(f)
     }

@@ -19,7 +19,9 @@ private final class KeyedContext: @unchecked Sendable {
     init(cipher: OpaquePointer, key: UnsafeRawBufferPointer, encrypt: Bool, function: String) throws(CryptoError) {
         let ctx = try OpenSSL.check(EVP_CIPHER_CTX_new(), "EVP_CIPHER_CTX_new")
         let keyBase = key.baseAddress!.assumingMemoryBound(to: UInt8.self)
-        guard EVP_CipherInit_ex(ctx, cipher, nil, keyBase, zeroIV.assumingMemoryBound(to: UInt8.self), encrypt ? 1 : 0) == 1,
+        guard
+            EVP_CipherInit_ex(ctx, cipher, nil, keyBase, zeroIV.assumingMemoryBound(to: UInt8.self), encrypt ? 1 : 0)
+                == 1,
             EVP_CIPHER_CTX_set_padding(ctx, 0) == 1
         else {
             let error = OpenSSL.error("\(function): EVP_CipherInit_ex")
@@ -33,7 +35,8 @@ private final class KeyedContext: @unchecked Sendable {
 
     /// Starts a new CBC operation under `iv` (one block; nil = zero), keeping the key.
     func start(iv: UnsafeRawPointer?) -> Bool {
-        EVP_CipherInit_ex(pointer, nil, nil, nil, (iv ?? UnsafeRawPointer(zeroIV)).assumingMemoryBound(to: UInt8.self), -1) == 1
+        EVP_CipherInit_ex(
+            pointer, nil, nil, nil, (iv ?? UnsafeRawPointer(zeroIV)).assumingMemoryBound(to: UInt8.self), -1) == 1
     }
 
     /// Feeds `count` bytes (whole blocks, or a stream whose total is whole blocks) and returns the bytes
@@ -41,8 +44,11 @@ private final class KeyedContext: @unchecked Sendable {
     func update(_ input: UnsafeRawPointer, count: Int, _ output: UnsafeMutableRawPointer) -> Int? {
         if count == 0 { return 0 }
         var written: Int32 = 0
-        guard EVP_CipherUpdate(pointer, output.assumingMemoryBound(to: UInt8.self), &written,
-                               input.assumingMemoryBound(to: UInt8.self), Int32(count)) == 1 else { return nil }
+        guard
+            EVP_CipherUpdate(
+                pointer, output.assumingMemoryBound(to: UInt8.self), &written,
+                input.assumingMemoryBound(to: UInt8.self), Int32(count)) == 1
+        else { return nil }
         return Int(written)
     }
 
@@ -84,8 +90,10 @@ public final class KeyedBlockCipher: Sendable, CustomStringConvertible {
         let function = "KeyedBlockCipher"
         let cipher = try cbcCipher(algorithm, keyLength: key.count)
         let (e, d) = try key.withBytes { (k) throws(CryptoError) in
-            (try KeyedContext(cipher: cipher, key: k, encrypt: true, function: function),
-             try KeyedContext(cipher: cipher, key: k, encrypt: false, function: function))
+            (
+                try KeyedContext(cipher: cipher, key: k, encrypt: true, function: function),
+                try KeyedContext(cipher: cipher, key: k, encrypt: false, function: function)
+            )
         }
         self.algorithm = algorithm
         contexts = Mutex(Contexts(encrypt: e, decrypt: d))
@@ -94,36 +102,45 @@ public final class KeyedBlockCipher: Sendable, CustomStringConvertible {
     public var blockSize: Int { algorithm.blockSize }
     public var description: String { "KeyedBlockCipher(\(algorithm.rawValue), key redacted)" }
 
-    private func run(encrypt: Bool, iv: UnsafeRawBufferPointer?, _ input: UnsafeRawBufferPointer,
-                     into output: UnsafeMutableRawBufferPointer, _ function: String) throws(CryptoError) {
+    private func run(
+        encrypt: Bool, iv: UnsafeRawBufferPointer?, _ input: UnsafeRawBufferPointer,
+        into output: UnsafeMutableRawBufferPointer, _ function: String
+    ) throws(CryptoError) {
         let bs = algorithm.blockSize
         guard input.count % bs == 0 else {
-            throw CryptoError(.invalidInput, function: function, "data length \(input.count) is not a multiple of \(bs)")
+            throw CryptoError(
+                .invalidInput, function: function, "data length \(input.count) is not a multiple of \(bs)")
         }
         guard output.count >= input.count else {
-            throw CryptoError(.invalidInput, function: function, "output of \(output.count) bytes for \(input.count) bytes")
+            throw CryptoError(
+                .invalidInput, function: function, "output of \(output.count) bytes for \(input.count) bytes")
         }
         if let iv, iv.count != bs {
             throw CryptoError(.invalidInput, function: function, "IV length \(iv.count), expected \(bs)")
         }
         if input.isEmpty { return }
         let ok = contexts.withLock { c in
-            (encrypt ? c.encrypt : c.decrypt).cbc(iv: iv?.baseAddress, input.baseAddress!, count: input.count, output.baseAddress!)
+            (encrypt ? c.encrypt : c.decrypt).cbc(
+                iv: iv?.baseAddress, input.baseAddress!, count: input.count, output.baseAddress!)
         }
         if !ok { throw OpenSSL.error("\(function): EVP_CipherUpdate") }
     }
 
     /// CBC encryption of whole blocks from `input` into `output` (at least as long; may be the same
     /// memory as `input`). `iv`: one block, nil for the zero IV.
-    public func encryptCBC(iv: UnsafeRawBufferPointer?, _ input: UnsafeRawBufferPointer,
-                           into output: UnsafeMutableRawBufferPointer) throws(CryptoError) {
+    public func encryptCBC(
+        iv: UnsafeRawBufferPointer?, _ input: UnsafeRawBufferPointer,
+        into output: UnsafeMutableRawBufferPointer
+    ) throws(CryptoError) {
         try run(encrypt: true, iv: iv, input, into: output, "KeyedBlockCipher.encryptCBC")
     }
 
     /// CBC decryption of whole blocks from `input` into `output` (at least as long; may be the same
     /// memory as `input`). `iv`: one block, nil for the zero IV.
-    public func decryptCBC(iv: UnsafeRawBufferPointer?, _ input: UnsafeRawBufferPointer,
-                           into output: UnsafeMutableRawBufferPointer) throws(CryptoError) {
+    public func decryptCBC(
+        iv: UnsafeRawBufferPointer?, _ input: UnsafeRawBufferPointer,
+        into output: UnsafeMutableRawBufferPointer
+    ) throws(CryptoError) {
         try run(encrypt: false, iv: iv, input, into: output, "KeyedBlockCipher.decryptCBC")
     }
 
@@ -145,7 +162,9 @@ public final class KeyedBlockCipher: Sendable, CustomStringConvertible {
                     if let iv {
                         var ivFailure: CryptoError?
                         iv.withUnsafeBytes { v in
-                            do throws(CryptoError) { try run(encrypt: encrypt, iv: v, input, into: output, function) } catch {
+                            do throws(CryptoError) {
+                                try run(encrypt: encrypt, iv: v, input, into: output, function)
+                            } catch {
                                 ivFailure = error
                             }
                         }
@@ -186,7 +205,8 @@ final class CMACContext: @unchecked Sendable {
         case 16: name = "AES-128-CBC"
         case 24: name = "AES-192-CBC"
         case 32: name = "AES-256-CBC"
-        default: throw CryptoError(.invalidKey, function: function, "AES key length \(key.count), expected 16, 24 or 32")
+        default:
+            throw CryptoError(.invalidKey, function: function, "AES key length \(key.count), expected 16, 24 or 32")
         }
         let ctx = try OpenSSL.check(EVP_MAC_CTX_new(Self.mac), "\(function): EVP_MAC_CTX_new")
         let ok = "cipher".withCString { paramName in
@@ -277,10 +297,12 @@ public final class KeyedMAC: Sendable, CustomStringConvertible {
                 let single = try withUnsafeMutableBytes(of: &k1k1) { (kk) throws(CryptoError) in
                     kk.baseAddress!.copyMemory(from: k.baseAddress!, byteCount: 8)
                     (kk.baseAddress! + 8).copyMemory(from: k.baseAddress!, byteCount: 8)
-                    return try KeyedContext(cipher: FetchedCipher.desEDECBC.pointer, key: UnsafeRawBufferPointer(kk),
-                                            encrypt: true, function: function)
+                    return try KeyedContext(
+                        cipher: FetchedCipher.desEDECBC.pointer, key: UnsafeRawBufferPointer(kk),
+                        encrypt: true, function: function)
                 }
-                let full = try KeyedContext(cipher: FetchedCipher.desEDECBC.pointer, key: k, encrypt: true, function: function)
+                let full = try KeyedContext(
+                    cipher: FetchedCipher.desEDECBC.pointer, key: k, encrypt: true, function: function)
                 return State(.retail(single: single, full: full))
             }
             state = Mutex(s)
@@ -296,8 +318,10 @@ public final class KeyedMAC: Sendable, CustomStringConvertible {
 
     /// The MAC over pad(a || b || c) (ISO/IEC 9797-1 padding method 2 applied here), its first
     /// `output.count` bytes (at most `macLength`) written to `output`. The parts are not copied.
-    public func macPadded(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer, _ c: UnsafeRawBufferPointer,
-                          into output: UnsafeMutableRawBufferPointer) throws(CryptoError) {
+    public func macPadded(
+        _ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer, _ c: UnsafeRawBufferPointer,
+        into output: UnsafeMutableRawBufferPointer
+    ) throws(CryptoError) {
         let function = "KeyedMAC.macPadded"
         let bs = algorithm.blockSize
         guard output.count <= bs else {
@@ -316,11 +340,14 @@ public final class KeyedMAC: Sendable, CustomStringConvertible {
                     let done: Bool
                     switch s.kind {
                     case .cmac(let cmac):
-                        done = cmac.restart() && cmac.update(a) && cmac.update(b) && cmac.update(c) && cmac.update(padBytes)
+                        done =
+                            cmac.restart() && cmac.update(a) && cmac.update(b) && cmac.update(c)
+                            && cmac.update(padBytes)
                             && cmac.final(into: tagBytes.baseAddress!)
                     case .retail(let single, let full):
-                        done = Self.retailMAC([a, b, c, padBytes], total: total + padCount, single: single, full: full,
-                                              scratch: s.scratch, into: tagBytes)
+                        done = Self.retailMAC(
+                            [a, b, c, padBytes], total: total + padCount, single: single, full: full,
+                            scratch: s.scratch, into: tagBytes)
                     }
                     if done { output.copyMemory(from: UnsafeRawBufferPointer(rebasing: tagBytes[0..<output.count])) }
                     return done
@@ -333,8 +360,10 @@ public final class KeyedMAC: Sendable, CustomStringConvertible {
     /// ISO/IEC 9797-1 MAC algorithm 3 over the concatenated, already padded `parts` (`total` bytes, whole
     /// 8-byte blocks): every block but the last streams through single DES (CBC, zero IV); the last goes
     /// through two-key 3DES with the running MAC as IV.
-    private static func retailMAC(_ parts: [UnsafeRawBufferPointer], total: Int, single: KeyedContext, full: KeyedContext,
-                                  scratch: UnsafeMutableRawBufferPointer, into tag: UnsafeMutableRawBufferPointer) -> Bool {
+    private static func retailMAC(
+        _ parts: [UnsafeRawBufferPointer], total: Int, single: KeyedContext, full: KeyedContext,
+        scratch: UnsafeMutableRawBufferPointer, into tag: UnsafeMutableRawBufferPointer
+    ) -> Bool {
         let bs = 8
         let head = total - bs
         var last: UInt64 = 0

@@ -4,12 +4,20 @@
 public enum PACEIntegratedMapping {
     /// Constants c0, c1 of the pseudo-random function (§4.4.3.3.2): l = 128 for 3DES and AES-128,
     /// l = 256 for AES-192 and AES-256.
-    static let c0L128: [UInt8] = [0xA6, 0x68, 0x89, 0x2A, 0x7C, 0x41, 0xE3, 0xCA, 0x73, 0x9F, 0x40, 0xB0, 0x57, 0xD8, 0x59, 0x04]
-    static let c1L128: [UInt8] = [0xA4, 0xE1, 0x36, 0xAC, 0x72, 0x5F, 0x73, 0x8B, 0x01, 0xC1, 0xF6, 0x02, 0x17, 0xC1, 0x88, 0xAD]
-    static let c0L256: [UInt8] = [0xD4, 0x63, 0xD6, 0x52, 0x34, 0x12, 0x4E, 0xF7, 0x89, 0x70, 0x54, 0x98, 0x6D, 0xCA, 0x0A, 0x17,
-                                  0x4E, 0x28, 0xDF, 0x75, 0x8C, 0xBA, 0xA0, 0x3F, 0x24, 0x06, 0x16, 0x41, 0x4D, 0x5A, 0x16, 0x76]
-    static let c1L256: [UInt8] = [0x54, 0xBD, 0x72, 0x55, 0xF0, 0xAA, 0xF8, 0x31, 0xBE, 0xC3, 0x42, 0x3F, 0xCF, 0x39, 0xD6, 0x9B,
-                                  0x6C, 0xBF, 0x06, 0x66, 0x77, 0xD0, 0xFA, 0xAE, 0x5A, 0xAD, 0xD9, 0x9D, 0xF8, 0xE5, 0x35, 0x17]
+    static let c0L128: [UInt8] = [
+        0xA6, 0x68, 0x89, 0x2A, 0x7C, 0x41, 0xE3, 0xCA, 0x73, 0x9F, 0x40, 0xB0, 0x57, 0xD8, 0x59, 0x04,
+    ]
+    static let c1L128: [UInt8] = [
+        0xA4, 0xE1, 0x36, 0xAC, 0x72, 0x5F, 0x73, 0x8B, 0x01, 0xC1, 0xF6, 0x02, 0x17, 0xC1, 0x88, 0xAD,
+    ]
+    static let c0L256: [UInt8] = [
+        0xD4, 0x63, 0xD6, 0x52, 0x34, 0x12, 0x4E, 0xF7, 0x89, 0x70, 0x54, 0x98, 0x6D, 0xCA, 0x0A, 0x17,
+        0x4E, 0x28, 0xDF, 0x75, 0x8C, 0xBA, 0xA0, 0x3F, 0x24, 0x06, 0x16, 0x41, 0x4D, 0x5A, 0x16, 0x76,
+    ]
+    static let c1L256: [UInt8] = [
+        0x54, 0xBD, 0x72, 0x55, 0xF0, 0xAA, 0xF8, 0x31, 0xBE, 0xC3, 0x42, 0x3F, 0xCF, 0x39, 0xD6, 0x9B,
+        0x6C, 0xBF, 0x06, 0x66, 0x77, 0xD0, 0xFA, 0xAE, 0x5A, 0xAD, 0xD9, 0x9D, 0xF8, 0xE5, 0x35, 0x17,
+    ]
 
     /// The length l of the nonce s and of each output block x_i, in bytes: 16 (3DES, AES-128) or 32 (AES-192/256).
     public static func nonceLength(_ cipher: CipherAlgorithm) -> Int {
@@ -23,10 +31,13 @@ public enum PACEIntegratedMapping {
     /// x_i = E(k_{i-1}, c1), k_i = E(k_{i-1}, c0) truncated to the key size k; output x_1 || … || x_n with n
     /// the smallest number such that n·l ≥ log2 p + 64. t has k bits (3DES: k = 128); s is a whole number of
     /// cipher blocks (l bits from a conforming chip).
-    public static func pseudoRandom(s: [UInt8], t: [UInt8], cipher: CipherAlgorithm, primeBits: Int) throws(CryptoError) -> [UInt8] {
+    public static func pseudoRandom(s: [UInt8], t: [UInt8], cipher: CipherAlgorithm, primeBits: Int) throws(CryptoError)
+        -> [UInt8]
+    {
         let function = "PACEIntegratedMapping.pseudoRandom"
         guard t.count == cipher.keyLength else {
-            throw CryptoError(.invalidInput, function: function, "nonce t of \(t.count) bytes, expected \(cipher.keyLength)")
+            throw CryptoError(
+                .invalidInput, function: function, "nonce t of \(t.count) bytes, expected \(cipher.keyLength)")
         }
         guard !s.isEmpty, s.count % cipher.blockSize == 0 else {
             throw CryptoError(.invalidInput, function: function, "nonce s of \(s.count) bytes is not whole blocks")
@@ -54,8 +65,12 @@ public enum PACEIntegratedMapping {
     /// A = h2^(p-1-(p+1)/4) ; (x, y) = (X2, A·h2) if A²·h2 = 1, else (X3, A·U).
     public static func pointEncoding(_ tValue: BigNumber, curve: ECCurve) throws(CryptoError) -> [UInt8] {
         let function = "PACEIntegratedMapping.pointEncoding"
-        let p = BigNumber(curve.p), a = BigNumber(curve.a), b = BigNumber(curve.b)
-        let zero = BigNumber(0), one = BigNumber(1), four = BigNumber(4)
+        let p = BigNumber(curve.p)
+        let a = BigNumber(curve.a)
+        let b = BigNumber(curve.b)
+        let zero = BigNumber(0)
+        let one = BigNumber(1)
+        let four = BigNumber(4)
         guard p.mod(four) == BigNumber(3) else {
             throw CryptoError(.unsupportedAlgorithm, function: function, "p is not 3 mod 4")
         }
@@ -65,7 +80,8 @@ public enum PACEIntegratedMapping {
         func neg(_ x: BigNumber) -> BigNumber { BigNumber.modSub(zero, x, p) }
         let t2 = mul(t, t)
         let alpha = neg(t2)
-        guard let aInv = BigNumber.modInverse(a, p), let sumInv = BigNumber.modInverse(add(alpha, mul(alpha, alpha)), p) else {
+        guard let aInv = BigNumber.modInverse(a, p), let sumInv = BigNumber.modInverse(add(alpha, mul(alpha, alpha)), p)
+        else {
             throw CryptoError(.invalidInput, function: function, "value not invertible")
         }
         let x2 = mul(neg(mul(b, aInv)), add(one, sumInv))
@@ -74,11 +90,14 @@ public enum PACEIntegratedMapping {
         let u = mul(mul(t2, t), h2)
         let exponent = p - one - BigNumber.divide(p + one, four).0
         let aa = BigNumber.modExp(h2, exponent, p)
-        let x: BigNumber, y: BigNumber
+        let x: BigNumber
+        let y: BigNumber
         if mul(mul(aa, aa), h2) == one {
-            x = x2; y = mul(aa, h2)
+            x = x2
+            y = mul(aa, h2)
         } else {
-            x = x3; y = mul(aa, u)
+            x = x3
+            y = mul(aa, u)
         }
         let width = curve.fieldSize
         let point = [0x04] + x.bytes(width: width) + y.bytes(width: width)
@@ -89,7 +108,9 @@ public enum PACEIntegratedMapping {
     }
 
     /// ECDH: G̃ = f_G(R_p(s, t)), multiplied by the cofactor (1 for every PACE standard curve).
-    public static func mapECDH(s: [UInt8], t: [UInt8], cipher: CipherAlgorithm, curve: ECCurve) throws(CryptoError) -> [UInt8] {
+    public static func mapECDH(s: [UInt8], t: [UInt8], cipher: CipherAlgorithm, curve: ECCurve) throws(CryptoError)
+        -> [UInt8]
+    {
         let p = BigNumber(curve.p)
         let r = try pseudoRandom(s: s, t: t, cipher: cipher, primeBits: p.bitCount)
         var point = try pointEncoding(BigNumber(r).mod(p), curve: curve)
@@ -99,7 +120,9 @@ public enum PACEIntegratedMapping {
     }
 
     /// DH: g̃ = R_p(s, t)^((p-1)/q) mod p, which must not be 0 or 1 (§4.4.3.3.2); fixed width of p.
-    public static func mapDH(s: [UInt8], t: [UInt8], cipher: CipherAlgorithm, group: DHGroup) throws(CryptoError) -> [UInt8] {
+    public static func mapDH(s: [UInt8], t: [UInt8], cipher: CipherAlgorithm, group: DHGroup) throws(CryptoError)
+        -> [UInt8]
+    {
         let function = "PACEIntegratedMapping.mapDH"
         guard let q = group.q else {
             throw CryptoError(.invalidParameters, function: function, "the subgroup order q is unknown")

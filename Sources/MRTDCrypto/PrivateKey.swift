@@ -32,13 +32,17 @@ public struct PrivateKey: Sendable {
 
     public static func generateRSA(bits: Int, publicExponent: UInt64 = 65537) throws(CryptoError) -> PrivateKey {
         guard bits >= 1024, bits <= 8192 else {
-            throw CryptoError(.invalidParameters, function: "PrivateKey.generateRSA", "\(bits) bits out of range 1024...8192")
+            throw CryptoError(
+                .invalidParameters, function: "PrivateKey.generateRSA", "\(bits) bits out of range 1024...8192")
         }
-        let ctx = EVPKeyContext(owning: try OpenSSL.check(EVP_PKEY_CTX_new_from_name(nil, "RSA", nil), "EVP_PKEY_CTX_new_from_name"))
+        let ctx = EVPKeyContext(
+            owning: try OpenSSL.check(EVP_PKEY_CTX_new_from_name(nil, "RSA", nil), "EVP_PKEY_CTX_new_from_name"))
         try OpenSSL.check(EVP_PKEY_keygen_init(ctx.pointer), "EVP_PKEY_keygen_init")
-        try OpenSSL.check(EVP_PKEY_CTX_set_rsa_keygen_bits(ctx.pointer, Int32(bits)), "EVP_PKEY_CTX_set_rsa_keygen_bits")
+        try OpenSSL.check(
+            EVP_PKEY_CTX_set_rsa_keygen_bits(ctx.pointer, Int32(bits)), "EVP_PKEY_CTX_set_rsa_keygen_bits")
         let e = BigNumber(publicExponent).bn
-        try OpenSSL.check(EVP_PKEY_CTX_set1_rsa_keygen_pubexp(ctx.pointer, e.pointer), "EVP_PKEY_CTX_set1_rsa_keygen_pubexp")
+        try OpenSSL.check(
+            EVP_PKEY_CTX_set1_rsa_keygen_pubexp(ctx.pointer, e.pointer), "EVP_PKEY_CTX_set1_rsa_keygen_pubexp")
         var key: OpaquePointer?
         try OpenSSL.check(EVP_PKEY_generate(ctx.pointer, &key), "EVP_PKEY_generate")
         return try PrivateKey(rsa: EVPKey(owning: try OpenSSL.check(key, "EVP_PKEY_generate")))
@@ -61,7 +65,9 @@ public struct PrivateKey: Sendable {
             throw CryptoError(.invalidKey, function: "PrivateKey(ecScalar:curve:)", "scalar not in [1, n-1]")
         }
         let point = try curve.multiplyGenerator(by: ecScalar.bytes)
-        material = .ec(scalar: SecretBytes(d.bytes(width: curve.orderSize)), curve: curve, publicKey: try PublicKey(ecPoint: point, curve: curve))
+        material = .ec(
+            scalar: SecretBytes(d.bytes(width: curve.orderSize)), curve: curve,
+            publicKey: try PublicKey(ecPoint: point, curve: curve))
     }
 
     /// PKCS#8 DER import/export (so generated profiles can be saved and loaded).
@@ -74,7 +80,9 @@ public struct PrivateKey: Sendable {
     public init(pkcs8 der: [UInt8]) throws(CryptoError) {
         let fn = "PrivateKey(pkcs8:)"
         let info = try DERNode.parse(der, function: fn).expect(0x30, fn).children(fn)
-        guard info.count >= 3 else { throw CryptoError(.invalidKey, function: fn, "PrivateKeyInfo has \(info.count) elements") }
+        guard info.count >= 3 else {
+            throw CryptoError(.invalidKey, function: fn, "PrivateKeyInfo has \(info.count) elements")
+        }
         let algorithm = try info[1].expect(0x30, fn).children(fn)
         guard !algorithm.isEmpty else { throw CryptoError(.invalidKey, function: fn, "empty AlgorithmIdentifier") }
         switch try algorithm[0].objectIdentifier(fn) {
@@ -86,7 +94,9 @@ public struct PrivateKey: Sendable {
             try self.init(rsa: EVPKey(owning: try OpenSSL.check(key, "d2i_AutoPrivateKey")))
         case OID.ecPublicKey:
             let ecKey = try DERNode.parse(info[2].octetString(fn), function: fn).expect(0x30, fn).children(fn)
-            guard ecKey.count >= 2 else { throw CryptoError(.invalidKey, function: fn, "ECPrivateKey has \(ecKey.count) elements") }
+            guard ecKey.count >= 2 else {
+                throw CryptoError(.invalidKey, function: fn, "ECPrivateKey has \(ecKey.count) elements")
+            }
             let scalar = try ecKey[1].octetString(fn)
             var curve: ECCurve?
             if algorithm.count > 1 && algorithm[1].tag != 0x05 {
@@ -94,7 +104,9 @@ public struct PrivateKey: Sendable {
             } else if let tagged = ecKey.first(where: { $0.tag == 0xA0 }) {
                 curve = try ECCurve(algorithmParameters: DERNode.parse(Array(tagged.value), function: fn))
             }
-            guard let curve else { throw CryptoError(.invalidParameters, function: fn, "EC private key without domain parameters") }
+            guard let curve else {
+                throw CryptoError(.invalidParameters, function: fn, "EC private key without domain parameters")
+            }
             try self.init(ecScalar: SecretBytes(scalar), curve: curve)
         case let other:
             throw CryptoError(.unsupportedAlgorithm, function: fn, "private key algorithm \(other)")
@@ -104,7 +116,9 @@ public struct PrivateKey: Sendable {
     public var pkcs8: SecretBytes {
         switch material {
         case .rsa(let key, _):
-            guard let p8 = EVP_PKEY2PKCS8(key.pointer) else { preconditionFailure("EVP_PKEY2PKCS8: \(OpenSSL.drainErrors())") }
+            guard let p8 = EVP_PKEY2PKCS8(key.pointer) else {
+                preconditionFailure("EVP_PKEY2PKCS8: \(OpenSSL.drainErrors())")
+            }
             defer { PKCS8_PRIV_KEY_INFO_free(p8) }
             let length = i2d_PKCS8_PRIV_KEY_INFO(p8, nil)
             precondition(length > 0, "i2d_PKCS8_PRIV_KEY_INFO: \(OpenSSL.drainErrors())")
@@ -116,10 +130,14 @@ public struct PrivateKey: Sendable {
             defer { for i in out.indices { out[i] = 0 } }
             return SecretBytes(out)
         case .ec(let scalar, let curve, let publicKey):
-            var ecPrivateKey = DER.sequence([DER.integer(1), DER.octetString(scalar.bytes),
-                                             DER.tlv(0xA1, DER.bitString(publicKey.ecPoint!))])
-            var info = DER.sequence([DER.integer(0), DER.sequence([DER.oid(OID.ecPublicKey), curve.parametersDER]),
-                                     DER.octetString(ecPrivateKey)])
+            var ecPrivateKey = DER.sequence([
+                DER.integer(1), DER.octetString(scalar.bytes),
+                DER.tlv(0xA1, DER.bitString(publicKey.ecPoint!)),
+            ])
+            var info = DER.sequence([
+                DER.integer(0), DER.sequence([DER.oid(OID.ecPublicKey), curve.parametersDER]),
+                DER.octetString(ecPrivateKey),
+            ])
             defer {
                 for i in ecPrivateKey.indices { ecPrivateKey[i] = 0 }
                 for i in info.indices { info[i] = 0 }
@@ -149,7 +167,9 @@ public struct PrivateKey: Sendable {
     /// Signs an already computed digest.
     public func sign(digest: [UInt8], algorithm: SignatureAlgorithm) throws(CryptoError) -> [UInt8] {
         guard digest.count == algorithm.hash.outputLength else {
-            throw CryptoError(.invalidInput, function: "PrivateKey.sign", "digest of \(digest.count) bytes for \(algorithm.hash.rawValue)")
+            throw CryptoError(
+                .invalidInput, function: "PrivateKey.sign",
+                "digest of \(digest.count) bytes for \(algorithm.hash.rawValue)")
         }
         switch (material, algorithm) {
         case (.ec(let scalar, let curve, _), .ecdsa):
@@ -165,12 +185,16 @@ public struct PrivateKey: Sendable {
                 try OpenSSL.check(EVP_PKEY_CTX_set_signature_md(ctx, hash.evpMD), "EVP_PKEY_CTX_set_signature_md")
             }
         case (.rsa(let key, _), .rsaPSS(let hash, let mgf1Hash, let saltLength)):
-            guard saltLength >= 0 else { throw CryptoError(.invalidParameters, function: "PrivateKey.sign", "PSS salt length must be given") }
+            guard saltLength >= 0 else {
+                throw CryptoError(.invalidParameters, function: "PrivateKey.sign", "PSS salt length must be given")
+            }
             return try rsaSign(key, digest) { (ctx) throws(CryptoError) in
-                try OpenSSL.check(EVP_PKEY_CTX_set_rsa_padding(ctx, RSA_PKCS1_PSS_PADDING), "EVP_PKEY_CTX_set_rsa_padding")
+                try OpenSSL.check(
+                    EVP_PKEY_CTX_set_rsa_padding(ctx, RSA_PKCS1_PSS_PADDING), "EVP_PKEY_CTX_set_rsa_padding")
                 try OpenSSL.check(EVP_PKEY_CTX_set_signature_md(ctx, hash.evpMD), "EVP_PKEY_CTX_set_signature_md")
                 try OpenSSL.check(EVP_PKEY_CTX_set_rsa_mgf1_md(ctx, mgf1Hash.evpMD), "EVP_PKEY_CTX_set_rsa_mgf1_md")
-                try OpenSSL.check(EVP_PKEY_CTX_set_rsa_pss_saltlen(ctx, Int32(saltLength)), "EVP_PKEY_CTX_set_rsa_pss_saltlen")
+                try OpenSSL.check(
+                    EVP_PKEY_CTX_set_rsa_pss_saltlen(ctx, Int32(saltLength)), "EVP_PKEY_CTX_set_rsa_pss_saltlen")
             }
         default:
             throw CryptoError(.unsupportedAlgorithm, function: "PrivateKey.sign", "\(algorithm) does not fit this key")
@@ -184,7 +208,8 @@ public struct PrivateKey: Sendable {
         }
         var m = Array(message.drop(while: { $0 == 0 }))
         guard m.count <= n.count, BigNumber(m) < BigNumber(n) else {
-            throw CryptoError(.invalidInput, function: "PrivateKey.rsaPrivateOperation", "message not below the modulus")
+            throw CryptoError(
+                .invalidInput, function: "PrivateKey.rsaPrivateOperation", "message not below the modulus")
         }
         m = [UInt8](repeating: 0, count: n.count - m.count) + m
         return try rsaSign(key, m) { (ctx) throws(CryptoError) in
@@ -192,15 +217,22 @@ public struct PrivateKey: Sendable {
         }
     }
 
-    private func rsaSign(_ key: EVPKey, _ input: [UInt8], configure: (OpaquePointer) throws(CryptoError) -> Void) throws(CryptoError) -> [UInt8] {
-        let ctx = EVPKeyContext(owning: try OpenSSL.check(EVP_PKEY_CTX_new_from_pkey(nil, key.pointer, nil), "EVP_PKEY_CTX_new_from_pkey"))
+    private func rsaSign(_ key: EVPKey, _ input: [UInt8], configure: (OpaquePointer) throws(CryptoError) -> Void)
+        throws(CryptoError) -> [UInt8]
+    {
+        let ctx = EVPKeyContext(
+            owning: try OpenSSL.check(EVP_PKEY_CTX_new_from_pkey(nil, key.pointer, nil), "EVP_PKEY_CTX_new_from_pkey"))
         try OpenSSL.check(EVP_PKEY_sign_init(ctx.pointer), "EVP_PKEY_sign_init")
         try configure(ctx.pointer)
         var length = 0
-        try OpenSSL.check(input.withUnsafeBufferPointer { EVP_PKEY_sign(ctx.pointer, nil, &length, $0.baseAddress, $0.count) }, "EVP_PKEY_sign")
+        try OpenSSL.check(
+            input.withUnsafeBufferPointer { EVP_PKEY_sign(ctx.pointer, nil, &length, $0.baseAddress, $0.count) },
+            "EVP_PKEY_sign")
         var out = [UInt8](repeating: 0, count: length)
         let rc = out.withUnsafeMutableBufferPointer { o in
-            input.withUnsafeBufferPointer { EVP_PKEY_sign(ctx.pointer, o.baseAddress, &length, $0.baseAddress, $0.count) }
+            input.withUnsafeBufferPointer {
+                EVP_PKEY_sign(ctx.pointer, o.baseAddress, &length, $0.baseAddress, $0.count)
+            }
         }
         try OpenSSL.check(rc, "EVP_PKEY_sign")
         let width = publicKey.rsaModulus!.count

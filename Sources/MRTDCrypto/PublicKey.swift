@@ -46,7 +46,9 @@ public struct PublicKey: Sendable, Hashable {
     public init(subjectPublicKeyInfo der: [UInt8]) throws(CryptoError) {
         let fn = "PublicKey(subjectPublicKeyInfo:)"
         let spki = try DERNode.parse(der, function: fn).expect(0x30, fn).children(fn)
-        guard spki.count == 2 else { throw CryptoError(.invalidInput, function: fn, "SubjectPublicKeyInfo has \(spki.count) elements") }
+        guard spki.count == 2 else {
+            throw CryptoError(.invalidInput, function: fn, "SubjectPublicKeyInfo has \(spki.count) elements")
+        }
         let algorithm = try spki[0].expect(0x30, fn).children(fn)
         guard !algorithm.isEmpty else { throw CryptoError(.invalidInput, function: fn, "empty AlgorithmIdentifier") }
         let oid = try algorithm[0].objectIdentifier(fn)
@@ -54,10 +56,14 @@ public struct PublicKey: Sendable, Hashable {
         switch oid {
         case OID.rsaEncryption, OID.rsassaPSS:
             let rsa = try DERNode.parse(keyBits, function: fn).expect(0x30, fn).children(fn)
-            guard rsa.count == 2 else { throw CryptoError(.invalidKey, function: fn, "RSAPublicKey has \(rsa.count) elements") }
+            guard rsa.count == 2 else {
+                throw CryptoError(.invalidKey, function: fn, "RSAPublicKey has \(rsa.count) elements")
+            }
             try self.init(rsaModulus: rsa[0].unsignedInteger(fn), exponent: rsa[1].unsignedInteger(fn))
         case OID.ecPublicKey:
-            guard algorithm.count == 2 else { throw CryptoError(.invalidParameters, function: fn, "id-ecPublicKey without parameters") }
+            guard algorithm.count == 2 else {
+                throw CryptoError(.invalidParameters, function: fn, "id-ecPublicKey without parameters")
+            }
             let curve = try ECCurve(algorithmParameters: algorithm[1])
             try self.init(ecPoint: keyBits, curve: curve)
         default:
@@ -69,11 +75,16 @@ public struct PublicKey: Sendable, Hashable {
     /// `maxRSAExponentBits` before any arithmetic.
     public init(rsaModulus: [UInt8], exponent: [UInt8]) throws(CryptoError) {
         let fn = "PublicKey(rsaModulus:exponent:)"
-        try CryptoLimits.check(rsaModulus, atMost: CryptoLimits.maxRSAModulusBits, "maxRSAModulusBits", what: "RSA modulus", function: fn)
-        try CryptoLimits.check(exponent, atMost: CryptoLimits.maxRSAExponentBits, "maxRSAExponentBits", what: "RSA public exponent", function: fn)
-        let n = BigNumber(rsaModulus), e = BigNumber(exponent)
+        try CryptoLimits.check(
+            rsaModulus, atMost: CryptoLimits.maxRSAModulusBits, "maxRSAModulusBits", what: "RSA modulus", function: fn)
+        try CryptoLimits.check(
+            exponent, atMost: CryptoLimits.maxRSAExponentBits, "maxRSAExponentBits", what: "RSA public exponent",
+            function: fn)
+        let n = BigNumber(rsaModulus)
+        let e = BigNumber(exponent)
         guard n.bitCount >= 512, n.bytes.last! & 1 == 1 else {
-            throw CryptoError(.invalidKey, function: "PublicKey(rsaModulus:exponent:)", "modulus of \(n.bitCount) bits or even")
+            throw CryptoError(
+                .invalidKey, function: "PublicKey(rsaModulus:exponent:)", "modulus of \(n.bitCount) bits or even")
         }
         guard e > BigNumber(1), e < n, e.bytes.last! & 1 == 1 else {
             throw CryptoError(.invalidKey, function: "PublicKey(rsaModulus:exponent:)", "public exponent out of range")
@@ -120,7 +131,8 @@ public struct PublicKey: Sendable, Hashable {
     /// Verifies `signature` over `message` (the message is hashed here). False on any mismatch;
     /// throws only when the algorithm does not fit the key. Tolerates a superfluous leading zero
     /// in an RSA signature and non-minimal DER integers in ECDSA signatures.
-    public func verify(signature: [UInt8], message: [UInt8], algorithm: SignatureAlgorithm) throws(CryptoError) -> Bool {
+    public func verify(signature: [UInt8], message: [UInt8], algorithm: SignatureAlgorithm) throws(CryptoError) -> Bool
+    {
         try verify(signature: signature, digest: algorithm.hash.hash(message), algorithm: algorithm)
     }
 
@@ -130,17 +142,21 @@ public struct PublicKey: Sendable, Hashable {
         case (.rsa(let n, let e), .rsaPKCS1v15(let hash)):
             return RSAVerifier(n: n, e: e).verifyPKCS1v15(signature: signature, digest: digest, hash: hash)
         case (.rsa(let n, let e), .rsaPSS(let hash, let mgf1Hash, let saltLength)):
-            return RSAVerifier(n: n, e: e).verifyPSS(signature: signature, digest: digest, hash: hash, mgf1Hash: mgf1Hash, saltLength: saltLength)
+            return RSAVerifier(n: n, e: e).verifyPSS(
+                signature: signature, digest: digest, hash: hash, mgf1Hash: mgf1Hash, saltLength: saltLength)
         case (.ec(let point, let curve), .ecdsa):
             guard let plain = try? ECDSASignature.rs(fromDER: signature) else { return false }
             return try ECDSAMath.verify(r: plain.r, s: plain.s, digest: digest, point: point, curve: curve)
         case (.ec(let point, let curve), .ecdsaPlain):
             guard !signature.isEmpty, signature.count % 2 == 0 else { return false }
             let half = signature.count / 2
-            return try ECDSAMath.verify(r: BigNumber(Array(signature[..<half])), s: BigNumber(Array(signature[half...])),
-                                        digest: digest, point: point, curve: curve)
+            return try ECDSAMath.verify(
+                r: BigNumber(Array(signature[..<half])), s: BigNumber(Array(signature[half...])),
+                digest: digest, point: point, curve: curve)
         default:
-            throw CryptoError(.unsupportedAlgorithm, function: "PublicKey.verify", "\(algorithm) does not fit a \(algorithm.isRSA ? "EC" : "RSA") key")
+            throw CryptoError(
+                .unsupportedAlgorithm, function: "PublicKey.verify",
+                "\(algorithm) does not fit a \(algorithm.isRSA ? "EC" : "RSA") key")
         }
     }
 
@@ -150,7 +166,9 @@ public struct PublicKey: Sendable, Hashable {
             throw CryptoError(.unsupportedAlgorithm, function: "PublicKey.rsaPublicOperation", "not an RSA key")
         }
         guard let out = RSAVerifier(n: n, e: e).publicOperation(signature) else {
-            throw CryptoError(.invalidInput, function: "PublicKey.rsaPublicOperation", "signature of \(signature.count) bytes is not below the modulus")
+            throw CryptoError(
+                .invalidInput, function: "PublicKey.rsaPublicOperation",
+                "signature of \(signature.count) bytes is not below the modulus")
         }
         return out
     }
@@ -166,7 +184,8 @@ struct RSAVerifier {
         var s = signature[...]
         while s.count > k, s.first == 0 { s = s.dropFirst() }
         guard s.count <= k else { return nil }
-        let sN = BigNumber(Array(s)), nN = BigNumber(n)
+        let sN = BigNumber(Array(s))
+        let nN = BigNumber(n)
         guard sN < nN else { return nil }
         return BigNumber.modExp(sN, BigNumber(e), nN).bytes(width: k)
     }
@@ -193,7 +212,9 @@ struct RSAVerifier {
         var out: [UInt8] = []
         var counter: UInt32 = 0
         while out.count < length {
-            let c = [UInt8(counter >> 24), UInt8(counter >> 16 & 0xFF), UInt8(counter >> 8 & 0xFF), UInt8(counter & 0xFF)]
+            let c = [
+                UInt8(counter >> 24), UInt8(counter >> 16 & 0xFF), UInt8(counter >> 8 & 0xFF), UInt8(counter & 0xFF),
+            ]
             out += hash.hash(seed + c)
             counter += 1
         }
@@ -201,7 +222,9 @@ struct RSAVerifier {
     }
 
     /// EMSA-PSS-VERIFY (RFC 8017 §9.1.2); saltLength < 0 recovers the salt length from DB.
-    func verifyPSS(signature: [UInt8], digest: [UInt8], hash: HashAlgorithm, mgf1Hash: HashAlgorithm, saltLength: Int) -> Bool {
+    func verifyPSS(signature: [UInt8], digest: [UInt8], hash: HashAlgorithm, mgf1Hash: HashAlgorithm, saltLength: Int)
+        -> Bool
+    {
         guard digest.count == hash.outputLength, let m = publicOperation(signature) else { return false }
         let modBits = BigNumber(n).bitCount
         let emBits = modBits - 1
@@ -255,12 +278,15 @@ enum ECDSAMath {
         return BigNumber(e)
     }
 
-    static func verify(r: BigNumber, s: BigNumber, digest: [UInt8], point: [UInt8], curve: ECCurve) throws(CryptoError) -> Bool {
+    static func verify(r: BigNumber, s: BigNumber, digest: [UInt8], point: [UInt8], curve: ECCurve) throws(CryptoError)
+        -> Bool
+    {
         let n = BigNumber(curve.order)
         guard !r.isZero, !s.isZero, r < n, s < n else { return false }
         guard let w = BigNumber.modInverse(s, n) else { return false }
         let e = digestInteger(digest, order: n)
-        let u1 = BigNumber.modMul(e, w, n), u2 = BigNumber.modMul(r, w, n)
+        let u1 = BigNumber.modMul(e, w, n)
+        let u2 = BigNumber.modMul(r, w, n)
         let q = try curve.decodedPoint(point)
         guard let result = try curve.linearCombination(u1: u1.bn, u2: u2.bn, q: q) else { return false }
         let x = BigNumber(Array(result.encoded()[1...curve.fieldSize]))
@@ -268,7 +294,9 @@ enum ECDSAMath {
     }
 
     /// Signs with a fresh random nonce; k⁻¹ is computed as k^(n-2) mod n in constant time.
-    static func sign(digest: [UInt8], privateScalar: SecretBytes, curve: ECCurve, random: any RandomSource) throws(CryptoError) -> (r: BigNumber, s: BigNumber) {
+    static func sign(digest: [UInt8], privateScalar: SecretBytes, curve: ECCurve, random: any RandomSource)
+        throws(CryptoError) -> (r: BigNumber, s: BigNumber)
+    {
         let n = BigNumber(curve.order)
         let e = digestInteger(digest, order: n)
         let d = BigNumber(privateScalar.bytes)
@@ -287,8 +315,14 @@ enum ECDSAMath {
 
     /// a^e mod m for a secret exponent (BN_mod_exp_mont_consttime; m must be odd).
     static func constantTimeModExp(_ a: BigNumber, _ e: BigNumber, _ m: BigNumber) throws(CryptoError) -> BigNumber {
-        let r = BN(), x = a.bn, y = e.bn, mod = m.bn, ctx = BNContext()
-        try OpenSSL.check(BN_mod_exp_mont_consttime(r.pointer, x.pointer, y.pointer, mod.pointer, ctx.pointer, nil), "BN_mod_exp_mont_consttime")
+        let r = BN()
+        let x = a.bn
+        let y = e.bn
+        let mod = m.bn
+        let ctx = BNContext()
+        try OpenSSL.check(
+            BN_mod_exp_mont_consttime(r.pointer, x.pointer, y.pointer, mod.pointer, ctx.pointer, nil),
+            "BN_mod_exp_mont_consttime")
         return BigNumber(r)
     }
 }
@@ -299,7 +333,9 @@ public enum ECDSASignature {
     static func rs(fromDER der: [UInt8]) throws(CryptoError) -> (r: BigNumber, s: BigNumber) {
         let fn = "ECDSASignature.plain(fromDER:)"
         let parts = try DERNode.parse(der, function: fn).expect(0x30, fn).children(fn)
-        guard parts.count == 2 else { throw CryptoError(.invalidInput, function: fn, "ECDSA-Sig-Value has \(parts.count) elements") }
+        guard parts.count == 2 else {
+            throw CryptoError(.invalidInput, function: fn, "ECDSA-Sig-Value has \(parts.count) elements")
+        }
         return (BigNumber(try parts[0].unsignedInteger(fn)), BigNumber(try parts[1].unsignedInteger(fn)))
     }
 
@@ -307,7 +343,8 @@ public enum ECDSASignature {
     public static func plain(fromDER der: [UInt8], width: Int) throws(CryptoError) -> [UInt8] {
         let (r, s) = try rs(fromDER: der)
         guard r.bytes.count <= width, s.bytes.count <= width else {
-            throw CryptoError(.invalidInput, function: "ECDSASignature.plain(fromDER:width:)", "r or s wider than \(width) bytes")
+            throw CryptoError(
+                .invalidInput, function: "ECDSASignature.plain(fromDER:width:)", "r or s wider than \(width) bytes")
         }
         return r.bytes(width: width) + s.bytes(width: width)
     }
@@ -318,6 +355,8 @@ public enum ECDSASignature {
             throw CryptoError(.invalidInput, function: "ECDSASignature.der(fromPlain:)", "odd length \(plain.count)")
         }
         let half = plain.count / 2
-        return DER.sequence([DER.integer(unsigned: Array(plain[..<half])), DER.integer(unsigned: Array(plain[half...]))])
+        return DER.sequence([
+            DER.integer(unsigned: Array(plain[..<half])), DER.integer(unsigned: Array(plain[half...])),
+        ])
     }
 }

@@ -66,14 +66,18 @@ public struct SystemRandom: RandomSource {
 /// Returns queued byte strings in order (each call takes the next `count` bytes of the queue);
 /// for tests that reproduce published examples. Runs out → precondition failure.
 public final class FixedRandom: RandomSource {
-    private struct State { var queue: [UInt8]; var position: Int }
+    private struct State {
+        var queue: [UInt8]
+        var position: Int
+    }
     private let state: Mutex<State>
 
     public init(_ chunks: [[UInt8]]) { state = Mutex(State(queue: chunks.flatMap { $0 }, position: 0)) }
     public func randomBytes(count: Int) -> [UInt8] {
         state.withLock { s in
-            precondition(s.position + count <= s.queue.count,
-                         "FixedRandom exhausted: \(count) bytes asked, \(s.queue.count - s.position) left")
+            precondition(
+                s.position + count <= s.queue.count,
+                "FixedRandom exhausted: \(count) bytes asked, \(s.queue.count - s.position) left")
             defer { s.position += count }
             return Array(s.queue[s.position..<(s.position + count)])
         }

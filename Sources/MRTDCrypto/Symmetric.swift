@@ -28,7 +28,8 @@ public enum Padding {
     /// `80 00…` with at most one block of padding.
     public static func unpad(_ data: [UInt8], blockSize: Int) throws(CryptoError) -> [UInt8] {
         guard !data.isEmpty, data.count % blockSize == 0 else {
-            throw CryptoError(.badPadding, function: "Padding.unpad", "length \(data.count) is not a multiple of \(blockSize)")
+            throw CryptoError(
+                .badPadding, function: "Padding.unpad", "length \(data.count) is not a multiple of \(blockSize)")
         }
         var i = data.count - 1
         while i >= 0 && data[i] == 0 && data.count - i <= blockSize { i -= 1 }
@@ -70,10 +71,13 @@ private final class CipherContext {
 
 /// Runs one libcrypto block cipher without padding over whole blocks.
 enum EVPCipher {
-    static func run(_ cipher: OpaquePointer, key: UnsafeRawBufferPointer, iv: [UInt8]?, encrypt: Bool,
-                    _ data: [UInt8], blockSize: Int, function: String) throws(CryptoError) -> [UInt8] {
+    static func run(
+        _ cipher: OpaquePointer, key: UnsafeRawBufferPointer, iv: [UInt8]?, encrypt: Bool,
+        _ data: [UInt8], blockSize: Int, function: String
+    ) throws(CryptoError) -> [UInt8] {
         guard data.count % blockSize == 0 else {
-            throw CryptoError(.invalidInput, function: function, "data length \(data.count) is not a multiple of \(blockSize)")
+            throw CryptoError(
+                .invalidInput, function: function, "data length \(data.count) is not a multiple of \(blockSize)")
         }
         if let iv, iv.count != blockSize {
             throw CryptoError(.invalidInput, function: function, "IV length \(iv.count), expected \(blockSize)")
@@ -83,7 +87,9 @@ enum EVPCipher {
         let keyBase = key.baseAddress!.assumingMemoryBound(to: UInt8.self)
         let initRC: Int32
         if let iv {
-            initRC = iv.withUnsafeBufferPointer { EVP_CipherInit_ex(ctx.pointer, cipher, nil, keyBase, $0.baseAddress, encrypt ? 1 : 0) }
+            initRC = iv.withUnsafeBufferPointer {
+                EVP_CipherInit_ex(ctx.pointer, cipher, nil, keyBase, $0.baseAddress, encrypt ? 1 : 0)
+            }
         } else {
             initRC = EVP_CipherInit_ex(ctx.pointer, cipher, nil, keyBase, nil, encrypt ? 1 : 0)
         }
@@ -117,17 +123,23 @@ public enum TripleDES {
         }
     }
 
-    public static func encryptCBC(key: SecretBytes, iv: [UInt8] = [UInt8](repeating: 0, count: 8), _ data: [UInt8]) throws(CryptoError) -> [UInt8] {
+    public static func encryptCBC(key: SecretBytes, iv: [UInt8] = [UInt8](repeating: 0, count: 8), _ data: [UInt8])
+        throws(CryptoError) -> [UInt8]
+    {
         let cipher = try cbcCipher(keyLength: key.count)
         return try key.withBytes { (k) throws(CryptoError) in
-            try EVPCipher.run(cipher, key: k, iv: iv, encrypt: true, data, blockSize: 8, function: "TripleDES.encryptCBC")
+            try EVPCipher.run(
+                cipher, key: k, iv: iv, encrypt: true, data, blockSize: 8, function: "TripleDES.encryptCBC")
         }
     }
 
-    public static func decryptCBC(key: SecretBytes, iv: [UInt8] = [UInt8](repeating: 0, count: 8), _ data: [UInt8]) throws(CryptoError) -> [UInt8] {
+    public static func decryptCBC(key: SecretBytes, iv: [UInt8] = [UInt8](repeating: 0, count: 8), _ data: [UInt8])
+        throws(CryptoError) -> [UInt8]
+    {
         let cipher = try cbcCipher(keyLength: key.count)
         return try key.withBytes { (k) throws(CryptoError) in
-            try EVPCipher.run(cipher, key: k, iv: iv, encrypt: false, data, blockSize: 8, function: "TripleDES.decryptCBC")
+            try EVPCipher.run(
+                cipher, key: k, iv: iv, encrypt: false, data, blockSize: 8, function: "TripleDES.decryptCBC")
         }
     }
 
@@ -154,7 +166,9 @@ public enum AES {
         }
     }
 
-    private static func run(_ key: SecretBytes, iv: [UInt8]?, encrypt: Bool, _ data: [UInt8], _ function: String) throws(CryptoError) -> [UInt8] {
+    private static func run(_ key: SecretBytes, iv: [UInt8]?, encrypt: Bool, _ data: [UInt8], _ function: String)
+        throws(CryptoError) -> [UInt8]
+    {
         let c = try cipher(keyLength: key.count, cbc: iv != nil)
         return try key.withBytes { (k) throws(CryptoError) in
             try EVPCipher.run(c, key: k, iv: iv, encrypt: encrypt, data, blockSize: 16, function: function)
@@ -189,7 +203,9 @@ public enum RetailMAC {
         }
         let message = padded ? data : Padding.pad(data, blockSize: 8)
         guard !message.isEmpty, message.count % 8 == 0 else {
-            throw CryptoError(.invalidInput, function: "RetailMAC.mac", "padded data length \(message.count) is not a positive multiple of 8")
+            throw CryptoError(
+                .invalidInput, function: "RetailMAC.mac",
+                "padded data length \(message.count) is not a positive multiple of 8")
         }
         return try key.withBytes { (k) throws(CryptoError) in
             let k1 = Array(k[0..<8])
@@ -213,7 +229,8 @@ public enum AESCMAC {
         let function = "AESCMAC.mac"
         let ctx = try key.withBytes { (k) throws(CryptoError) in try CMACContext(key: k, function: function) }
         var tag = [UInt8](repeating: 0, count: 16)
-        let ok = data.withUnsafeBytes { ctx.update($0) } && tag.withUnsafeMutableBytes { ctx.final(into: $0.baseAddress!) }
+        let ok =
+            data.withUnsafeBytes { ctx.update($0) } && tag.withUnsafeMutableBytes { ctx.final(into: $0.baseAddress!) }
         if !ok { throw OpenSSL.error("\(function): EVP_MAC_update/EVP_MAC_final") }
         return tag
     }

@@ -54,14 +54,38 @@ public struct LDSDocument: Sendable, Hashable {
         errors = e
     }
 
-    public var com: COMFile? { if case .com(let v)? = contents[.com] { return v }; return nil }
-    public var sod: SODFile? { if case .sod(let v)? = contents[.sod] { return v }; return nil }
-    public var dg1: DG1File? { if case .dg1(let v)? = contents[.dg1] { return v }; return nil }
-    public var dg2: DG2File? { if case .dg2(let v)? = contents[.dg2] { return v }; return nil }
-    public var dg11: DG11File? { if case .dg11(let v)? = contents[.dg11] { return v }; return nil }
-    public var dg12: DG12File? { if case .dg12(let v)? = contents[.dg12] { return v }; return nil }
-    public var dg15: DG15File? { if case .dg15(let v)? = contents[.dg15] { return v }; return nil }
-    public var dg16: DG16File? { if case .dg16(let v)? = contents[.dg16] { return v }; return nil }
+    public var com: COMFile? {
+        if case .com(let v)? = contents[.com] { return v }
+        return nil
+    }
+    public var sod: SODFile? {
+        if case .sod(let v)? = contents[.sod] { return v }
+        return nil
+    }
+    public var dg1: DG1File? {
+        if case .dg1(let v)? = contents[.dg1] { return v }
+        return nil
+    }
+    public var dg2: DG2File? {
+        if case .dg2(let v)? = contents[.dg2] { return v }
+        return nil
+    }
+    public var dg11: DG11File? {
+        if case .dg11(let v)? = contents[.dg11] { return v }
+        return nil
+    }
+    public var dg12: DG12File? {
+        if case .dg12(let v)? = contents[.dg12] { return v }
+        return nil
+    }
+    public var dg15: DG15File? {
+        if case .dg15(let v)? = contents[.dg15] { return v }
+        return nil
+    }
+    public var dg16: DG16File? {
+        if case .dg16(let v)? = contents[.dg16] { return v }
+        return nil
+    }
     public var mrz: MRZ? { dg1?.mrz }
     public var faceImage: FaceImageInfo? { dg2?.faceImage }
 }

@@ -7,7 +7,8 @@ public enum LDSFile: String, Sendable, Hashable, CaseIterable, Codable, Comparab
     case com = "COM"
     case sod = "SOD"
     case dg1 = "DG1", dg2 = "DG2", dg3 = "DG3", dg4 = "DG4", dg5 = "DG5", dg6 = "DG6", dg7 = "DG7", dg8 = "DG8"
-    case dg9 = "DG9", dg10 = "DG10", dg11 = "DG11", dg12 = "DG12", dg13 = "DG13", dg14 = "DG14", dg15 = "DG15", dg16 = "DG16"
+    case dg9 = "DG9", dg10 = "DG10", dg11 = "DG11", dg12 = "DG12", dg13 = "DG13", dg14 = "DG14", dg15 = "DG15", dg16 =
+        "DG16"
 
     /// The data group number 1–16, nil for other files.
     public var dataGroupNumber: Int? {

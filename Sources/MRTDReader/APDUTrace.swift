@@ -1,6 +1,6 @@
+import Dispatch
 public import ISO7816
 import Synchronization
-import Dispatch
 
 /// A redacted APDU trace: for each exchange on the wire, the header, the lengths, the status word and
 /// the plain-side command when known — never command or response data (which carry cryptograms an
@@ -33,12 +33,15 @@ public final class APDUTrace: Sendable {
             return String([d[Int(b >> 4)], d[Int(b & 15)]])
         }.joined(separator: " ")
         let status: String
-        if let response { status = String(response.statusWord.description.prefix(4)) } else {
+        if let response {
+            status = String(response.statusWord.description.prefix(4))
+        } else {
             status = "error: \(error.map { String(describing: type(of: $0)) } ?? "unknown")"
         }
-        let entry = Entry(ms: ms, header: header, commandLength: command.encodedLength,
-                          responseLength: (response?.data.count ?? 0) + (response == nil ? 0 : 2),
-                          status: status, note: APDUTrace.describe(command))
+        let entry = Entry(
+            ms: ms, header: header, commandLength: command.encodedLength,
+            responseLength: (response?.data.count ?? 0) + (response == nil ? 0 : 2),
+            status: status, note: APDUTrace.describe(command))
         entries.withLock { $0.append(entry) }
     }
 

@@ -1,10 +1,10 @@
-public import ISO7816
-import MRTDDocument
-import MRTDAccessControl
-import MRTDSecureMessaging
-import MRTDCrypto
 import ASN1TLV
 import Dispatch
+public import ISO7816
+import MRTDAccessControl
+import MRTDCrypto
+import MRTDDocument
+import MRTDSecureMessaging
 import Synchronization
 
 /// Reads an eMRTD: access control (PACE preferred, BAC when allowed), then the files of the read plan in
@@ -26,8 +26,9 @@ public struct DocumentReader: Sendable {
 
     /// Reads the document. `progress` is called from the reading task (keep it quick).
     public func read(progress: (@Sendable (ReadEvent) -> Void)? = nil) async throws(ReadError) -> ReadResult {
-        var run = ReadRun(transport: MeteredTransport(transport, trace: trace), options: options,
-                          progress: progress ?? { _ in })
+        var run = ReadRun(
+            transport: MeteredTransport(transport, trace: trace), options: options,
+            progress: progress ?? { _ in })
         return try await run.execute()
     }
 }
@@ -78,7 +79,9 @@ struct ReadRun {
         acc.bytesSent += now.bytesSent - lastSnapshot.bytesSent
         acc.bytesReceived += now.bytesReceived - lastSnapshot.bytesReceived
         acc.nanoseconds &+= now.nanoseconds &- lastSnapshot.nanoseconds
-        for (k, v) in now.apdusByInstruction { acc.apdusByInstruction[k, default: 0] += v - (lastSnapshot.apdusByInstruction[k] ?? 0) }
+        for (k, v) in now.apdusByInstruction {
+            acc.apdusByInstruction[k, default: 0] += v - (lastSnapshot.apdusByInstruction[k] ?? 0)
+        }
         lastSnapshot = now
         phaseStats[phase] = acc
     }
@@ -101,22 +104,29 @@ struct ReadRun {
                     guard t.isRecoverableByRepresenting else { throw .transport(t, resumptions: resumptions) }
                     transportError = t
                 } else if error is SecureMessagingError {
-                    transportError = TransportError(.protocolError, function: "secure messaging", "the secure-messaging session was lost")
+                    transportError = TransportError(
+                        .protocolError, function: "secure messaging", "the secure-messaging session was lost")
                 } else {
                     throw .chip(String(describing: error))
                 }
-                guard resumptions < options.maxResumptions else { throw .transport(transportError, resumptions: resumptions) }
+                guard resumptions < options.maxResumptions else {
+                    throw .transport(transportError, resumptions: resumptions)
+                }
                 resumptions += 1
                 // a lost secure-messaging session needs no action from the holder; a link failure usually means the
                 // document left the field (pcscd may report it as a card removal or as an answer without status word)
-                let hint = error is SecureMessagingError ? "; starting a new session" : "; present the document again to continue"
+                let hint =
+                    error is SecureMessagingError
+                    ? "; starting a new session" : "; present the document again to continue"
                 progress(ReadEvent(phase: .resuming, message: transportError.message + hint))
                 do {
                     try await metered.reconnect(reset: true, timeout: options.representTimeout)
                 } catch let t as TransportError {
                     throw .transport(t, resumptions: resumptions)
                 } catch {
-                    throw .transport(TransportError(.other, function: "reconnect", String(describing: error)), resumptions: resumptions)
+                    throw .transport(
+                        TransportError(.other, function: "reconnect", String(describing: error)),
+                        resumptions: resumptions)
                 }
                 account(.resuming)
             }
@@ -135,13 +145,15 @@ struct ReadRun {
         }
         // 2. Access control.
         progress(ReadEvent(phase: .accessControl, message: cardAccess.map { _ in "PACE" } ?? "BAC"))
-        let ac = try await AccessControl.establish(transport: metered, key: options.accessKey, cardAccess: cardAccess,
-                                                   allowBACFallback: options.allowBACFallback || cardAccess == nil,
-                                                   random: options.random)
+        let ac = try await AccessControl.establish(
+            transport: metered, key: options.accessKey, cardAccess: cardAccess,
+            allowBACFallback: options.allowBACFallback || cardAccess == nil,
+            random: options.random)
         let offeredPACE = cardAccess.map { AccessControl.choosePACE($0) != nil } ?? false
-        facts = AccessControlFacts(protocol: ac.protocol, passwordType: ac.passwordType, mapping: ac.mapping,
-                                   keyAgreement: ac.keyAgreement, cipher: ac.cipher, parameterId: ac.parameterId,
-                                   protocolOID: ac.protocolOID, fellBackToBAC: ac.protocol == .bac && offeredPACE)
+        facts = AccessControlFacts(
+            protocol: ac.protocol, passwordType: ac.passwordType, mapping: ac.mapping,
+            keyAgreement: ac.keyAgreement, cipher: ac.cipher, parameterId: ac.parameterId,
+            protocolOID: ac.protocolOID, fellBackToBAC: ac.protocol == .bac && offeredPACE)
         if let c = ac.pace?.chipAuthenticationMapping { cam = c }
         let channel = SecureChannel(transport: metered, session: ac.session)
         account(.accessControl)
@@ -208,7 +220,8 @@ struct ReadRun {
             } catch let e as SecureMessagingError where caJustRan {
                 // The chip cannot continue under the keys of Chip Authentication: it does not hold the
                 // private key of DG14's public key. Record it and go on in a new session without CA.
-                chipAuthentication = .failed("the chip could not continue secure messaging after Chip Authentication (\(e.code.rawValue))")
+                chipAuthentication = .failed(
+                    "the chip could not continue secure messaging after Chip Authentication (\(e.code.rawValue))")
                 throw e
             }
             caJustRan = false
@@ -217,9 +230,12 @@ struct ReadRun {
             // Nothing left to read: prove CA with one protected command.
             do {
                 let r = try await channel.transmit(.selectApplication(MRTDApplication.lds1AID))
-                if !r.statusWord.isSuccess { chipAuthentication = .failed("the chip answered \(r.statusWord) after Chip Authentication") }
+                if !r.statusWord.isSuccess {
+                    chipAuthentication = .failed("the chip answered \(r.statusWord) after Chip Authentication")
+                }
             } catch let e as SecureMessagingError {
-                chipAuthentication = .failed("the chip could not continue secure messaging after Chip Authentication (\(e.code.rawValue))")
+                chipAuthentication = .failed(
+                    "the chip could not continue secure messaging after Chip Authentication (\(e.code.rawValue))")
                 throw e
             }
         }
@@ -305,8 +321,12 @@ struct ReadRun {
                 chipExtended = false
             }
         }
-        var reader = FileReader(useSFI: true, chunk: ChunkPolicy(cipher: nil, extended: chipExtended == true, maxResponseSize: capabilities.maxResponseSize))
-        let outcome = p.isComplete ? .complete : try await reader.read(&p, channel: .plain(metered), selected: &selected)
+        var reader = FileReader(
+            useSFI: true,
+            chunk: ChunkPolicy(
+                cipher: nil, extended: chipExtended == true, maxResponseSize: capabilities.maxResponseSize))
+        let outcome =
+            p.isComplete ? .complete : try await reader.read(&p, channel: .plain(metered), selected: &selected)
         if outcome == .complete {
             finish(p)
             cardAccess = try? SecurityInfos.parseCardAccess(p.bytes)
@@ -317,13 +337,18 @@ struct ReadRun {
         cardAccessChecked = true
     }
 
-    mutating func readFile(_ f: LDSFile, reader: inout FileReader, channel: APDUChannel, selected: inout Bool) async throws {
+    mutating func readFile(_ f: LDSFile, reader: inout FileReader, channel: APDUChannel, selected: inout Bool)
+        async throws
+    {
         var p = partials[f] ?? PartialFile(file: f)
         if !p.bytes.isEmpty && !p.isComplete {
             p.resumptions += 1
             resumed.insert(f)
         }
-        progress(ReadEvent(phase: .reading, file: f, bytesDone: p.bytes.count, bytesTotal: p.totalLength, message: "reading \(f.rawValue)"))
+        progress(
+            ReadEvent(
+                phase: .reading, file: f, bytesDone: p.bytes.count, bytesTotal: p.totalLength,
+                message: "reading \(f.rawValue)"))
         let outcome: FileReadOutcome
         do {
             outcome = try await reader.read(&p, channel: channel, selected: &selected)
@@ -336,7 +361,10 @@ struct ReadRun {
         account(.reading)
         switch outcome {
         case .complete:
-            progress(ReadEvent(phase: .reading, file: f, bytesDone: p.bytes.count, bytesTotal: p.totalLength, message: "read \(f.rawValue)"))
+            progress(
+                ReadEvent(
+                    phase: .reading, file: f, bytesDone: p.bytes.count, bytesTotal: p.totalLength,
+                    message: "read \(f.rawValue)"))
         case .accessDenied, .notFound:
             unread[f] = outcome
         case .failed(let sw):
@@ -375,7 +403,8 @@ struct ReadRun {
         }
         progress(ReadEvent(phase: .chipAuthentication, message: "chip authentication"))
         do {
-            _ = try await ChipAuthentication.performAndInstall(channel: channel, parameters: params, random: options.random)
+            _ = try await ChipAuthentication.performAndInstall(
+                channel: channel, parameters: params, random: options.random)
             caParameters = params
             chipAuthentication = .succeeded(protocolName: params.protocolName, keyId: params.keyId)
         } catch let e as AccessControlError {
@@ -396,8 +425,9 @@ struct ReadRun {
         progress(ReadEvent(phase: .activeAuthentication, message: "active authentication"))
         let aaInfo = parsedDG14()?.activeAuthenticationInfo
         do {
-            let (t, v) = try await ActiveAuthentication.perform(channel: channel, dg15: dg15.bytes, activeAuthenticationInfo: aaInfo,
-                                                               challenge: options.activeAuthenticationChallenge, random: options.random)
+            let (t, v) = try await ActiveAuthentication.perform(
+                channel: channel, dg15: dg15.bytes, activeAuthenticationInfo: aaInfo,
+                challenge: options.activeAuthenticationChallenge, random: options.random)
             activeAuthentication = .performed(t, v)
         } catch let e as AccessControlError {
             activeAuthentication = .failed("\(e.step): \(e.reason)")
@@ -410,15 +440,17 @@ struct ReadRun {
         var ff: [LDSFile: FileFacts] = [:]
         for (f, p) in partials where p.isComplete {
             files[f] = p.bytes
-            ff[f] = FileFacts(file: f, size: p.bytes.count, apdus: p.apdus, milliseconds: Double(p.nanoseconds) / 1e6,
-                              resumptions: p.resumptions)
+            ff[f] = FileFacts(
+                file: f, size: p.bytes.count, apdus: p.apdus, milliseconds: Double(p.nanoseconds) / 1e6,
+                resumptions: p.resumptions)
         }
-        return ReadResult(files: files, fileFacts: ff, unreadFiles: unread, accessControl: facts!,
-                          chipAuthenticationMapping: cam, chipAuthentication: chipAuthentication,
-                          activeAuthentication: activeAuthentication, resumedFiles: resumed.sorted(),
-                          resumptions: resumptions, usedExtendedLength: usedExtended, chunkSize: chunkSize,
-                          readerName: metered.name, capabilities: capabilities, statistics: metered.statistics,
-                          phaseStatistics: phaseStats,
-                          elapsedMilliseconds: Double(DispatchTime.now().uptimeNanoseconds &- started) / 1e6)
+        return ReadResult(
+            files: files, fileFacts: ff, unreadFiles: unread, accessControl: facts!,
+            chipAuthenticationMapping: cam, chipAuthentication: chipAuthentication,
+            activeAuthentication: activeAuthentication, resumedFiles: resumed.sorted(),
+            resumptions: resumptions, usedExtendedLength: usedExtended, chunkSize: chunkSize,
+            readerName: metered.name, capabilities: capabilities, statistics: metered.statistics,
+            phaseStatistics: phaseStats,
+            elapsedMilliseconds: Double(DispatchTime.now().uptimeNanoseconds &- started) / 1e6)
     }
 }

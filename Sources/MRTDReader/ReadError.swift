@@ -14,7 +14,8 @@ public enum ReadError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .transport(let e, let n):
-            return "reader/transport failure: \(e.message)" + (n > 0 ? " (after \(n) resumption\(n == 1 ? "" : "s"))" : "")
+            return "reader/transport failure: \(e.message)"
+                + (n > 0 ? " (after \(n) resumption\(n == 1 ? "" : "s"))" : "")
         case .accessControl(let e): return "access control failed at \(e.step): \(e.reason)"
         case .chip(let s): return "chip error: \(s)"
         }

@@ -1,6 +1,6 @@
-public import MRTDDocument
-public import MRTDCrypto
 public import MRTDAccessControl
+public import MRTDCrypto
+public import MRTDDocument
 
 /// What a read does and how hard it tries.
 public struct ReadOptions: Sendable {
@@ -28,10 +28,12 @@ public struct ReadOptions: Sendable {
     /// Randomness for access control and challenges.
     public var random: any RandomSource
 
-    public init(accessKey: AccessKey, files: Set<LDSFile>? = nil, allowBACFallback: Bool = false,
-                activeAuthenticationChallenge: [UInt8]? = nil, performChipAuthentication: Bool = true,
-                performActiveAuthentication: Bool = true, maxResumptions: Int = 3, representTimeout: Double = 30,
-                allowExtendedLength: Bool = true, fixedChunkSize: Int? = nil, random: any RandomSource = SystemRandom()) {
+    public init(
+        accessKey: AccessKey, files: Set<LDSFile>? = nil, allowBACFallback: Bool = false,
+        activeAuthenticationChallenge: [UInt8]? = nil, performChipAuthentication: Bool = true,
+        performActiveAuthentication: Bool = true, maxResumptions: Int = 3, representTimeout: Double = 30,
+        allowExtendedLength: Bool = true, fixedChunkSize: Int? = nil, random: any RandomSource = SystemRandom()
+    ) {
         self.accessKey = accessKey
         self.files = files
         self.allowBACFallback = allowBACFallback
@@ -61,6 +63,10 @@ public struct ReadEvent: Sendable {
     public var message: String
 
     public init(phase: ReadPhase, file: LDSFile? = nil, bytesDone: Int = 0, bytesTotal: Int? = nil, message: String) {
-        self.phase = phase; self.file = file; self.bytesDone = bytesDone; self.bytesTotal = bytesTotal; self.message = message
+        self.phase = phase
+        self.file = file
+        self.bytesDone = bytesDone
+        self.bytesTotal = bytesTotal
+        self.message = message
     }
 }

@@ -1,7 +1,7 @@
 public import ISO7816
-public import MRTDDocument
 public import MRTDAccessControl
 public import MRTDCrypto
+public import MRTDDocument
 
 /// The access-control facts of a read, without secrets (no session, no keys).
 public struct AccessControlFacts: Sendable, Hashable {

@@ -8,9 +8,14 @@ public struct ChannelExchange: Sendable {
     public var plainResponse: ResponseAPDU?
     public var protectedCommandLength: Int
     public var protectedResponseLength: Int
-    public init(plainCommand: CommandAPDU, plainResponse: ResponseAPDU?, protectedCommandLength: Int, protectedResponseLength: Int) {
-        self.plainCommand = plainCommand; self.plainResponse = plainResponse
-        self.protectedCommandLength = protectedCommandLength; self.protectedResponseLength = protectedResponseLength
+    public init(
+        plainCommand: CommandAPDU, plainResponse: ResponseAPDU?, protectedCommandLength: Int,
+        protectedResponseLength: Int
+    ) {
+        self.plainCommand = plainCommand
+        self.plainResponse = plainResponse
+        self.protectedCommandLength = protectedCommandLength
+        self.protectedResponseLength = protectedResponseLength
     }
 }
 
@@ -61,19 +66,30 @@ public actor SecureChannel {
             // the parts are collected with plain GET RESPONSE and the whole protected response unwrapped once.
             let transport = self.transport
             let first = try await transport.transmit(protected)
-            rawResponse = try await ResponseChaining.collect(first, after: protected) { try await transport.transmit($0) }
+            rawResponse = try await ResponseChaining.collect(first, after: protected) {
+                try await transport.transmit($0)
+            }
         } catch {
             transportLost = true
-            observer?(ChannelExchange(plainCommand: command, plainResponse: nil, protectedCommandLength: protectedLength, protectedResponseLength: 0))
+            observer?(
+                ChannelExchange(
+                    plainCommand: command, plainResponse: nil, protectedCommandLength: protectedLength,
+                    protectedResponseLength: 0))
             throw error
         }
         let responseLength = rawResponse.data.count + 2
         do {
             let plain = try session.unprotect(rawResponse)
-            observer?(ChannelExchange(plainCommand: command, plainResponse: plain, protectedCommandLength: protectedLength, protectedResponseLength: responseLength))
+            observer?(
+                ChannelExchange(
+                    plainCommand: command, plainResponse: plain, protectedCommandLength: protectedLength,
+                    protectedResponseLength: responseLength))
             return plain
         } catch {
-            observer?(ChannelExchange(plainCommand: command, plainResponse: nil, protectedCommandLength: protectedLength, protectedResponseLength: responseLength))
+            observer?(
+                ChannelExchange(
+                    plainCommand: command, plainResponse: nil, protectedCommandLength: protectedLength,
+                    protectedResponseLength: responseLength))
             throw error
         }
     }
@@ -84,8 +100,10 @@ public actor SecureChannel {
         if busy { await waitForTurn() } else { busy = true }
         defer { release() }
         let response = try await transport.transmit(command)
-        observer?(ChannelExchange(plainCommand: command, plainResponse: response,
-                                  protectedCommandLength: command.encodedLength, protectedResponseLength: response.data.count + 2))
+        observer?(
+            ChannelExchange(
+                plainCommand: command, plainResponse: response,
+                protectedCommandLength: command.encodedLength, protectedResponseLength: response.data.count + 2))
         return response
     }
 

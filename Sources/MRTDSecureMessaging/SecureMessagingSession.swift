@@ -23,7 +23,9 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
     private var lastCommandINS: UInt8 = 0
 
     public init(keys: SessionKeys, ssc: [UInt8]) {
-        precondition(ssc.count == keys.cipher.blockSize, "SSC must be \(keys.cipher.blockSize) bytes for \(keys.cipher.rawValue)")
+        precondition(
+            ssc.count == keys.cipher.blockSize, "SSC must be \(keys.cipher.blockSize) bytes for \(keys.cipher.rawValue)"
+        )
         crypto = SessionCrypto(keys)
         withUnsafeMutableBytes(of: &self.ssc) { s in ssc.withUnsafeBytes { s.copyMemory(from: $0) } }
     }
@@ -42,7 +44,9 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
         return withUnsafeBytes(of: ssc) { Array($0[0..<bs]) }
     }
     /// Redacted.
-    public var description: String { "SecureMessagingSession(\(cipher.rawValue)\(dead ? ", dead" : ""), keys and SSC redacted)" }
+    public var description: String {
+        "SecureMessagingSession(\(cipher.rawValue)\(dead ? ", dead" : ""), keys and SSC redacted)"
+    }
 
     /// Largest plaintext the chip can return in one protected short response (223 AES, 231 3DES).
     ///
@@ -81,13 +85,19 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
         return withUnsafeBytes(of: ssc) { body(UnsafeRawBufferPointer(rebasing: $0[0..<bs])) }
     }
 
-    private func fail(_ code: SecureMessagingError.Code, _ reason: String, statusWord: StatusWord? = nil) -> SecureMessagingError {
+    private func fail(_ code: SecureMessagingError.Code, _ reason: String, statusWord: StatusWord? = nil)
+        -> SecureMessagingError
+    {
         SecureMessagingError(code, reason, statusWord: statusWord)
     }
 
     /// Runs `body`; on any error the session is dead.
-    private mutating func guarded<R>(_ body: (inout SecureMessagingSession) throws(SecureMessagingError) -> R) throws(SecureMessagingError) -> R {
-        guard !dead else { throw SecureMessagingError(.sessionDead, "the secure-messaging session was closed by an earlier failure") }
+    private mutating func guarded<R>(_ body: (inout SecureMessagingSession) throws(SecureMessagingError) -> R)
+        throws(SecureMessagingError) -> R
+    {
+        guard !dead else {
+            throw SecureMessagingError(.sessionDead, "the secure-messaging session was closed by an earlier failure")
+        }
         do {
             return try body(&self)
         } catch {
@@ -99,7 +109,9 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
     private var blockSize: Int { keys.cipher.blockSize }
 
     /// The cipher, or the reason it could not be keyed.
-    private func encryption(_ code: SecureMessagingError.Code, _ what: @autoclosure () -> String) throws(SecureMessagingError) -> KeyedBlockCipher {
+    private func encryption(_ code: SecureMessagingError.Code, _ what: @autoclosure () -> String)
+        throws(SecureMessagingError) -> KeyedBlockCipher
+    {
         switch crypto.encryptor {
         case .success(let c): return c
         case .failure(let e): throw fail(code, "\(what()): \(e.code.rawValue)")
@@ -128,9 +140,13 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
     }
 
     /// Pads `plain` (method 2) into `out` — exactly the padded length — and encrypts it there.
-    private func encrypt(_ plain: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws(SecureMessagingError) {
+    private func encrypt(_ plain: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer)
+        throws(SecureMessagingError)
+    {
         let c = try encryption(.commandTooLong, "encryption failed")
-        if let base = plain.baseAddress, !plain.isEmpty { out.baseAddress!.copyMemory(from: base, byteCount: plain.count) }
+        if let base = plain.baseAddress, !plain.isEmpty {
+            out.baseAddress!.copyMemory(from: base, byteCount: plain.count)
+        }
         out[plain.count] = 0x80
         for i in (plain.count + 1)..<out.count { out[i] = 0 }
         var ivStorage: (UInt64, UInt64) = (0, 0)
@@ -165,7 +181,8 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
                 bytes.withUnsafeBytes { all in
                     do throws(CryptoError) {
                         try writeIV(c, into: iv)
-                        try c.decryptCBC(iv: UnsafeRawBufferPointer(iv), UnsafeRawBufferPointer(rebasing: all[range]), into: out)
+                        try c.decryptCBC(
+                            iv: UnsafeRawBufferPointer(iv), UnsafeRawBufferPointer(rebasing: all[range]), into: out)
                     } catch { failure = error }
                 }
             }
@@ -190,7 +207,9 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
     }
 
     /// The 8-byte MAC over pad(SSC || header || bytes[range]) (the padding is applied here), written to `out`.
-    private func mac(header: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws(SecureMessagingError) {
+    private func mac(
+        header: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer
+    ) throws(SecureMessagingError) {
         let m = try authentication()
         var failure: CryptoError?
         withSSC { ssc in
@@ -200,7 +219,9 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
     }
 
     /// Verifies DO'8E' (at `macValue`) over pad(SSC || header || bytes[..<end]) in constant time.
-    private func verifyMAC(header: UnsafeRawBufferPointer, _ bytes: [UInt8], authenticatedEnd end: Int, macValue: Int) throws(SecureMessagingError) -> Bool {
+    private func verifyMAC(header: UnsafeRawBufferPointer, _ bytes: [UInt8], authenticatedEnd end: Int, macValue: Int)
+        throws(SecureMessagingError) -> Bool
+    {
         var expected: UInt64 = 0
         var received: UInt64 = 0
         var failure: SecureMessagingError?
@@ -210,29 +231,43 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
                     try mac(header: header, UnsafeRawBufferPointer(rebasing: all[..<end]), into: e)
                 } catch { failure = error }
             }
-            withUnsafeMutableBytes(of: &received) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: all[macValue..<(macValue + 8)])) }
+            withUnsafeMutableBytes(of: &received) {
+                $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: all[macValue..<(macValue + 8)]))
+            }
         }
         if let failure { throw failure }
         return expected ^ received == 0
     }
 
     /// pad(CLA INS P1 P2) (one block) for the command MAC, lent to `body`.
-    private func withPaddedHeader<R, E: Error>(_ cla: UInt8, _ ins: UInt8, _ p1: UInt8, _ p2: UInt8,
-                                               _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+    private func withPaddedHeader<R, E: Error>(
+        _ cla: UInt8, _ ins: UInt8, _ p1: UInt8, _ p2: UInt8,
+        _ body: (UnsafeRawBufferPointer) throws(E) -> R
+    ) throws(E) -> R {
         var storage: (UInt64, UInt64) = (0, 0)
         let bs = blockSize
         return try withUnsafeMutableBytes(of: &storage) { (s) throws(E) -> R in
-            s[0] = cla; s[1] = ins; s[2] = p1; s[3] = p2; s[4] = 0x80
+            s[0] = cla
+            s[1] = ins
+            s[2] = p1
+            s[3] = p2
+            s[4] = 0x80
             return try body(UnsafeRawBufferPointer(rebasing: s[0..<bs]))
         }
     }
 
     /// Writes DO'87' (01 || cryptogram; even INS) or DO'85' (cryptogram; odd INS) for `plain` at `out[at...]`;
     /// returns the end. The size is `SMTLV.cryptogramObjectCount`.
-    private func writeCryptogramObject(_ plain: [UInt8], odd: Bool, into out: UnsafeMutableRawBufferPointer, at: Int) throws(SecureMessagingError) -> Int {
+    private func writeCryptogramObject(_ plain: [UInt8], odd: Bool, into out: UnsafeMutableRawBufferPointer, at: Int)
+        throws(SecureMessagingError) -> Int
+    {
         let cryptogramCount = SMTLV.cryptogramCount(plain.count, blockSize: blockSize)
-        var p = SMTLV.writeHeader(odd ? 0x85 : 0x87, length: odd ? cryptogramCount : cryptogramCount + 1, into: out, at: at)
-        if !odd { out[p] = 0x01; p += 1 }
+        var p = SMTLV.writeHeader(
+            odd ? 0x85 : 0x87, length: odd ? cryptogramCount : cryptogramCount + 1, into: out, at: at)
+        if !odd {
+            out[p] = 0x01
+            p += 1
+        }
         let region = UnsafeMutableRawBufferPointer(rebasing: out[p..<(p + cryptogramCount)])
         var failure: SecureMessagingError?
         plain.withUnsafeBytes { d in
@@ -258,21 +293,25 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
         let odd = command.ins & 1 == 1
         if !command.data.isEmpty { _ = try encryption(.commandTooLong, "encryption failed") }
         _ = try authentication()
-        let dataObject = command.data.isEmpty ? 0 : SMTLV.cryptogramObjectCount(command.data.count, blockSize: blockSize, odd: odd)
+        let dataObject =
+            command.data.isEmpty ? 0 : SMTLV.cryptogramObjectCount(command.data.count, blockSize: blockSize, odd: odd)
         let le = command.ne.map { Self.leBytes($0, extended: command.isExtended) }
         let leObject = le.map { 2 + $0.count } ?? 0
         let count = dataObject + leObject + 10
         guard count <= 65535 else {
             throw fail(.commandTooLong, "protected data field of \(count) bytes exceeds 65535")
         }
-        let data = try [UInt8](unsafeUninitializedCapacity: count) { (buffer, initialized) throws(SecureMessagingError) in
+        let data = try [UInt8](unsafeUninitializedCapacity: count) {
+            (buffer, initialized) throws(SecureMessagingError) in
             let out = UnsafeMutableRawBufferPointer(buffer)
             var p = 0
             if !command.data.isEmpty {
                 p = try writeCryptogramObject(command.data, odd: odd, into: out, at: 0)
             }
             if let le {
-                out[p] = 0x97; out[p + 1] = UInt8(le.count); out[p + 2] = le.first
+                out[p] = 0x97
+                out[p + 1] = UInt8(le.count)
+                out[p + 2] = le.first
                 if le.count == 2 { out[p + 3] = le.second }
                 p += 2 + le.count
             }
@@ -281,12 +320,14 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
             try withPaddedHeader(cla, command.ins, command.p1, command.p2) { (header) throws(SecureMessagingError) in
                 try mac(header: header, objects, into: macField)
             }
-            out[p] = 0x8E; out[p + 1] = 8
+            out[p] = 0x8E
+            out[p + 1] = 8
             initialized = count
         }
         let extended = command.isExtended || data.count > 255
-        return CommandAPDU(cla: cla, ins: command.ins, p1: command.p1, p2: command.p2, data: data,
-                           ne: extended ? 65536 : 256, forceExtended: extended)
+        return CommandAPDU(
+            cla: cla, ins: command.ins, p1: command.p1, p2: command.p2, data: data,
+            ne: extended ? 65536 : 256, forceExtended: extended)
     }
 
     /// DO'97' content: Le as the unprotected command encodes it — one byte for a short command
@@ -317,10 +358,13 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
         let bytes = response.data
         if bytes.isEmpty {
             if response.statusWord.isSuccess {
-                throw fail(.malformedResponse, "response without secure-messaging data objects", statusWord: response.statusWord)
+                throw fail(
+                    .malformedResponse, "response without secure-messaging data objects",
+                    statusWord: response.statusWord)
             }
-            throw fail(.chipRejectedSecureMessaging,
-                       "chip answered \(response.statusWord) without secure messaging", statusWord: response.statusWord)
+            throw fail(
+                .chipRejectedSecureMessaging,
+                "chip answered \(response.statusWord) without secure messaging", statusWord: response.statusWord)
         }
         guard let last = SMTLV.lastObject(bytes) else {
             throw fail(.malformedResponse, "response data objects are not valid BER-TLV")
@@ -343,7 +387,9 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
             case 0x87, 0x85:
                 plain = try decryptCryptogram(object, in: bytes)
             case 0x99:
-                guard object.valueCount == 2 else { throw fail(.malformedResponse, "DO'99' of \(object.valueCount) bytes") }
+                guard object.valueCount == 2 else {
+                    throw fail(.malformedResponse, "DO'99' of \(object.valueCount) bytes")
+                }
                 status = StatusWord(bytes[object.valueStart], bytes[object.valueStart + 1])
             default:
                 throw fail(.malformedResponse, "unexpected data object '\(SMTLV.hexTag(object.tag))' in the response")
@@ -363,7 +409,8 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
     private mutating func unprotectIncoming(_ command: CommandAPDU) throws(SecureMessagingError) -> CommandAPDU {
         incrementSSC()
         guard command.isSecureMessaging else {
-            throw fail(.malformedResponse, "command without secure messaging (CLA \(SMTLV.hexTag(UInt32(command.cla))))")
+            throw fail(
+                .malformedResponse, "command without secure messaging (CLA \(SMTLV.hexTag(UInt32(command.cla))))")
         }
         let bytes = command.data
         guard let last = SMTLV.lastObject(bytes) ?? (bytes.isEmpty ? SMTLV.Object.none : nil) else {
@@ -372,7 +419,8 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
         guard last.tag == 0x8E, last.valueCount == 8 else {
             throw fail(.malformedResponse, "DO'8E' missing, not last or not 8 bytes")
         }
-        let verified = try withPaddedHeader(command.cla, command.ins, command.p1, command.p2) { (header) throws(SecureMessagingError) in
+        let verified = try withPaddedHeader(command.cla, command.ins, command.p1, command.p2) {
+            (header) throws(SecureMessagingError) in
             try verifyMAC(header: header, bytes, authenticatedEnd: last.offset, macValue: last.valueStart)
         }
         guard verified else {
@@ -398,7 +446,8 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
         }
         guard data.count <= 65535 else { throw fail(.commandTooLong, "plain data of \(data.count) bytes") }
         lastCommandINS = command.ins
-        return CommandAPDU(cla: command.cla & ~0x0C, ins: command.ins, p1: command.p1, p2: command.p2, data: data, ne: ne)
+        return CommandAPDU(
+            cla: command.cla & ~0x0C, ins: command.ins, p1: command.p1, p2: command.p2, data: data, ne: ne)
     }
 
     /// Chip side: increments the SSC and wraps a response (DO'87' — or DO'85' after an odd-INS
@@ -412,19 +461,26 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
         let odd = lastCommandINS & 1 == 1
         if !response.data.isEmpty { _ = try encryption(.commandTooLong, "encryption failed") }
         _ = try authentication()
-        let dataObject = response.data.isEmpty ? 0 : SMTLV.cryptogramObjectCount(response.data.count, blockSize: blockSize, odd: odd)
+        let dataObject =
+            response.data.isEmpty ? 0 : SMTLV.cryptogramObjectCount(response.data.count, blockSize: blockSize, odd: odd)
         let count = dataObject + 4 + 10
-        let data = try [UInt8](unsafeUninitializedCapacity: count) { (buffer, initialized) throws(SecureMessagingError) in
+        let data = try [UInt8](unsafeUninitializedCapacity: count) {
+            (buffer, initialized) throws(SecureMessagingError) in
             let out = UnsafeMutableRawBufferPointer(buffer)
             var p = 0
             if !response.data.isEmpty {
                 p = try writeCryptogramObject(response.data, odd: odd, into: out, at: 0)
             }
-            out[p] = 0x99; out[p + 1] = 2; out[p + 2] = response.statusWord.sw1; out[p + 3] = response.statusWord.sw2
+            out[p] = 0x99
+            out[p + 1] = 2
+            out[p + 2] = response.statusWord.sw1
+            out[p + 3] = response.statusWord.sw2
             p += 4
-            try mac(header: UnsafeRawBufferPointer(start: nil, count: 0), UnsafeRawBufferPointer(rebasing: out[0..<p]),
-                    into: UnsafeMutableRawBufferPointer(rebasing: out[(p + 2)..<(p + 10)]))
-            out[p] = 0x8E; out[p + 1] = 8
+            try mac(
+                header: UnsafeRawBufferPointer(start: nil, count: 0), UnsafeRawBufferPointer(rebasing: out[0..<p]),
+                into: UnsafeMutableRawBufferPointer(rebasing: out[(p + 2)..<(p + 10)]))
+            out[p] = 0x8E
+            out[p + 1] = 8
             initialized = count
         }
         return ResponseAPDU(data: data, statusWord: response.statusWord)
@@ -501,29 +557,44 @@ enum SMTLV {
     /// Writes tag and length at `out[at...]`; returns the offset of the value.
     static func writeHeader(_ tag: UInt8, length n: Int, into out: UnsafeMutableRawBufferPointer, at: Int) -> Int {
         out[at] = tag
-        if n < 0x80 { out[at + 1] = UInt8(n); return at + 2 }
-        if n <= 0xFF { out[at + 1] = 0x81; out[at + 2] = UInt8(n); return at + 3 }
-        out[at + 1] = 0x82; out[at + 2] = UInt8(n >> 8); out[at + 3] = UInt8(n & 0xFF)
+        if n < 0x80 {
+            out[at + 1] = UInt8(n)
+            return at + 2
+        }
+        if n <= 0xFF {
+            out[at + 1] = 0x81
+            out[at + 2] = UInt8(n)
+            return at + 3
+        }
+        out[at + 1] = 0x82
+        out[at + 2] = UInt8(n >> 8)
+        out[at + 3] = UInt8(n & 0xFF)
         return at + 4
     }
 
     /// The primitive data object starting at `i` (the `index`-th of the field); nil on a structural error.
     static func object(in bytes: [UInt8], at start: Int, index: Int = 0) -> Object? {
         var i = start
-        var tag = UInt32(bytes[i]); i += 1
+        var tag = UInt32(bytes[i])
+        i += 1
         if tag & 0x1F == 0x1F {  // multi-byte tag (not used by SM, tolerated)
             repeat {
                 guard i < bytes.count, index < 64 else { return nil }
-                tag = tag << 8 | UInt32(bytes[i]); i += 1
+                tag = tag << 8 | UInt32(bytes[i])
+                i += 1
             } while bytes[i - 1] & 0x80 != 0 && tag <= 0xFFFFFF
         }
         guard i < bytes.count else { return nil }
-        var length = Int(bytes[i]); i += 1
+        var length = Int(bytes[i])
+        i += 1
         if length > 0x80 {
             let count = length & 0x7F
             guard count <= 3, i + count <= bytes.count else { return nil }
             length = 0
-            for _ in 0..<count { length = length << 8 | Int(bytes[i]); i += 1 }
+            for _ in 0..<count {
+                length = length << 8 | Int(bytes[i])
+                i += 1
+            }
         } else if length == 0x80 {
             return nil  // indefinite length
         }
@@ -554,7 +625,8 @@ enum SMTLV {
             let b = UInt8(tag >> UInt32(shift) & 0xFF)
             if b == 0 && !started && shift > 0 { continue }
             started = true
-            s.append(digits[Int(b >> 4)]); s.append(digits[Int(b & 0xF)])
+            s.append(digits[Int(b >> 4)])
+            s.append(digits[Int(b & 0xF)])
         }
         return s
     }

@@ -1,5 +1,5 @@
-public import MRTDCrypto
 public import ISO7816
+public import MRTDCrypto
 
 /// Session keys KSenc / KSmac for a cipher (ICAO 9303-11 §9.8).
 public struct SessionKeys: Sendable, Hashable, CustomStringConvertible {
@@ -7,13 +7,16 @@ public struct SessionKeys: Sendable, Hashable, CustomStringConvertible {
     public var encryption: SecretBytes
     public var mac: SecretBytes
     public init(cipher: CipherAlgorithm, encryption: SecretBytes, mac: SecretBytes) {
-        self.cipher = cipher; self.encryption = encryption; self.mac = mac
+        self.cipher = cipher
+        self.encryption = encryption
+        self.mac = mac
     }
     /// KSenc = KDF(K, 1), KSmac = KDF(K, 2) (ICAO 9303-11 §9.7.1).
     public static func derive(sharedSecret: [UInt8], cipher: CipherAlgorithm) -> SessionKeys {
-        SessionKeys(cipher: cipher,
-                    encryption: KDF.derive(sharedSecret, counter: KDF.encryptionCounter, cipher: cipher),
-                    mac: KDF.derive(sharedSecret, counter: KDF.macCounter, cipher: cipher))
+        SessionKeys(
+            cipher: cipher,
+            encryption: KDF.derive(sharedSecret, counter: KDF.encryptionCounter, cipher: cipher),
+            mac: KDF.derive(sharedSecret, counter: KDF.macCounter, cipher: cipher))
     }
     /// Redacted: names the cipher only.
     public var description: String { "SessionKeys(\(cipher.rawValue), redacted)" }
@@ -40,9 +43,15 @@ public struct SecureMessagingError: Error, Hashable, Sendable, CustomStringConve
     public var reason: String
     /// The status word the chip answered with, when the failure is an unprotected error status.
     public var statusWord: StatusWord?
-    public init(_ code: Code, _ reason: String) { self.code = code; self.reason = reason; self.statusWord = nil }
+    public init(_ code: Code, _ reason: String) {
+        self.code = code
+        self.reason = reason
+        self.statusWord = nil
+    }
     public init(_ code: Code, _ reason: String, statusWord: StatusWord?) {
-        self.code = code; self.reason = reason; self.statusWord = statusWord
+        self.code = code
+        self.reason = reason
+        self.statusWord = statusWord
     }
     public var description: String { "secure messaging: \(code.rawValue): \(reason)" }
 }

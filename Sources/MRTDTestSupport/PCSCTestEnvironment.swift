@@ -42,10 +42,13 @@ public enum PCSCTestEnvironment {
             p.standardOutput = FileHandle.nullDevice
             p.standardError = FileHandle.nullDevice
             do { try p.run() } catch { return "could not start \(pcscdPath): \(error)" }
-            FileHandle.standardError.write(Data("started pcscd (pid \(p.processIdentifier)) for the integration tests\n".utf8))
+            FileHandle.standardError.write(
+                Data("started pcscd (pid \(p.processIdentifier)) for the integration tests\n".utf8))
             var waited = 0
             while !pcscdAnswers() {
-                if waited >= 50 || !p.isRunning { return "pcscd did not come up (is another pcscd holding \(socketPath)? are you allowed to run it?)" }
+                if waited >= 50 || !p.isRunning {
+                    return "pcscd did not come up (is another pcscd holding \(socketPath)? are you allowed to run it?)"
+                }
                 usleep(100_000)
                 waited += 1
             }
@@ -69,7 +72,9 @@ public enum PCSCTestEnvironment {
             for (i, c) in path.enumerated() where i < dst.count { dst[i] = UInt8(bitPattern: c) }
         }
         let rc = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         return rc == 0
     }
@@ -78,14 +83,19 @@ public enum PCSCTestEnvironment {
 public struct TimedOut: Error, CustomStringConvertible {
     public let what: String
     public let seconds: Double
-    public init(what: String, seconds: Double) { self.what = what; self.seconds = seconds }
+    public init(what: String, seconds: Double) {
+        self.what = what
+        self.seconds = seconds
+    }
     public var description: String { "timed out after \(seconds) s: \(what)" }
 }
 
 /// Runs `operation`, failing with `TimedOut` after `seconds` (the operation is cancelled, which
 /// for PC/SC waits means SCardCancel). Every wait in the integration tests is bounded by this.
-public func withTimeout<T: Sendable>(_ seconds: Double, _ what: String,
-                              _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+public func withTimeout<T: Sendable>(
+    _ seconds: Double, _ what: String,
+    _ operation: @escaping @Sendable () async throws -> T
+) async throws -> T {
     try await withThrowingTaskGroup(of: T?.self) { group in
         group.addTask { try await operation() }
         group.addTask {
@@ -131,8 +141,6 @@ public struct VPCDSlotLock: ~Copyable {
         }
         return VPCDSlotLock(fd: fd)
     }
-
-    private init(fd: Int32) { self.fd = fd }
 
     deinit {
         _ = flock(fd, LOCK_UN)

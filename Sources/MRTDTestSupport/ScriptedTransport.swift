@@ -1,5 +1,5 @@
-public import ISO7816
 import ASN1TLV
+public import ISO7816
 import Synchronization
 
 /// A transport that plays a recorded exchange: each command must equal the next expected one
@@ -8,7 +8,10 @@ public final class ScriptedTransport: CardTransport {
     public struct Step: Sendable {
         public var command: [UInt8]
         public var response: [UInt8]
-        public init(command: [UInt8], response: [UInt8]) { self.command = command; self.response = response }
+        public init(command: [UInt8], response: [UInt8]) {
+            self.command = command
+            self.response = response
+        }
     }
 
     public struct Mismatch: Error, CustomStringConvertible {

@@ -21,7 +21,8 @@ public func flipBit(_ b: [UInt8], at index: Int, bit: Int = 0) -> [UInt8] {
 public enum RepositoryPaths {
     /// The package root (the folder holding Package.swift).
     public static var root: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
     }
     /// TestVectors/ in the repository.
     public static var testVectors: URL { root.appendingPathComponent("TestVectors") }

@@ -9,7 +9,10 @@ public struct Vector: @unchecked Sendable {
         self.name = name
         fields = try loadVectorFile(name)
     }
-    public init(name: String, fields: [String: Any]) { self.name = name; self.fields = fields }
+    public init(name: String, fields: [String: Any]) {
+        self.name = name
+        self.fields = fields
+    }
 
     /// A hex field as bytes; a missing field traps with the file and key named.
     public subscript(_ key: String) -> [UInt8] {

@@ -47,7 +47,9 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
 /// Runs ASN.1 reading code and maps its `TLVError` to a `TrustError` of the given step. `what` is only
 /// evaluated on failure (it often names a certificate, whose rendering costs more than the work).
 @inline(__always)
-func asn1<T>(_ step: TrustError.Step, _ what: @autoclosure () -> String, _ body: () throws(TLVError) -> T) throws(TrustError) -> T {
+func asn1<T>(_ step: TrustError.Step, _ what: @autoclosure () -> String, _ body: () throws(TLVError) -> T)
+    throws(TrustError) -> T
+{
     do {
         return try body()
     } catch {
@@ -58,7 +60,9 @@ func asn1<T>(_ step: TrustError.Step, _ what: @autoclosure () -> String, _ body:
 
 /// Runs crypto code and maps its `CryptoError` to a `TrustError` of the given step (`what`: on failure only).
 @inline(__always)
-func crypto<T>(_ step: TrustError.Step, _ what: @autoclosure () -> String, _ body: () throws(CryptoError) -> T) throws(TrustError) -> T {
+func crypto<T>(_ step: TrustError.Step, _ what: @autoclosure () -> String, _ body: () throws(CryptoError) -> T)
+    throws(TrustError) -> T
+{
     do {
         return try body()
     } catch {

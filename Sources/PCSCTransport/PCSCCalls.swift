@@ -1,7 +1,7 @@
 internal import CPCSCLite
 internal import CPCSCLiteShims
-import ISO7816
 import Foundation
+import ISO7816
 import Synchronization
 
 // Blocking pcsc-lite calls, each checked through `PCSCReturnCode` so a failure becomes a
@@ -85,7 +85,9 @@ final class ContextBox: @unchecked Sendable {
         let current = self.current
         return try await withTaskCancellationHandler {
             try await thread.run {
-                if flag.isSet { throw TransportError(.cancelled, function: "SCardCancel", "the operation was cancelled") }
+                if flag.isSet {
+                    throw TransportError(.cancelled, function: "SCardCancel", "the operation was cancelled")
+                }
                 return try body(current.withLock { $0 }, flag)
             }
         } onCancel: {
@@ -115,7 +117,8 @@ func isCardAbsence(_ error: TransportError) -> Bool {
 
 func establishContextSync() throws(TransportError) -> SCARDCONTEXT {
     var ctx: SCARDCONTEXT = 0
-    try PCSCReturnCode(returned: SCardEstablishContext(PCSCConst.scopeSystem, nil, nil, &ctx)).check("SCardEstablishContext")
+    try PCSCReturnCode(returned: SCardEstablishContext(PCSCConst.scopeSystem, nil, nil, &ctx)).check(
+        "SCardEstablishContext")
     return ctx
 }
 
@@ -127,9 +130,10 @@ func listReadersSync(_ ctx: SCARDCONTEXT) throws(TransportError) -> [String] {
         if rc == .noReadersAvailable { return [] }
         try rc.check("SCardListReaders")
         var buffer = [CChar](repeating: 0, count: Int(length) + 1)
-        rc = PCSCReturnCode(returned: buffer.withUnsafeMutableBufferPointer { SCardListReaders(ctx, nil, $0.baseAddress, &length) })
+        rc = PCSCReturnCode(
+            returned: buffer.withUnsafeMutableBufferPointer { SCardListReaders(ctx, nil, $0.baseAddress, &length) })
         if rc == .noReadersAvailable { return [] }
-        if rc == .insufficientBuffer { continue } // a reader arrived between the two calls
+        if rc == .insufficientBuffer { continue }  // a reader arrived between the two calls
         try rc.check("SCardListReaders")
         return parseMultiString(buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) })
     }
@@ -150,11 +154,13 @@ struct RawReaderState: Sendable {
 /// `SCardGetStatusChange` over `readers` with their last known states, waiting at most
 /// `timeoutMilliseconds` (nil: until a change) in slices, checking `cancel` between slices.
 /// Returns nil when the timeout expired without a change.
-func getStatusChangeSync(_ ctx: SCARDCONTEXT, readers: [String], current: [UInt64],
-                         timeoutMilliseconds: Int?, cancel: CancelFlag) throws(TransportError) -> [RawReaderState]? {
+func getStatusChangeSync(
+    _ ctx: SCARDCONTEXT, readers: [String], current: [UInt64],
+    timeoutMilliseconds: Int?, cancel: CancelFlag
+) throws(TransportError) -> [RawReaderState]? {
     precondition(readers.count == current.count)
     let names = readers.map { strdup($0) }
-    defer { names.forEach { free($0) } }
+    defer { for name in names { free(name) } }
     var states = [SCARD_READERSTATE](repeating: SCARD_READERSTATE(), count: readers.count)
     for i in states.indices {
         states[i].szReader = UnsafePointer(names[i])
@@ -170,9 +176,10 @@ func getStatusChangeSync(_ ctx: SCARDCONTEXT, readers: [String], current: [UInt6
             slice = min(slice, left)
         }
         let count = DWORD(states.count)
-        let rc = PCSCReturnCode(returned: states.withUnsafeMutableBufferPointer {
-            SCardGetStatusChange(ctx, DWORD(slice), $0.baseAddress, count)
-        })
+        let rc = PCSCReturnCode(
+            returned: states.withUnsafeMutableBufferPointer {
+                SCardGetStatusChange(ctx, DWORD(slice), $0.baseAddress, count)
+            })
         if rc == .timeout {
             if let deadline, DispatchTime.now().uptimeNanoseconds >= deadline { return nil }
             continue
@@ -216,7 +223,9 @@ public enum PCSCProtocol: String, Sendable, Hashable {
 }
 
 /// `SCardConnect` with T=1 preferred and T=0 as fallback (`SCARD_E_PROTO_MISMATCH` on T=1).
-func connectSync(_ ctx: SCARDCONTEXT, reader: String, share: PCSCShareMode) throws(TransportError) -> (SCARDHANDLE, PCSCProtocol) {
+func connectSync(_ ctx: SCARDCONTEXT, reader: String, share: PCSCShareMode) throws(TransportError) -> (
+    SCARDHANDLE, PCSCProtocol
+) {
     var handle: SCARDHANDLE = 0
     var active: DWORD = 0
     var rc = PCSCReturnCode(returned: SCardConnect(ctx, reader, share.dword, PCSCConst.protocolT1, &handle, &active))
@@ -226,7 +235,8 @@ func connectSync(_ ctx: SCARDCONTEXT, reader: String, share: PCSCShareMode) thro
     try rc.check("SCardConnect")
     guard let proto = PCSCProtocol(dword: active) else {
         _ = SCardDisconnect(handle, PCSCConst.leaveCard)
-        throw TransportError(.protocolError, function: "SCardConnect", "the reader chose protocol \(active), neither T=0 nor T=1")
+        throw TransportError(
+            .protocolError, function: "SCardConnect", "the reader chose protocol \(active), neither T=0 nor T=1")
     }
     return (handle, proto)
 }
@@ -243,13 +253,16 @@ func connectDirectSync(_ ctx: SCARDCONTEXT, reader: String) throws(TransportErro
 func reconnectSync(_ handle: SCARDHANDLE, share: PCSCShareMode, reset: Bool) throws(TransportError) -> PCSCProtocol {
     var active: DWORD = 0
     let initialization = reset ? PCSCConst.resetCard : PCSCConst.leaveCard
-    var rc = PCSCReturnCode(returned: SCardReconnect(handle, share.dword, PCSCConst.protocolT1, initialization, &active))
+    var rc = PCSCReturnCode(
+        returned: SCardReconnect(handle, share.dword, PCSCConst.protocolT1, initialization, &active))
     if rc == .protocolMismatch {
-        rc = PCSCReturnCode(returned: SCardReconnect(handle, share.dword, PCSCConst.protocolT0, initialization, &active))
+        rc = PCSCReturnCode(
+            returned: SCardReconnect(handle, share.dword, PCSCConst.protocolT0, initialization, &active))
     }
     try rc.check("SCardReconnect")
     guard let proto = PCSCProtocol(dword: active) else {
-        throw TransportError(.protocolError, function: "SCardReconnect", "the reader chose protocol \(active), neither T=0 nor T=1")
+        throw TransportError(
+            .protocolError, function: "SCardReconnect", "the reader chose protocol \(active), neither T=0 nor T=1")
     }
     return proto
 }
@@ -262,11 +275,12 @@ func statusATRSync(_ handle: SCARDHANDLE) throws(TransportError) -> [UInt8] {
     var proto: DWORD = 0
     var atr = [UInt8](repeating: 0, count: 40)
     var atrLength = DWORD(atr.count)
-    let rc = PCSCReturnCode(returned: nameBuffer.withUnsafeMutableBufferPointer { n in
-        atr.withUnsafeMutableBufferPointer { a in
-            SCardStatus(handle, n.baseAddress, &nameLength, &state, &proto, a.baseAddress, &atrLength)
-        }
-    })
+    let rc = PCSCReturnCode(
+        returned: nameBuffer.withUnsafeMutableBufferPointer { n in
+            atr.withUnsafeMutableBufferPointer { a in
+                SCardStatus(handle, n.baseAddress, &nameLength, &state, &proto, a.baseAddress, &atrLength)
+            }
+        })
     try rc.check("SCardStatus")
     return Array(atr.prefix(Int(atrLength)))
 }
@@ -276,11 +290,12 @@ func controlSync(_ handle: SCARDHANDLE, code: DWORD, input: [UInt8] = []) throws
     var out = [UInt8](repeating: 0, count: 1024)
     var outLength: DWORD = 0
     let outCapacity = DWORD(out.count)
-    let rc = PCSCReturnCode(returned: input.withUnsafeBufferPointer { i in
-        out.withUnsafeMutableBufferPointer { o in
-            SCardControl(handle, code, i.baseAddress, DWORD(i.count), o.baseAddress, outCapacity, &outLength)
-        }
-    })
+    let rc = PCSCReturnCode(
+        returned: input.withUnsafeBufferPointer { i in
+            out.withUnsafeMutableBufferPointer { o in
+                SCardControl(handle, code, i.baseAddress, DWORD(i.count), o.baseAddress, outCapacity, &outLength)
+            }
+        })
     try rc.check("SCardControl")
     return Array(out.prefix(Int(outLength)))
 }
@@ -289,7 +304,8 @@ func controlSync(_ handle: SCARDHANDLE, code: DWORD, input: [UInt8] = []) throws
 func getAttribSync(_ handle: SCARDHANDLE, attribute: DWORD) throws(TransportError) -> [UInt8] {
     var out = [UInt8](repeating: 0, count: 512)
     var length = DWORD(out.count)
-    let rc = PCSCReturnCode(returned: out.withUnsafeMutableBufferPointer { SCardGetAttrib(handle, attribute, $0.baseAddress, &length) })
+    let rc = PCSCReturnCode(
+        returned: out.withUnsafeMutableBufferPointer { SCardGetAttrib(handle, attribute, $0.baseAddress, &length) })
     try rc.check("SCardGetAttrib")
     return Array(out.prefix(Int(length)))
 }
@@ -301,7 +317,8 @@ func readReaderPropertiesSync(_ handle: SCARDHANDLE) -> ReaderProperties {
     if let features = try? controlSync(handle, code: DWORD(emrtd_pcsc_cm_ioctl_get_feature_request())) {
         props.features = ReaderProperties.parseFeatures(features)
         if let code = props.features[ReaderProperties.featureGetTLVProperties],
-           let tlv = try? controlSync(handle, code: DWORD(code)) {
+            let tlv = try? controlSync(handle, code: DWORD(code))
+        {
             props.tlvProperties = ReaderProperties.parseTLVProperties(tlv)
         }
     }

@@ -1,10 +1,11 @@
 internal import CPCSCLite
 internal import CPCSCLiteShims
-public import ISO7816
 import Dispatch
+public import ISO7816
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A `CardTransport` over a PC/SC reader (pcsc-lite): one card connection, with its own context
@@ -47,7 +48,9 @@ public final class PCSCCardTransport: CardTransport {
         }
     }
 
-    private init(name: String, share: PCSCShareMode, box: ContextBox, link: Link, atr: [UInt8], report: ReaderCapabilityReport) {
+    private init(
+        name: String, share: PCSCShareMode, box: ContextBox, link: Link, atr: [UInt8], report: ReaderCapabilityReport
+    ) {
         self.name = name
         self.shareMode = share
         self.box = box
@@ -66,8 +69,10 @@ public final class PCSCCardTransport: CardTransport {
     /// Connects to the card on `reader` (exact PC/SC name). Fails with `.noReader` when the reader
     /// does not exist, `.noCard` when no card is on it, `.sharingViolation` when another
     /// application holds it exclusively. Reads the reader's capabilities on the way.
-    public static func connect(reader: String, share: PCSCShareMode = .shared,
-                               profiles: ReaderProfiles = .builtIn) async throws -> PCSCCardTransport {
+    public static func connect(
+        reader: String, share: PCSCShareMode = .shared,
+        profiles: ReaderProfiles = .builtIn
+    ) async throws -> PCSCCardTransport {
         let box = try await ContextBox.establish(threadName: "pcsc-card")
         let (link, atr, props) = try await box.run { ctx, _ in
             let (handle, proto) = try connectSync(ctx, reader: reader, share: share)
@@ -81,7 +86,8 @@ public final class PCSCCardTransport: CardTransport {
                 throw error
             }
         }
-        let report = ReaderCapabilityReport(readerName: reader, properties: props, profile: profiles.profile(forReader: reader))
+        let report = ReaderCapabilityReport(
+            readerName: reader, properties: props, profile: profiles.profile(forReader: reader))
         return PCSCCardTransport(name: reader, share: share, box: box, link: link, atr: atr, report: report)
     }
 
@@ -95,8 +101,10 @@ public final class PCSCCardTransport: CardTransport {
     /// flickers in and out (a passport laid on a reader), is waited for again; when pcscd stops or
     /// restarts meanwhile (`SCARD_E_NO_SERVICE`, `SCARD_E_SERVICE_STOPPED`), a new context is established
     /// once it answers again. All within `timeout`. Only a pcscd that is not there at the start fails at once.
-    public static func connectWhenPresented(readerQuery: String?, timeout: Double, share: PCSCShareMode = .shared,
-                                            profiles: ReaderProfiles = .builtIn) async throws -> PCSCCardTransport {
+    public static func connectWhenPresented(
+        readerQuery: String?, timeout: Double, share: PCSCShareMode = .shared,
+        profiles: ReaderProfiles = .builtIn
+    ) async throws -> PCSCCardTransport {
         let deadline = PresenceDeadline(timeout)
         var context = try await PCSCContext.establish()
         var reader: String? = nil
@@ -114,7 +122,9 @@ public final class PCSCCardTransport: CardTransport {
                     // A card that leaves while SCardConnect powers it fails in many ways (pcsc-lite with vpcd:
                     // SCARD_E_PROTO_MISMATCH, the ATR being gone); it was a flicker when the reader saw the card go.
                     if try await context.cardLeft(since: state) {
-                        throw TransportError(.cardRemoved, function: e.function, "the card left the reader while connecting (\(e.message))", code: e.code)
+                        throw TransportError(
+                            .cardRemoved, function: e.function,
+                            "the card left the reader while connecting (\(e.message))", code: e.code)
                     }
                     // pcscd may not have noticed a card that left and came back within its polling interval:
                     // try again a few times, then report the failure (a card that never connects is not waited for)
@@ -163,9 +173,10 @@ public final class PCSCCardTransport: CardTransport {
             } catch let error as TransportError where isServiceLost(error) {
                 // pcscd stopped or restarted: the card session is gone with it (the card is powered anew);
                 // `reconnect` establishes a new context and connects afresh.
-                throw TransportError(.cardReset, function: error.function,
-                                     "the PC/SC service (pcscd) stopped; the card session is lost and needs a reconnect (\(error.message))",
-                                     code: error.code)
+                throw TransportError(
+                    .cardReset, function: error.function,
+                    "the PC/SC service (pcscd) stopped; the card session is lost and needs a reconnect (\(error.message))",
+                    code: error.code)
             }
         }
         let ns = DispatchTime.now().uptimeNanoseconds &- start
@@ -187,11 +198,12 @@ public final class PCSCCardTransport: CardTransport {
         let pci = link.proto == .t1 ? emrtd_pcsc_pci_t1() : emrtd_pcsc_pci_t0()
         var received = DWORD(link.buffer.count)
         let handle = link.handle
-        let rc = PCSCReturnCode(returned: bytes.withUnsafeBufferPointer { c in
-            link.buffer.withUnsafeMutableBufferPointer { r in
-                SCardTransmit(handle, pci, c.baseAddress, DWORD(c.count), nil, r.baseAddress, &received)
-            }
-        })
+        let rc = PCSCReturnCode(
+            returned: bytes.withUnsafeBufferPointer { c in
+                link.buffer.withUnsafeMutableBufferPointer { r in
+                    SCardTransmit(handle, pci, c.baseAddress, DWORD(c.count), nil, r.baseAddress, &received)
+                }
+            })
         try rc.check("SCardTransmit")
         return Array(link.buffer.prefix(Int(received)))
     }
@@ -201,11 +213,15 @@ public final class PCSCCardTransport: CardTransport {
     private static func removalDiagnosis(_ ctx: SCARDCONTEXT, reader: String, cancel: CancelFlag) -> TransportError? {
         for attempt in 0..<10 {
             if attempt > 0 { usleep(100_000) }
-            guard let raw = try? getStatusChangeSync(ctx, readers: [reader], current: [0], timeoutMilliseconds: 0, cancel: cancel),
-                  let state = raw.first.map({ PCSCReaderState(reader: reader, raw: $0) }) else { return nil }
+            guard
+                let raw = try? getStatusChangeSync(
+                    ctx, readers: [reader], current: [0], timeoutMilliseconds: 0, cancel: cancel),
+                let state = raw.first.map({ PCSCReaderState(reader: reader, raw: $0) })
+            else { return nil }
             if !state.flags.contains(.present) {
-                return TransportError(.cardRemoved, function: "SCardTransmit",
-                                      "the card was removed from the reader during the exchange")
+                return TransportError(
+                    .cardRemoved, function: "SCardTransmit",
+                    "the card was removed from the reader during the exchange")
             }
         }
         return nil
@@ -213,16 +229,20 @@ public final class PCSCCardTransport: CardTransport {
 
     /// A command and its response, with the T=0 GET RESPONSE / re-issue rules applied.
     /// Returns the response and the bytes sent/received on the link.
-    private static func exchange(_ link: Link, _ command: CommandAPDU) throws(TransportError) -> (ResponseAPDU, Int, Int) {
-        var sent = 0, received = 0
+    private static func exchange(_ link: Link, _ command: CommandAPDU) throws(TransportError) -> (
+        ResponseAPDU, Int, Int
+    ) {
+        var sent = 0
+        var received = 0
         func once(_ c: CommandAPDU) throws(TransportError) -> ResponseAPDU {
             let bytes = c.bytes
             let r = try rawTransmit(link, bytes)
             sent += bytes.count
             received += r.count
             guard let response = try? ResponseAPDU(bytes: r) else {
-                throw TransportError(.protocolError, function: "SCardTransmit",
-                                     "the card answered \(r.count) byte(s), without a status word")
+                throw TransportError(
+                    .protocolError, function: "SCardTransmit",
+                    "the card answered \(r.count) byte(s), without a status word")
             }
             return response
         }
@@ -241,11 +261,12 @@ public final class PCSCCardTransport: CardTransport {
         while response.statusWord.isMoreDataAvailable {
             rounds += 1
             guard rounds <= 257 else {
-                throw TransportError(.protocolError, function: "SCardTransmit", "the card kept answering 61xx to GET RESPONSE")
+                throw TransportError(
+                    .protocolError, function: "SCardTransmit", "the card kept answering 61xx to GET RESPONSE")
             }
             let sw2 = Int(response.statusWord.sw2)
             var getResponse = CommandAPDU.getResponse(ne: sw2 == 0 ? 256 : sw2)
-            getResponse.cla = command.cla & 0x03 // keep the logical channel
+            getResponse.cla = command.cla & 0x03  // keep the logical channel
             response = try once(getResponse)
             data += response.data
         }
@@ -270,7 +291,8 @@ public final class PCSCCardTransport: CardTransport {
         @Sendable func connectOrRevive(_ ctx: SCARDCONTEXT) throws(TransportError) -> ([UInt8], PCSCProtocol) {
             if link.connected {
                 if let proto = try? reconnectSync(link.handle, share: share, reset: reset),
-                   let atr = try? statusATRSync(link.handle) {
+                    let atr = try? statusATRSync(link.handle)
+                {
                     link.proto = proto
                     return (atr, proto)
                 }
@@ -293,10 +315,13 @@ public final class PCSCCardTransport: CardTransport {
                     let seen = try waitForCardSync(ctx, reader: reader, timeout: deadline.secondsLeft, cancel: cancel)
                     do {
                         return try connectOrRevive(ctx)
-                    } catch let e as TransportError where !isServiceLost(e) && e.kind != .cancelled && !isCardAbsence(e) {
+                    } catch let e as TransportError where !isServiceLost(e) && e.kind != .cancelled && !isCardAbsence(e)
+                    {
                         // as in connectWhenPresented: a failure while the card flickered out is its absence
                         if cardLeftSync(ctx, reader: reader, since: seen, cancel: cancel) {
-                            throw TransportError(.cardRemoved, function: e.function, "the card left the reader while connecting (\(e.message))", code: e.code)
+                            throw TransportError(
+                                .cardRemoved, function: e.function,
+                                "the card left the reader while connecting (\(e.message))", code: e.code)
                         }
                         failuresWithCardPresent += 1
                         guard failuresWithCardPresent <= PresenceDeadline.connectRetriesWithCardPresent else { throw e }
@@ -331,7 +356,8 @@ public final class PCSCCardTransport: CardTransport {
         let link = self.link
         try await box.run { _, _ in
             guard link.connected else {
-                throw TransportError(.cardRemoved, function: "SCardBeginTransaction", "not connected to a card (reconnect first)")
+                throw TransportError(
+                    .cardRemoved, function: "SCardBeginTransaction", "not connected to a card (reconnect first)")
             }
             try PCSCReturnCode(returned: SCardBeginTransaction(link.handle)).check("SCardBeginTransaction")
         }
@@ -342,8 +368,10 @@ public final class PCSCCardTransport: CardTransport {
         let link = self.link
         try await box.run { _, _ in
             guard link.connected else { return }
-            try PCSCReturnCode(returned: SCardEndTransaction(link.handle, resetCard ? PCSCConst.resetCard : PCSCConst.leaveCard))
-                .check("SCardEndTransaction")
+            try PCSCReturnCode(
+                returned: SCardEndTransaction(link.handle, resetCard ? PCSCConst.resetCard : PCSCConst.leaveCard)
+            )
+            .check("SCardEndTransaction")
         }
     }
 
@@ -353,8 +381,10 @@ public final class PCSCCardTransport: CardTransport {
         try await box.run { _, _ in
             guard link.connected else { return }
             link.connected = false
-            try PCSCReturnCode(returned: SCardDisconnect(link.handle, resetCard ? PCSCConst.resetCard : PCSCConst.leaveCard))
-                .check("SCardDisconnect")
+            try PCSCReturnCode(
+                returned: SCardDisconnect(link.handle, resetCard ? PCSCConst.resetCard : PCSCConst.leaveCard)
+            )
+            .check("SCardDisconnect")
         }
     }
 }
@@ -380,8 +410,9 @@ struct PresenceDeadline: Sendable {
 
     /// The error that ends the wait once no time is left: a timeout naming what kept it from succeeding.
     func expired(after error: TransportError) -> TransportError {
-        TransportError(.timeout, function: error.function,
-                       "no card could be connected within \(formatSeconds(timeout)) s (last: \(error.message))", code: error.code)
+        TransportError(
+            .timeout, function: error.function,
+            "no card could be connected within \(formatSeconds(timeout)) s (last: \(error.message))", code: error.code)
     }
 
     /// Sleeps `milliseconds` (not past the deadline) before the next attempt, or throws `expired` when no time is left.

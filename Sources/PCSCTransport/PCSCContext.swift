@@ -1,7 +1,8 @@
 internal import CPCSCLite
 public import ISO7816
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A reader and what SCardGetStatusChange says about it.
@@ -38,8 +39,9 @@ public struct PCSCReaderState: Hashable, Sendable {
     }
 
     init(reader: String, raw: RawReaderState) {
-        self.init(reader: reader, flags: Flags(rawValue: UInt32(raw.eventState & 0xFFFF)),
-                  eventCounter: UInt16(truncatingIfNeeded: raw.eventState >> 16), atr: raw.atr)
+        self.init(
+            reader: reader, flags: Flags(rawValue: UInt32(raw.eventState & 0xFFFF)),
+            eventCounter: UInt16(truncatingIfNeeded: raw.eventState >> 16), atr: raw.atr)
     }
 
     public var isCardPresent: Bool { flags.contains(.present) && !flags.contains(.mute) }
@@ -74,8 +76,11 @@ public final class PCSCContext: Sendable {
         try await box.run { ctx, cancel in
             let names = try readers ?? listReadersSync(ctx)
             if names.isEmpty { return [] }
-            guard let raw = try getStatusChangeSync(ctx, readers: names, current: names.map { _ in 0 },
-                                                    timeoutMilliseconds: 0, cancel: cancel) else {
+            guard
+                let raw = try getStatusChangeSync(
+                    ctx, readers: names, current: names.map { _ in 0 },
+                    timeoutMilliseconds: 0, cancel: cancel)
+            else {
                 throw PCSCReturnCode.timeout.error(function: "SCardGetStatusChange")
             }
             return zip(names, raw).map { PCSCReaderState(reader: $0, raw: $1) }
@@ -94,7 +99,9 @@ public final class PCSCContext: Sendable {
     /// The capabilities of `reader` as the driver and the profiles describe them, read over a
     /// direct connection (no card needed). Drivers that refuse direct connections give only the
     /// profile's view.
-    public func capabilityReport(reader: String, profiles: ReaderProfiles = .builtIn) async throws -> ReaderCapabilityReport {
+    public func capabilityReport(reader: String, profiles: ReaderProfiles = .builtIn) async throws
+        -> ReaderCapabilityReport
+    {
         let props: ReaderProperties = try await box.run { ctx, _ in
             guard try listReadersSync(ctx).contains(reader) else {
                 throw PCSCReturnCode.unknownReader.error(function: "SCardConnect")
@@ -103,13 +110,16 @@ public final class PCSCContext: Sendable {
             defer { _ = SCardDisconnect(handle, PCSCConst.leaveCard) }
             return readReaderPropertiesSync(handle)
         }
-        return ReaderCapabilityReport(readerName: reader, properties: props, profile: profiles.profile(forReader: reader))
+        return ReaderCapabilityReport(
+            readerName: reader, properties: props, profile: profiles.profile(forReader: reader))
     }
 
     /// Connects to the card on `reader` (see `PCSCCardTransport.connect`); the connection has its
     /// own context and thread.
-    public func connect(reader: String, share: PCSCShareMode = .shared,
-                        profiles: ReaderProfiles = .builtIn) async throws -> PCSCCardTransport {
+    public func connect(
+        reader: String, share: PCSCShareMode = .shared,
+        profiles: ReaderProfiles = .builtIn
+    ) async throws -> PCSCCardTransport {
         try await PCSCCardTransport.connect(reader: reader, share: share, profiles: profiles)
     }
 
@@ -127,9 +137,13 @@ public final class PCSCContext: Sendable {
         let hits = names.filter { $0.lowercased().contains(query.lowercased()) }
         if hits.count == 1 { return hits[0] }
         if hits.isEmpty {
-            throw TransportError(.noReader, function: "selectReader", "no reader matches \"\(query)\" (readers: \(names.joined(separator: ", ")))")
+            throw TransportError(
+                .noReader, function: "selectReader",
+                "no reader matches \"\(query)\" (readers: \(names.joined(separator: ", ")))")
         }
-        throw TransportError(.noReader, function: "selectReader", "\"\(query)\" matches several readers: \(hits.joined(separator: ", "))")
+        throw TransportError(
+            .noReader, function: "selectReader", "\"\(query)\" matches several readers: \(hits.joined(separator: ", "))"
+        )
     }
 }
 
@@ -147,22 +161,29 @@ func cardLeftSync(_ ctx: SCARDCONTEXT, reader: String, since seen: PCSCReaderSta
     for attempt in 0..<10 {
         if attempt > 0 { usleep(100_000) }
         if cancel.isSet { return false }
-        guard let raw = try? getStatusChangeSync(ctx, readers: [reader], current: [0], timeoutMilliseconds: 0, cancel: cancel),
-              let now = raw.first.map({ PCSCReaderState(reader: reader, raw: $0) }) else { return false }
+        guard
+            let raw = try? getStatusChangeSync(
+                ctx, readers: [reader], current: [0], timeoutMilliseconds: 0, cancel: cancel),
+            let now = raw.first.map({ PCSCReaderState(reader: reader, raw: $0) })
+        else { return false }
         if !now.isCardPresent || now.eventCounter != seen.eventCounter { return true }
     }
     return false
 }
 
 /// The wait loop of `waitForCard`, also used by `PCSCCardTransport.reconnect`.
-func waitForCardSync(_ ctx: SCARDCONTEXT, reader: String?, timeout: Double, cancel: CancelFlag) throws(TransportError) -> PCSCReaderState {
+func waitForCardSync(_ ctx: SCARDCONTEXT, reader: String?, timeout: Double, cancel: CancelFlag) throws(TransportError)
+    -> PCSCReaderState
+{
     let start = ContinuousClock.now
     let limit = Duration.milliseconds(Int64(max(0, timeout) * 1000))
     var known: [String: UInt64] = [:]
     while true {
         var names = try listReadersSync(ctx)
         if let reader {
-            guard names.contains(reader) else { throw PCSCReturnCode.unknownReader.error(function: "SCardGetStatusChange") }
+            guard names.contains(reader) else {
+                throw PCSCReturnCode.unknownReader.error(function: "SCardGetStatusChange")
+            }
             names = [reader]
         }
         let watched = names + [pnpNotificationReader]
@@ -170,10 +191,14 @@ func waitForCardSync(_ ctx: SCARDCONTEXT, reader: String?, timeout: Double, canc
         let elapsed = ContinuousClock.now - start
         let left = elapsed >= limit ? 0 : Int((limit - elapsed) / .milliseconds(1))
         // The first pass (all unaware) returns at once with the current states.
-        guard let raw = try getStatusChangeSync(ctx, readers: watched, current: current,
-                                                timeoutMilliseconds: left, cancel: cancel) else {
-            throw TransportError(.timeout, function: "SCardGetStatusChange",
-                                 "no card was presented within \(formatSeconds(timeout)) s")
+        guard
+            let raw = try getStatusChangeSync(
+                ctx, readers: watched, current: current,
+                timeoutMilliseconds: left, cancel: cancel)
+        else {
+            throw TransportError(
+                .timeout, function: "SCardGetStatusChange",
+                "no card was presented within \(formatSeconds(timeout)) s")
         }
         for (name, r) in zip(watched, raw) {
             let state = PCSCReaderState(reader: name, raw: r)
@@ -181,8 +206,9 @@ func waitForCardSync(_ ctx: SCARDCONTEXT, reader: String?, timeout: Double, canc
             known[name] = state.dwordValue
         }
         if ContinuousClock.now - start >= limit {
-            throw TransportError(.timeout, function: "SCardGetStatusChange",
-                                 "no card was presented within \(formatSeconds(timeout)) s")
+            throw TransportError(
+                .timeout, function: "SCardGetStatusChange",
+                "no card was presented within \(formatSeconds(timeout)) s")
         }
     }
 }

@@ -17,7 +17,8 @@ public enum PCSCEvent: Hashable, Sendable, CustomStringConvertible {
 
     public var reader: String {
         switch self {
-        case .readerAdded(let r), .readerRemoved(let r), .cardInserted(let r, _), .cardRemoved(let r), .cardMute(let r): return r
+        case .readerAdded(let r), .readerRemoved(let r), .cardInserted(let r, _), .cardRemoved(let r), .cardMute(let r):
+            return r
         }
     }
 
@@ -25,7 +26,9 @@ public enum PCSCEvent: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .readerAdded(let r): return "reader added: \(r)"
         case .readerRemoved(let r): return "reader removed: \(r)"
-        case .cardInserted(let r, let atr): return "card inserted: \(r) ATR \(atr.map { String($0, radix: 16, uppercase: true).leftPadded(to: 2) }.joined())"
+        case .cardInserted(let r, let atr):
+            return
+                "card inserted: \(r) ATR \(atr.map { String($0, radix: 16, uppercase: true).leftPadded(to: 2) }.joined())"
         case .cardRemoved(let r): return "card removed: \(r)"
         case .cardMute(let r): return "card mute (no answer to reset): \(r)"
         }
@@ -48,7 +51,8 @@ public enum PCSCEvent: Hashable, Sendable, CustomStringConvertible {
                 if n.isCardMute { out.append(.cardMute(reader: name)) }
                 continue
             }
-            let was = o.flags.contains(.present), now = n.flags.contains(.present)
+            let was = o.flags.contains(.present)
+            let now = n.flags.contains(.present)
             if was && now && counterJump(o, n) {
                 out.append(.cardRemoved(reader: name))
                 if n.isCardPresent { out.append(.cardInserted(reader: name, atr: n.atr)) }
@@ -80,9 +84,12 @@ extension PCSCContext {
     ///
     /// `reader`: only events of readers whose name equals it or contains it (case-insensitive).
     /// The stream runs its own context on its own thread. It ends with an error when pcscd goes away.
-    public static func events(reader: String? = nil, includeInitialState: Bool = true) -> AsyncThrowingStream<PCSCEvent, any Error> {
+    public static func events(reader: String? = nil, includeInitialState: Bool = true) -> AsyncThrowingStream<
+        PCSCEvent, any Error
+    > {
         AsyncThrowingStream { continuation in
-            let monitor = EventMonitor(filter: reader, includeInitialState: includeInitialState, continuation: continuation)
+            let monitor = EventMonitor(
+                filter: reader, includeInitialState: includeInitialState, continuation: continuation)
             continuation.onTermination = { _ in monitor.stop() }
             monitor.start()
         }
@@ -99,7 +106,9 @@ final class EventMonitor: Sendable {
     /// The context while the loop runs (0 before and after), for `SCardCancel`.
     private let context = Mutex<SCARDCONTEXT>(0)
 
-    init(filter: String?, includeInitialState: Bool, continuation: AsyncThrowingStream<PCSCEvent, any Error>.Continuation) {
+    init(
+        filter: String?, includeInitialState: Bool, continuation: AsyncThrowingStream<PCSCEvent, any Error>.Continuation
+    ) {
         self.filter = filter
         self.includeInitialState = includeInitialState
         self.continuation = continuation
@@ -145,8 +154,10 @@ final class EventMonitor: Sendable {
             let current = names.map { states[$0]?.dwordValue ?? 0 } + [pnpState]
             // Readers that vanished before we could look: diff them out now.
             var next = states.filter { names.contains($0.key) }
-            if let raw = try getStatusChangeSync(ctx, readers: watched, current: current,
-                                                 timeoutMilliseconds: nil, cancel: cancel) {
+            if let raw = try getStatusChangeSync(
+                ctx, readers: watched, current: current,
+                timeoutMilliseconds: nil, cancel: cancel)
+            {
                 for (name, r) in zip(watched, raw) {
                     if name == pnpNotificationReader {
                         pnpState = r.eventState & ~UInt64(PCSCConst.stateChanged)

@@ -76,39 +76,67 @@ public struct PCSCReturnCode: Hashable, Sendable, CustomStringConvertible {
 
     static let table: [UInt32: Entry] = {
         var t: [UInt32: Entry] = [:]
-        func add(_ code: UInt32, _ symbol: String, _ kind: TransportError.Kind, _ meaning: String) { t[code] = Entry(symbol: symbol, kind: kind, meaning: meaning) }
+        func add(_ code: UInt32, _ symbol: String, _ kind: TransportError.Kind, _ meaning: String) {
+            t[code] = Entry(symbol: symbol, kind: kind, meaning: meaning)
+        }
         add(0x0000_0000, "SCARD_S_SUCCESS", .other, "no error")
         add(0x8010_0001, "SCARD_F_INTERNAL_ERROR", .other, "an internal consistency check failed in the PC/SC service")
         add(0x8010_0002, "SCARD_E_CANCELLED", .cancelled, "the wait was cancelled (SCardCancel)")
-        add(0x8010_0003, "SCARD_E_INVALID_HANDLE", .readerUnavailable, "the card or context handle is no longer valid (reader unplugged or pcscd restarted)")
+        add(
+            0x8010_0003, "SCARD_E_INVALID_HANDLE", .readerUnavailable,
+            "the card or context handle is no longer valid (reader unplugged or pcscd restarted)")
         add(0x8010_0004, "SCARD_E_INVALID_PARAMETER", .other, "a parameter of the call was invalid")
         add(0x8010_0005, "SCARD_E_INVALID_TARGET", .other, "registry startup information is missing or invalid")
         add(0x8010_0006, "SCARD_E_NO_MEMORY", .other, "not enough memory in the PC/SC service")
         add(0x8010_0007, "SCARD_F_WAITED_TOO_LONG", .timeout, "an internal timer of the PC/SC service expired")
-        add(0x8010_0008, "SCARD_E_INSUFFICIENT_BUFFER", .protocolError, "the response is larger than the receive buffer")
+        add(
+            0x8010_0008, "SCARD_E_INSUFFICIENT_BUFFER", .protocolError, "the response is larger than the receive buffer"
+        )
         add(0x8010_0009, "SCARD_E_UNKNOWN_READER", .noReader, "no reader of that name is known to pcscd")
         add(0x8010_000A, "SCARD_E_TIMEOUT", .timeout, "the timeout expired")
-        add(0x8010_000B, "SCARD_E_SHARING_VIOLATION", .sharingViolation, "another application holds the card (exclusive access or open transaction)")
+        add(
+            0x8010_000B, "SCARD_E_SHARING_VIOLATION", .sharingViolation,
+            "another application holds the card (exclusive access or open transaction)")
         add(0x8010_000C, "SCARD_E_NO_SMARTCARD", .noCard, "no card is on the reader")
         add(0x8010_000D, "SCARD_E_UNKNOWN_CARD", .other, "the card name is not recognised")
         add(0x8010_000E, "SCARD_E_CANT_DISPOSE", .other, "the card could not be disposed of as requested")
-        add(0x8010_000F, "SCARD_E_PROTO_MISMATCH", .protocolError, "the card does not support the requested protocol (T=0/T=1)")
+        add(
+            0x8010_000F, "SCARD_E_PROTO_MISMATCH", .protocolError,
+            "the card does not support the requested protocol (T=0/T=1)")
         add(0x8010_0010, "SCARD_E_NOT_READY", .readerUnavailable, "the reader or card is not ready to accept commands")
         add(0x8010_0011, "SCARD_E_INVALID_VALUE", .other, "a parameter value was invalid")
-        add(0x8010_0012, "SCARD_E_SYSTEM_CANCELLED", .cancelled, "the system cancelled the operation (log-off or shutdown)")
-        add(0x8010_0013, "SCARD_F_COMM_ERROR", .protocolError, "internal communication error between the application and pcscd")
+        add(
+            0x8010_0012, "SCARD_E_SYSTEM_CANCELLED", .cancelled,
+            "the system cancelled the operation (log-off or shutdown)")
+        add(
+            0x8010_0013, "SCARD_F_COMM_ERROR", .protocolError,
+            "internal communication error between the application and pcscd")
         add(0x8010_0014, "SCARD_F_UNKNOWN_ERROR", .other, "an internal error of unknown source in the PC/SC service")
         add(0x8010_0015, "SCARD_E_INVALID_ATR", .protocolError, "the card's answer-to-reset is not valid")
-        add(0x8010_0016, "SCARD_E_NOT_TRANSACTED", .protocolError, "the reader did not carry out the exchange (driver refused or failed the request)")
-        add(0x8010_0017, "SCARD_E_READER_UNAVAILABLE", .readerUnavailable, "the reader is not available (unplugged or failing)")
+        add(
+            0x8010_0016, "SCARD_E_NOT_TRANSACTED", .protocolError,
+            "the reader did not carry out the exchange (driver refused or failed the request)")
+        add(
+            0x8010_0017, "SCARD_E_READER_UNAVAILABLE", .readerUnavailable,
+            "the reader is not available (unplugged or failing)")
         add(0x8010_0018, "SCARD_P_SHUTDOWN", .readerUnavailable, "the PC/SC service is shutting down")
-        add(0x8010_0019, "SCARD_E_PCI_TOO_SMALL", .protocolError, "the protocol control information buffer is too small")
-        add(0x8010_001A, "SCARD_E_READER_UNSUPPORTED", .readerUnavailable, "the reader driver does not meet the minimal requirements")
-        add(0x8010_001B, "SCARD_E_DUPLICATE_READER", .readerUnavailable, "the reader driver did not produce a unique reader name")
+        add(
+            0x8010_0019, "SCARD_E_PCI_TOO_SMALL", .protocolError, "the protocol control information buffer is too small"
+        )
+        add(
+            0x8010_001A, "SCARD_E_READER_UNSUPPORTED", .readerUnavailable,
+            "the reader driver does not meet the minimal requirements")
+        add(
+            0x8010_001B, "SCARD_E_DUPLICATE_READER", .readerUnavailable,
+            "the reader driver did not produce a unique reader name")
         add(0x8010_001C, "SCARD_E_CARD_UNSUPPORTED", .protocolError, "the card does not meet the minimal requirements")
-        add(0x8010_001D, "SCARD_E_NO_SERVICE", .readerUnavailable, "the PC/SC service (pcscd) is not running or refused access (polkit)")
+        add(
+            0x8010_001D, "SCARD_E_NO_SERVICE", .readerUnavailable,
+            "the PC/SC service (pcscd) is not running or refused access (polkit)")
         add(0x8010_001E, "SCARD_E_SERVICE_STOPPED", .readerUnavailable, "the PC/SC service (pcscd) stopped")
-        add(0x8010_001F, "SCARD_E_UNSUPPORTED_FEATURE", .other, "the reader or driver does not support this feature (SCARD_E_UNEXPECTED)")
+        add(
+            0x8010_001F, "SCARD_E_UNSUPPORTED_FEATURE", .other,
+            "the reader or driver does not support this feature (SCARD_E_UNEXPECTED)")
         add(0x8010_0020, "SCARD_E_ICC_INSTALLATION", .other, "no primary provider for the card")
         add(0x8010_0021, "SCARD_E_ICC_CREATEORDER", .other, "the requested order of object creation is not supported")
         add(0x8010_0023, "SCARD_E_DIR_NOT_FOUND", .other, "the directory does not exist on the card")
@@ -126,12 +154,20 @@ public struct PCSCReturnCode: Hashable, Sendable, CustomStringConvertible {
         add(0x8010_002F, "SCARD_E_COMM_DATA_LOST", .protocolError, "communication with the card failed; data was lost")
         add(0x8010_0030, "SCARD_E_NO_KEY_CONTAINER", .other, "the key container does not exist")
         add(0x8010_0031, "SCARD_E_SERVER_TOO_BUSY", .readerUnavailable, "the PC/SC service is too busy")
-        add(0x8010_0065, "SCARD_W_UNSUPPORTED_CARD", .protocolError, "the reader cannot communicate with the card (ATR configuration conflict)")
+        add(
+            0x8010_0065, "SCARD_W_UNSUPPORTED_CARD", .protocolError,
+            "the reader cannot communicate with the card (ATR configuration conflict)")
         add(0x8010_0066, "SCARD_W_UNRESPONSIVE_CARD", .protocolError, "the card does not answer to reset (mute card)")
-        add(0x8010_0067, "SCARD_W_UNPOWERED_CARD", .cardReset, "the card was powered down; reconnect to power it up again")
-        add(0x8010_0068, "SCARD_W_RESET_CARD", .cardReset, "the card was reset by another application; reconnect needed")
+        add(
+            0x8010_0067, "SCARD_W_UNPOWERED_CARD", .cardReset,
+            "the card was powered down; reconnect to power it up again")
+        add(
+            0x8010_0068, "SCARD_W_RESET_CARD", .cardReset, "the card was reset by another application; reconnect needed"
+        )
         add(0x8010_0069, "SCARD_W_REMOVED_CARD", .cardRemoved, "the card was removed from the reader")
-        add(0x8010_006A, "SCARD_W_SECURITY_VIOLATION", .other, "access was denied (with polkit: org.debian.pcsc-lite.access_card refused this user or reader)")
+        add(
+            0x8010_006A, "SCARD_W_SECURITY_VIOLATION", .other,
+            "access was denied (with polkit: org.debian.pcsc-lite.access_card refused this user or reader)")
         add(0x8010_006B, "SCARD_W_WRONG_CHV", .other, "the wrong PIN was presented")
         add(0x8010_006C, "SCARD_W_CHV_BLOCKED", .other, "the PIN is blocked")
         add(0x8010_006D, "SCARD_W_EOF", .other, "end of the card file reached")

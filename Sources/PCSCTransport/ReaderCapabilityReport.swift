@@ -37,7 +37,9 @@ public struct ReaderCapabilityReport: Hashable, Sendable {
     ///   its sizes cap the driver's;
     /// - when the driver reports short only, the profile cannot widen it (the driver would refuse);
     /// - neither: `isKnown` false, short-APDU sizes (safe), so the reader module probes.
-    public static func combine(properties: ReaderProperties, profile: ReaderProfile?) -> (TransportCapabilities, [String]) {
+    public static func combine(properties: ReaderProperties, profile: ReaderProfile?) -> (
+        TransportCapabilities, [String]
+    ) {
         var notes: [String] = []
         var fromReader: TransportCapabilities? = nil
         if let d = properties.maxAPDUDataSize {
@@ -46,9 +48,10 @@ public struct ReaderCapabilityReport: Hashable, Sendable {
                 notes.append("driver: dwMaxAPDUDataSize 0 (short APDUs only)")
             } else {
                 let data = Int(min(d, 65536))
-                fromReader = TransportCapabilities(supportsExtendedLength: true,
-                                                   maxCommandSize: min(65544, 4 + 3 + min(data, 65535) + 2),
-                                                   maxResponseSize: min(65538, data + 2))
+                fromReader = TransportCapabilities(
+                    supportsExtendedLength: true,
+                    maxCommandSize: min(65544, 4 + 3 + min(data, 65535) + 2),
+                    maxResponseSize: min(65538, data + 2))
                 notes.append("driver: dwMaxAPDUDataSize \(d) (extended APDUs)")
             }
         } else if properties.isEmpty {
@@ -63,28 +66,34 @@ public struct ReaderCapabilityReport: Hashable, Sendable {
             notes.append("profile: \(profile.id) (\(profile.status))")
             if let ext = profile.extendedLength {
                 let base: TransportCapabilities = ext ? .extended : .shortOnly
-                fromProfile = TransportCapabilities(supportsExtendedLength: ext,
-                                                    maxCommandSize: profile.maxCommandSize ?? base.maxCommandSize,
-                                                    maxResponseSize: profile.maxResponseSize ?? base.maxResponseSize)
+                fromProfile = TransportCapabilities(
+                    supportsExtendedLength: ext,
+                    maxCommandSize: profile.maxCommandSize ?? base.maxCommandSize,
+                    maxResponseSize: profile.maxResponseSize ?? base.maxResponseSize)
             }
         }
 
         switch (fromReader, fromProfile) {
-        case let (r?, p?):
+        case (let r?, let p?):
             if !p.supportsExtendedLength {
-                if r.supportsExtendedLength { notes.append("profile overrides the driver: short APDUs only (known quirk)") }
+                if r.supportsExtendedLength {
+                    notes.append("profile overrides the driver: short APDUs only (known quirk)")
+                }
                 return (p, notes)
             }
             if !r.supportsExtendedLength {
                 notes.append("driver reports short APDUs only; the profile's extended length is not used")
                 return (r, notes)
             }
-            return (TransportCapabilities(supportsExtendedLength: true,
-                                          maxCommandSize: min(r.maxCommandSize, p.maxCommandSize),
-                                          maxResponseSize: min(r.maxResponseSize, p.maxResponseSize)), notes)
-        case let (r?, nil):
+            return (
+                TransportCapabilities(
+                    supportsExtendedLength: true,
+                    maxCommandSize: min(r.maxCommandSize, p.maxCommandSize),
+                    maxResponseSize: min(r.maxResponseSize, p.maxResponseSize)), notes
+            )
+        case (let r?, nil):
             return (r, notes)
-        case let (nil, p?):
+        case (nil, let p?):
             return (p, notes)
         case (nil, nil):
             notes.append("extended-length support unknown: probe")

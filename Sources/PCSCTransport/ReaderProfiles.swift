@@ -9,14 +9,19 @@ public struct ReaderProfile: Codable, Hashable, Sendable {
         public var description: String
         public var workaround: String?
         public init(id: String, description: String, workaround: String?) {
-            self.id = id; self.description = description; self.workaround = workaround
+            self.id = id
+            self.description = description
+            self.workaround = workaround
         }
     }
 
     public struct Source: Codable, Hashable, Sendable {
         public var title: String
         public var url: String
-        public init(title: String, url: String) { self.title = title; self.url = url }
+        public init(title: String, url: String) {
+            self.title = title
+            self.url = url
+        }
     }
 
     /// A stable identifier, e.g. "acs-acr1252u".
@@ -40,13 +45,23 @@ public struct ReaderProfile: Codable, Hashable, Sendable {
     public var testedWith: String?
     public var notes: String?
 
-    public init(id: String, vendor: String, model: String, match: [String], extendedLength: Bool?,
-                maxCommandSize: Int?, maxResponseSize: Int?, quirks: [Quirk], sources: [Source],
-                status: String, testedWith: String?, notes: String?) {
-        self.id = id; self.vendor = vendor; self.model = model; self.match = match
-        self.extendedLength = extendedLength; self.maxCommandSize = maxCommandSize
-        self.maxResponseSize = maxResponseSize; self.quirks = quirks; self.sources = sources
-        self.status = status; self.testedWith = testedWith; self.notes = notes
+    public init(
+        id: String, vendor: String, model: String, match: [String], extendedLength: Bool?,
+        maxCommandSize: Int?, maxResponseSize: Int?, quirks: [Quirk], sources: [Source],
+        status: String, testedWith: String?, notes: String?
+    ) {
+        self.id = id
+        self.vendor = vendor
+        self.model = model
+        self.match = match
+        self.extendedLength = extendedLength
+        self.maxCommandSize = maxCommandSize
+        self.maxResponseSize = maxResponseSize
+        self.quirks = quirks
+        self.sources = sources
+        self.status = status
+        self.testedWith = testedWith
+        self.notes = notes
     }
 
     public var isTested: Bool { status == "tested" }
@@ -95,15 +110,23 @@ public struct ReaderProfiles: Hashable, Sendable {
             throw ReaderProfilesError(path: path, reason: "not a valid readers file: \(error)")
         }
         guard file.schema == Self.schemaName else {
-            throw ReaderProfilesError(path: path, reason: "schema is \"\(file.schema)\", expected \"\(Self.schemaName)\"")
+            throw ReaderProfilesError(
+                path: path, reason: "schema is \"\(file.schema)\", expected \"\(Self.schemaName)\"")
         }
         var ids = Set<String>()
         for p in file.readers {
-            guard ids.insert(p.id).inserted else { throw ReaderProfilesError(path: path, reason: "duplicate profile id \(p.id)") }
-            guard !p.match.isEmpty else { throw ReaderProfilesError(path: path, reason: "profile \(p.id) has no match pattern") }
-            guard !p.sources.isEmpty else { throw ReaderProfilesError(path: path, reason: "profile \(p.id) cites no source") }
+            guard ids.insert(p.id).inserted else {
+                throw ReaderProfilesError(path: path, reason: "duplicate profile id \(p.id)")
+            }
+            guard !p.match.isEmpty else {
+                throw ReaderProfilesError(path: path, reason: "profile \(p.id) has no match pattern")
+            }
+            guard !p.sources.isEmpty else {
+                throw ReaderProfilesError(path: path, reason: "profile \(p.id) cites no source")
+            }
             guard p.status == "tested" || p.status == "untested" else {
-                throw ReaderProfilesError(path: path, reason: "profile \(p.id) status must be \"tested\" or \"untested\"")
+                throw ReaderProfilesError(
+                    path: path, reason: "profile \(p.id) status must be \"tested\" or \"untested\"")
             }
             if let c = p.maxCommandSize, c < 5 || c > 65544 {
                 throw ReaderProfilesError(path: path, reason: "profile \(p.id) maxCommandSize \(c) outside 5...65544")
@@ -142,16 +165,24 @@ public struct ReaderProfiles: Hashable, Sendable {
 
     /// Case-insensitive glob match of the whole `name`: `*` matches any run, `?` one character.
     public static func glob(_ pattern: String, matches name: String) -> Bool {
-        let p = Array(pattern.lowercased()), s = Array(name.lowercased())
-        var pi = 0, si = 0
-        var star = -1, mark = 0
+        let p = Array(pattern.lowercased())
+        let s = Array(name.lowercased())
+        var pi = 0
+        var si = 0
+        var star = -1
+        var mark = 0
         while si < s.count {
             if pi < p.count && (p[pi] == "?" || p[pi] == s[si]) {
-                pi += 1; si += 1
+                pi += 1
+                si += 1
             } else if pi < p.count && p[pi] == "*" {
-                star = pi; mark = si; pi += 1
+                star = pi
+                mark = si
+                pi += 1
             } else if star >= 0 {
-                pi = star + 1; mark += 1; si = mark
+                pi = star + 1
+                mark += 1
+                si = mark
             } else {
                 return false
             }

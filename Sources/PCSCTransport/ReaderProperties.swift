@@ -34,7 +34,9 @@ public struct ReaderProperties: Hashable, Sendable {
 
     /// USB vendor:product, when reported.
     public var usbID: (vendor: UInt16, product: UInt16)? {
-        guard let v = tlvProperties[Self.propertyIdVendor], let p = tlvProperties[Self.propertyIdProduct] else { return nil }
+        guard let v = tlvProperties[Self.propertyIdVendor], let p = tlvProperties[Self.propertyIdProduct] else {
+            return nil
+        }
         return (UInt16(truncatingIfNeeded: Self.littleEndian(v)), UInt16(truncatingIfNeeded: Self.littleEndian(p)))
     }
 
@@ -52,7 +54,8 @@ public struct ReaderProperties: Hashable, Sendable {
         var out: [UInt8: UInt32] = [:]
         var i = 0
         while i + 2 <= bytes.count {
-            let tag = bytes[i], length = Int(bytes[i + 1])
+            let tag = bytes[i]
+            let length = Int(bytes[i + 1])
             guard i + 2 + length <= bytes.count else { break }
             if length == 4 {
                 let v = bytes[(i + 2)..<(i + 6)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
@@ -68,7 +71,8 @@ public struct ReaderProperties: Hashable, Sendable {
         var out: [UInt8: [UInt8]] = [:]
         var i = 0
         while i + 2 <= bytes.count {
-            let tag = bytes[i], length = Int(bytes[i + 1])
+            let tag = bytes[i]
+            let length = Int(bytes[i + 1])
             guard i + 2 + length <= bytes.count else { break }
             out[tag] = Array(bytes[(i + 2)..<(i + 2 + length)])
             i += 2 + length

@@ -110,9 +110,11 @@ public struct StepUpError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Fields missing for identity proofing (code `notReadyForProofing`).
     public var missingFields: [String]
 
-    public init(_ code: Code, step: Step, field: String? = nil, expected: String? = nil, reason: String,
-                httpStatus: Int? = nil, traceId: String? = nil, remoteError: SignicatErrorObject? = nil,
-                missingFields: [String] = []) {
+    public init(
+        _ code: Code, step: Step, field: String? = nil, expected: String? = nil, reason: String,
+        httpStatus: Int? = nil, traceId: String? = nil, remoteError: SignicatErrorObject? = nil,
+        missingFields: [String] = []
+    ) {
         self.code = code
         self.step = step
         self.field = field
@@ -128,8 +130,8 @@ public struct StepUpError: Error, Hashable, Sendable, CustomStringConvertible {
     public var isRemote: Bool {
         switch code {
         case .httpUnauthorized, .httpForbidden, .httpNotFound, .httpRateLimited, .httpServerError,
-             .httpUnexpectedStatus, .timeout, .nonJSONResponse, .missingAuthorization, .invalidResponse,
-             .transportFailure:
+            .httpUnexpectedStatus, .timeout, .nonJSONResponse, .missingAuthorization, .invalidResponse,
+            .transportFailure:
             return true
         default:
             return false

@@ -14,7 +14,8 @@ struct CASelection {
 extension ChipEngine {
     /// MSE (ISO/IEC 7816-4 §11.5.11): C1A4 Set AT for PACE, 41A4 Set AT for Chip Authentication,
     /// 41A6 Set KAT for Chip Authentication with 3DES. Terminal Authentication (81B6) is not offered.
-    mutating func manageSecurityEnvironment(_ command: CommandAPDU, protected: Bool) throws(ChipFailure) -> ResponseAPDU {
+    mutating func manageSecurityEnvironment(_ command: CommandAPDU, protected: Bool) throws(ChipFailure) -> ResponseAPDU
+    {
         switch (command.p1, command.p2) {
         case (0xC1, 0xA4):
             guard !protected else { throw .conditionsOfUse }
@@ -62,8 +63,9 @@ extension ChipEngine {
         chipAuthentication = nil
         let objects = try DataObjects.parse(command.data)
         guard let oidBytes = objects[0x80],
-              let oid = try? ASN1TLV.ObjectIdentifier(contents: oidBytes[...]),
-              let (ecdh, cipher) = ChipSecurityInfos.chipAuthenticationProtocol(oid) else { throw .wrongData }
+            let oid = try? ASN1TLV.ObjectIdentifier(contents: oidBytes[...]),
+            let (ecdh, cipher) = ChipSecurityInfos.chipAuthenticationProtocol(oid)
+        else { throw .wrongData }
         guard let key = profile.keys.chipAuthentication else { throw .referencedDataNotFound }
         switch key.agreement {
         case .ecdh: guard ecdh else { throw .wrongData }
@@ -154,7 +156,8 @@ extension ChipEngine {
         let m1Length = modulusLength - hash.outputLength - trailer.count - 1
         guard m1Length > 0, modulusBits % 8 == 0 else { throw ChipFailure.noPreciseDiagnosis }
         let m1 = randomBytes(m1Length)
-        return try key.rsaPrivateOperation(ISO9796Trailer.messageRepresentative(m1: m1, challenge: challenge, hash: hash))
+        return try key.rsaPrivateOperation(
+            ISO9796Trailer.messageRepresentative(m1: m1, challenge: challenge, hash: hash))
     }
 }
 

@@ -12,7 +12,8 @@ enum ChipPasswords {
         var number = profile.documentNumber.uppercased().filter { $0 != " " }
         while number.hasSuffix("<") { number.removeLast() }
         while number.count < 9 { number.append("<") }
-        let dob = profile.dateOfBirth, doe = profile.dateOfExpiry
+        let dob = profile.dateOfBirth
+        let doe = profile.dateOfExpiry
         let text = number + cd(number) + dob + cd(dob) + doe + cd(doe)
         return Array(text.utf8)
     }

@@ -12,7 +12,9 @@ extension ChipEngine {
     func lookup(fid: UInt16) -> LDSFile? {
         let inDF = profile.files.keys.filter { $0.isInMasterFile == (df == .masterFile) }
         if let f = inDF.first(where: { $0.fid == fid }) { return f }
-        if df == .lds1, let f = profile.files.keys.first(where: { $0.isInMasterFile && $0 != .cardSecurity && $0.fid == fid }) {
+        if df == .lds1,
+            let f = profile.files.keys.first(where: { $0.isInMasterFile && $0 != .cardSecurity && $0.fid == fid })
+        {
             return f
         }
         return nil
@@ -21,7 +23,9 @@ extension ChipEngine {
     func lookup(sfi: UInt8) -> LDSFile? {
         let inDF = profile.files.keys.filter { $0.isInMasterFile == (df == .masterFile) }
         if let f = inDF.first(where: { $0.sfi == sfi }) { return f }
-        if df == .lds1, let f = profile.files.keys.first(where: { $0.isInMasterFile && $0 != .cardSecurity && $0.sfi == sfi }) {
+        if df == .lds1,
+            let f = profile.files.keys.first(where: { $0.isInMasterFile && $0 != .cardSecurity && $0.sfi == sfi })
+        {
             return f
         }
         return nil
@@ -87,7 +91,8 @@ extension ChipEngine {
     /// File control parameters (ISO/IEC 7816-4 §7.4): '62' { '80' size, '82' descriptor, '83' FID }.
     private func efFCP(_ file: LDSFile) -> [UInt8] {
         let size = profile.files[file]?.count ?? 0
-        let inner = DataObjects.encode(0x80, [UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)])
+        let inner =
+            DataObjects.encode(0x80, [UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)])
             + DataObjects.encode(0x82, [0x01])
             + DataObjects.encode(0x83, [UInt8(file.fid >> 8), UInt8(file.fid & 0xFF)])
         return DataObjects.encode(0x62, inner)
@@ -95,8 +100,11 @@ extension ChipEngine {
 
     private func dfFCP(fid: UInt16?) -> [UInt8] {
         var inner = DataObjects.encode(0x82, [0x38])
-        if let fid { inner += DataObjects.encode(0x83, [UInt8(fid >> 8), UInt8(fid & 0xFF)]) }
-        else { inner += DataObjects.encode(0x84, MRTDApplication.lds1AID) }
+        if let fid {
+            inner += DataObjects.encode(0x83, [UInt8(fid >> 8), UInt8(fid & 0xFF)])
+        } else {
+            inner += DataObjects.encode(0x84, MRTDApplication.lds1AID)
+        }
         return DataObjects.encode(0x62, inner)
     }
 
@@ -111,7 +119,9 @@ extension ChipEngine {
     /// `maxReadLength` and, under short secure messaging, the plaintext that fits one protected short
     /// response, cap the answer. Status: 6B00 offset at or beyond the end, 6282 end of file reached
     /// before Ne bytes, 6982 before access control, 6A82 no such file, 6986 no current EF.
-    mutating func readBinary(_ command: CommandAPDU, protected: Bool, outerExtended: Bool) throws(ChipFailure) -> ResponseAPDU {
+    mutating func readBinary(_ command: CommandAPDU, protected: Bool, outerExtended: Bool) throws(ChipFailure)
+        -> ResponseAPDU
+    {
         let odd = command.ins == 0xB1
         var file: LDSFile
         let offset: Int

@@ -62,7 +62,8 @@ extension ChipEngine {
         guard let parameters = info.domain else { throw .wrongData }
         let domain: PACEDomain
         switch (parameters, info.mapping) {
-        case (.ec(let curve), .genericECDH), (.ec(let curve), .integratedECDH), (.ec(let curve), .chipAuthenticationECDH):
+        case (.ec(let curve), .genericECDH), (.ec(let curve), .integratedECDH),
+            (.ec(let curve), .chipAuthenticationECDH):
             domain = .ec(curve)
         case (.dh(let group), .genericDH), (.dh(let group), .integratedDH):
             domain = .dh(group)
@@ -71,9 +72,11 @@ extension ChipEngine {
         }
         if info.mapping == .chipAuthenticationECDH {
             // CAM needs the static CA key on the PACE curve and AES (§4.4.3.5.4).
-            guard case .ec(let curve) = domain, case .ecdh(let caCurve, _, _)? = profile.keys.chipAuthentication?.agreement,
-                  caCurve.p == curve.p, caCurve.order == curve.order, caCurve.generator == curve.generator,
-                  info.cipher != .tripleDES else {
+            guard case .ec(let curve) = domain,
+                case .ecdh(let caCurve, _, _)? = profile.keys.chipAuthentication?.agreement,
+                caCurve.p == curve.p, caCurve.order == curve.order, caCurve.generator == curve.generator,
+                info.cipher != .tripleDES
+            else {
                 throw .wrongData
             }
         }
@@ -105,9 +108,10 @@ extension ChipEngine {
             return try paceKeyAgreement(context, domain: domain, mapPrivate: mapPrivate, terminalPublic: terminalPublic)
         case .agreed(let context, let keys, let chipPublic, let terminalPublic, let mapPrivate):
             guard !command.isChained, let token = objects[0x85] else { throw .wrongData }
-            return try paceMutualAuthentication(context, keys: keys, chipPublic: chipPublic,
-                                                terminalPublic: terminalPublic, mapPrivate: mapPrivate,
-                                                terminalToken: token)
+            return try paceMutualAuthentication(
+                context, keys: keys, chipPublic: chipPublic,
+                terminalPublic: terminalPublic, mapPrivate: mapPrivate,
+                terminalToken: token)
         }
     }
 
@@ -128,7 +132,9 @@ extension ChipEngine {
     /// Step 2: the mapping. GM/CAM: the chip sends PK_map,IC in DO'82' and maps G̃ = s·G + H with
     /// H = SK_map,IC · PK_map,IFD (ECDH) or g̃ = g^s · h mod p (DH) (§4.4.3.3.1). IM: the terminal
     /// sends the nonce t in DO'81', G̃ = f_G(R_p(s, t)) (§4.4.3.3.2, Appendix B); DO'82' is absent.
-    private mutating func paceMapNonce(_ context: PACEContext, nonce: SecretBytes, mappingData: [UInt8]) throws(ChipFailure) -> ResponseAPDU {
+    private mutating func paceMapNonce(_ context: PACEContext, nonce: SecretBytes, mappingData: [UInt8])
+        throws(ChipFailure) -> ResponseAPDU
+    {
         do {
             switch (context.info.mapping, context.domain) {
             case (.genericECDH, .ec(let curve)), (.chipAuthenticationECDH, .ec(let curve)):
@@ -140,8 +146,11 @@ extension ChipEngine {
                 let sG = try curve.multiplyGenerator(by: nonce.bytes)
                 let generator = try curve.add(sG, h)
                 let mapped = try curve.withGenerator(generator)
-                pace = .mapped(context, .ec(mapped), mapPrivate: context.info.mapping == .chipAuthenticationECDH ? mapPrivate : nil)
-                return ResponseAPDU(data: DataObjects.dynamicAuthenticationResponse([(0x82, mapPublic)]), statusWord: .success)
+                pace = .mapped(
+                    context, .ec(mapped), mapPrivate: context.info.mapping == .chipAuthenticationECDH ? mapPrivate : nil
+                )
+                return ResponseAPDU(
+                    data: DataObjects.dynamicAuthenticationResponse([(0x82, mapPublic)]), statusWord: .success)
             case (.genericDH, .dh(let group)):
                 let mapPrivate = try dhPrivateKey(group)
                 let mapPublic = try group.publicKey(for: mapPrivate)
@@ -153,13 +162,16 @@ extension ChipEngine {
                 let generator = BigNumber.modMul(gs, BigNumber(h.bytes), p).bytes(width: group.primeSize)
                 let mapped = try group.withGenerator(generator)
                 pace = .mapped(context, .dh(mapped), mapPrivate: nil)
-                return ResponseAPDU(data: DataObjects.dynamicAuthenticationResponse([(0x82, mapPublic)]), statusWord: .success)
+                return ResponseAPDU(
+                    data: DataObjects.dynamicAuthenticationResponse([(0x82, mapPublic)]), statusWord: .success)
             case (.integratedECDH, .ec(let curve)):
-                let generator = try PACEIntegratedMapping.mapECDH(s: nonce.bytes, t: mappingData, cipher: context.info.cipher, curve: curve)
+                let generator = try PACEIntegratedMapping.mapECDH(
+                    s: nonce.bytes, t: mappingData, cipher: context.info.cipher, curve: curve)
                 pace = .mapped(context, .ec(try curve.withGenerator(generator)), mapPrivate: nil)
                 return ResponseAPDU(data: DataObjects.dynamicAuthenticationResponse([]), statusWord: .success)
             case (.integratedDH, .dh(let group)):
-                let generator = try PACEIntegratedMapping.mapDH(s: nonce.bytes, t: mappingData, cipher: context.info.cipher, group: group)
+                let generator = try PACEIntegratedMapping.mapDH(
+                    s: nonce.bytes, t: mappingData, cipher: context.info.cipher, group: group)
                 pace = .mapped(context, .dh(try group.withGenerator(generator)), mapPrivate: nil)
                 return ResponseAPDU(data: DataObjects.dynamicAuthenticationResponse([]), statusWord: .success)
             default:
@@ -174,8 +186,10 @@ extension ChipEngine {
 
     /// Step 3: ephemeral key agreement on the mapped parameters; the chip checks PK_IFD ≠ PK_IC and
     /// answers PK_IC in DO'84'. K = x-coordinate of SK_IC · PK_IFD (ECDH) or PK_IFD^SK_IC mod p (DH).
-    private mutating func paceKeyAgreement(_ context: PACEContext, domain: PACEDomain, mapPrivate: SecretBytes?,
-                                           terminalPublic received: [UInt8]) throws(ChipFailure) -> ResponseAPDU {
+    private mutating func paceKeyAgreement(
+        _ context: PACEContext, domain: PACEDomain, mapPrivate: SecretBytes?,
+        terminalPublic received: [UInt8]
+    ) throws(ChipFailure) -> ResponseAPDU {
         do {
             let chipPublic: [UInt8]
             let terminalPublic: [UInt8]
@@ -195,7 +209,8 @@ extension ChipEngine {
                 shared = try group.sharedSecret(privateKey: priv, peerPublicKey: terminalPublic)
             }
             let keys = SessionKeys.derive(sharedSecret: shared.bytes, cipher: context.info.cipher)
-            pace = .agreed(context, keys: keys, chipPublic: chipPublic, terminalPublic: terminalPublic, mapPrivate: mapPrivate)
+            pace = .agreed(
+                context, keys: keys, chipPublic: chipPublic, terminalPublic: terminalPublic, mapPrivate: mapPrivate)
             let sent: [UInt8]
             if case .dh = domain { sent = DHValue.minimal(chipPublic) } else { sent = chipPublic }
             return ResponseAPDU(data: DataObjects.dynamicAuthenticationResponse([(0x84, sent)]), statusWord: .success)
@@ -209,17 +224,22 @@ extension ChipEngine {
     /// Step 4: mutual authentication. T_IFD = MAC(KS_MAC, PK_IC data) must verify (else 6300);
     /// the chip answers T_IC = MAC(KS_MAC, PK_IFD data) in DO'86' and, for CAM, the encrypted chip
     /// authentication data A_IC in DO'8A' (§4.4.3.5.1). Secure messaging starts with SSC = 0.
-    private mutating func paceMutualAuthentication(_ context: PACEContext, keys: SessionKeys, chipPublic: [UInt8],
-                                                   terminalPublic: [UInt8], mapPrivate: SecretBytes?,
-                                                   terminalToken: [UInt8]) throws(ChipFailure) -> ResponseAPDU {
+    private mutating func paceMutualAuthentication(
+        _ context: PACEContext, keys: SessionKeys, chipPublic: [UInt8],
+        terminalPublic: [UInt8], mapPrivate: SecretBytes?,
+        terminalToken: [UInt8]
+    ) throws(ChipFailure) -> ResponseAPDU {
         do {
-            let expected = try PACEToken.token(keys: keys, oid: context.info.oid, publicKey: chipPublic, domain: context.domain)
+            let expected = try PACEToken.token(
+                keys: keys, oid: context.info.oid, publicKey: chipPublic, domain: context.domain)
             guard ConstantTime.equals(expected, terminalToken) else { throw ChipFailure.authenticationFailed }
-            let chipToken = try PACEToken.token(keys: keys, oid: context.info.oid, publicKey: terminalPublic, domain: context.domain)
+            let chipToken = try PACEToken.token(
+                keys: keys, oid: context.info.oid, publicKey: terminalPublic, domain: context.domain)
             var objects: [(UInt32, [UInt8])] = [(0x86, chipToken)]
             if context.info.mapping == .chipAuthenticationECDH {
                 guard let mapPrivate, case .ec(let curve) = context.domain,
-                      case .ecdh(_, let caPrivate, _)? = profile.keys.chipAuthentication?.agreement else {
+                    case .ecdh(_, let caPrivate, _)? = profile.keys.chipAuthentication?.agreement
+                else {
                     throw ChipFailure.noPreciseDiagnosis
                 }
                 let caData = try ChipAuthenticationMapping.chipAuthenticationData(
@@ -277,7 +297,9 @@ enum PACEToken {
         return TLVWriter.encode(0x7F49, oid.derEncoded + TLVWriter.encode(keyTag, key))
     }
 
-    static func token(keys: SessionKeys, oid: ASN1TLV.ObjectIdentifier, publicKey: [UInt8], domain: PACEDomain) throws(CryptoError) -> [UInt8] {
+    static func token(keys: SessionKeys, oid: ASN1TLV.ObjectIdentifier, publicKey: [UInt8], domain: PACEDomain)
+        throws(CryptoError) -> [UInt8]
+    {
         try mac(keys: keys, inputData(oid: oid, publicKey: publicKey, domain: domain))
     }
 
@@ -291,7 +313,8 @@ enum PACEToken {
 
 /// The block cipher of a PACE/CA protocol, CBC with a zero IV and no padding.
 enum CipherBlock {
-    static func encryptCBC(_ cipher: CipherAlgorithm, key: SecretBytes, _ data: [UInt8]) throws(CryptoError) -> [UInt8] {
+    static func encryptCBC(_ cipher: CipherAlgorithm, key: SecretBytes, _ data: [UInt8]) throws(CryptoError) -> [UInt8]
+    {
         switch cipher {
         case .tripleDES: return try TripleDES.encryptCBC(key: key, data)
         default: return try AES.encryptCBC(key: key, iv: [UInt8](repeating: 0, count: 16), data)

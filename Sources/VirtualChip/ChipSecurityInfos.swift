@@ -50,7 +50,8 @@ struct ChipSecurityInfos: Sendable {
             // Explicit domain parameters (PACEDomainParameterInfo), parsed with MRTDDocument's SecurityInfos.
             if let parsed = try? SecurityInfos.parseCardAccess(cardAccess) {
                 for i in paceInfos.indices {
-                    let reference = MRTDDocument.PACEInfo(protocol: paceInfos[i].oid, version: 2, parameterId: paceInfos[i].parameterId)
+                    let reference = MRTDDocument.PACEInfo(
+                        protocol: paceInfos[i].oid, version: 2, parameterId: paceInfos[i].parameterId)
                     if let dp = parsed.domainParameters(for: reference)?.domainParameter.domainParameters {
                         paceInfos[i].explicitDomain = Self.domain(dp)
                     }
@@ -60,7 +61,8 @@ struct ChipSecurityInfos: Sendable {
         if let dg14 = profile.files[.dg14], let outer = try? TLVParser.parse(dg14, rules: .ber), outer.tag == 0x6E {
             for info in Self.securityInfos(outer.valueBytes) {
                 guard info.count >= 3, let oid = try? info[0].objectIdentifierValue(), oid == Self.idAA,
-                      let alg = try? info[2].objectIdentifierValue() else { continue }
+                    let alg = try? info[2].objectIdentifierValue()
+                else { continue }
                 activeAuthenticationHash = Self.ecdsaHash(alg)
             }
         }
@@ -76,8 +78,10 @@ struct ChipSecurityInfos: Sendable {
             case nil: return nil
             }
         case .ecExplicit(let ec):
-            return (try? ECCurve(p: ec.p, a: ec.a, b: ec.b, generator: ec.base, order: ec.order,
-                                 cofactor: ec.cofactor ?? [1])).map { .ec($0) }
+            return
+                (try? ECCurve(
+                    p: ec.p, a: ec.a, b: ec.b, generator: ec.base, order: ec.order,
+                    cofactor: ec.cofactor ?? [1])).map { .ec($0) }
         case .dh(let dh):
             return (try? DHGroup(p: dh.p, g: dh.g, q: dh.q)).map { .dh($0) }
         case .namedCurve:
@@ -93,7 +97,8 @@ struct ChipSecurityInfos: Sendable {
 
     static func paceInfo(_ elements: [TLVNode]) -> PACEInfo? {
         guard elements.count >= 2, let oid = try? elements[0].objectIdentifierValue(),
-              let (mapping, cipher) = paceProtocol(oid) else { return nil }
+            let (mapping, cipher) = paceProtocol(oid)
+        else { return nil }
         let parameterId = elements.count >= 3 ? try? elements[2].integerValue() : nil
         return PACEInfo(oid: oid, mapping: mapping, cipher: cipher, parameterId: parameterId)
     }

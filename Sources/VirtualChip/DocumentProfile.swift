@@ -1,5 +1,5 @@
-public import MRTDDocument
 public import MRTDCrypto
+public import MRTDDocument
 
 /// Everything a virtual eMRTD chip is: its files, its access-control secrets, its keys and how its
 /// link behaves. Produced by the generator (`Generator/`), served by `VirtualChip`.
@@ -29,12 +29,21 @@ public struct DocumentProfile: Sendable {
     /// How the chip's link behaves.
     public var link: LinkBehaviour
 
-    public init(name: String, files: [LDSFile: [UInt8]], documentNumber: String, dateOfBirth: String,
-                dateOfExpiry: String, can: String, mrz: String, supportsBAC: Bool, keys: ChipKeys,
-                link: LinkBehaviour) {
-        self.name = name; self.files = files; self.documentNumber = documentNumber
-        self.dateOfBirth = dateOfBirth; self.dateOfExpiry = dateOfExpiry; self.can = can; self.mrz = mrz
-        self.supportsBAC = supportsBAC; self.keys = keys; self.link = link
+    public init(
+        name: String, files: [LDSFile: [UInt8]], documentNumber: String, dateOfBirth: String,
+        dateOfExpiry: String, can: String, mrz: String, supportsBAC: Bool, keys: ChipKeys,
+        link: LinkBehaviour
+    ) {
+        self.name = name
+        self.files = files
+        self.documentNumber = documentNumber
+        self.dateOfBirth = dateOfBirth
+        self.dateOfExpiry = dateOfExpiry
+        self.can = can
+        self.mrz = mrz
+        self.supportsBAC = supportsBAC
+        self.keys = keys
+        self.link = link
     }
 }
 
@@ -65,7 +74,9 @@ public struct ChipAuthenticationKey: Sendable {
     public var parameterId: Int?
 
     public init(agreement: Agreement, keyId: Int? = nil, parameterId: Int? = nil) {
-        self.agreement = agreement; self.keyId = keyId; self.parameterId = parameterId
+        self.agreement = agreement
+        self.keyId = keyId
+        self.parameterId = parameterId
     }
 }
 
@@ -83,10 +94,15 @@ public struct LinkBehaviour: Sendable, Hashable {
     /// ATR bytes.
     public var atr: [UInt8]
 
-    public init(extendedLength: Bool = true, supportsSFI: Bool = true, maxReadLength: Int? = nil,
-                requiresParameterIdInMSE: Bool = false,
-                atr: [UInt8] = [0x3B, 0x88, 0x80, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09]) {
-        self.extendedLength = extendedLength; self.supportsSFI = supportsSFI; self.maxReadLength = maxReadLength
-        self.requiresParameterIdInMSE = requiresParameterIdInMSE; self.atr = atr
+    public init(
+        extendedLength: Bool = true, supportsSFI: Bool = true, maxReadLength: Int? = nil,
+        requiresParameterIdInMSE: Bool = false,
+        atr: [UInt8] = [0x3B, 0x88, 0x80, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09]
+    ) {
+        self.extendedLength = extendedLength
+        self.supportsSFI = supportsSFI
+        self.maxReadLength = maxReadLength
+        self.requiresParameterIdInMSE = requiresParameterIdInMSE
+        self.atr = atr
     }
 }

@@ -1,6 +1,7 @@
 import ISO7816
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Chip behaviour seen in the field (issue 11), off by default: each fault makes the virtual chip
@@ -24,8 +25,10 @@ public struct ChipFaults: Sendable, Hashable {
     /// Seconds the chip takes before each answer (a chip slower than the reader's timeout).
     public var delay: Double
 
-    public init(chainResponsesLongerThan: Int? = nil, wrongLeOnPlainReads: Bool = false, shortReads: Bool = false,
-                emptyReadsFromOffset: Int? = nil, delay: Double = 0) {
+    public init(
+        chainResponsesLongerThan: Int? = nil, wrongLeOnPlainReads: Bool = false, shortReads: Bool = false,
+        emptyReadsFromOffset: Int? = nil, delay: Double = 0
+    ) {
         self.chainResponsesLongerThan = chainResponsesLongerThan
         self.wrongLeOnPlainReads = wrongLeOnPlainReads
         self.shortReads = shortReads
@@ -62,9 +65,10 @@ extension ChipEngine {
         }
         var response = process(bytes)
         if faults.wrongLeOnPlainReads, bytes.count >= 5, bytes[0] & 0x0C == 0, bytes[1] == 0xB0 || bytes[1] == 0xB1,
-           let c = try? CommandAPDU(bytes: bytes), let ne = c.ne,
-           response.statusWord == .success || response.statusWord == .endOfFileReached,
-           !response.data.isEmpty, response.data.count < ne, response.data.count <= 256 {
+            let c = try? CommandAPDU(bytes: bytes), let ne = c.ne,
+            response.statusWord == .success || response.statusWord == .endOfFileReached,
+            !response.data.isEmpty, response.data.count < ne, response.data.count <= 256
+        {
             response = ResponseAPDU(statusWord: StatusWord(0x6C, UInt8(response.data.count & 0xFF)))
         }
         if let limit = faults.chainResponsesLongerThan, limit > 0, response.data.count > limit {

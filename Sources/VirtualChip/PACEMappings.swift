@@ -4,7 +4,9 @@ import MRTDSecureMessaging
 /// PACE Chip Authentication Mapping, chip side (ICAO 9303-11 §4.4.3.5).
 enum ChipAuthenticationMapping {
     /// CA_IC = SK_map,IC · SK_IC⁻¹ mod n, so that PK_map,IC = CA_IC · PK_IC (fixed width of n).
-    static func chipAuthenticationData(mapPrivate: SecretBytes, staticPrivate: SecretBytes, order: [UInt8]) throws(CryptoError) -> [UInt8] {
+    static func chipAuthenticationData(mapPrivate: SecretBytes, staticPrivate: SecretBytes, order: [UInt8])
+        throws(CryptoError) -> [UInt8]
+    {
         let n = BigNumber(order)
         guard let inverse = BigNumber.modInverse(BigNumber(staticPrivate.bytes).mod(n), n) else {
             throw CryptoError(.invalidKey, function: "ChipAuthenticationMapping", "static key not invertible")

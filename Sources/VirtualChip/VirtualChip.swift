@@ -1,7 +1,7 @@
 public import ISO7816
 public import MRTDCrypto
-internal import MRTDSecureMessaging
 internal import MRTDDocument
+internal import MRTDSecureMessaging
 import Synchronization
 
 /// A software eMRTD chip (ICAO 9303-10 file structure, ICAO 9303-11 access control and chip
@@ -147,9 +147,10 @@ struct ChipEngine {
     }
 
     var snapshot: VirtualChip.Snapshot {
-        VirtualChip.Snapshot(access: session == nil ? nil : access, secureMessagingActive: session != nil,
-                             chipAuthenticated: session != nil && chipAuthenticated,
-                             applicationSelected: df == .lds1, droppedSessions: droppedSessions)
+        VirtualChip.Snapshot(
+            access: session == nil ? nil : access, secureMessagingActive: session != nil,
+            chipAuthenticated: session != nil && chipAuthenticated,
+            applicationSelected: df == .lds1, droppedSessions: droppedSessions)
     }
 
     mutating func resetState() {
@@ -278,4 +279,3 @@ struct ChipEngine {
         throw .noPreciseDiagnosis
     }
 }
-

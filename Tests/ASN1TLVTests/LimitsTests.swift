@@ -1,5 +1,5 @@
-import Testing
 import ASN1TLV
+import Testing
 
 /// `TLVLimits`: the element-count and nesting caps bound what a hostile input costs before anything
 /// else looks at it (issue 11: a 16 MB EF.SOD of tiny elements took 33 s and 886 MB).
@@ -8,7 +8,8 @@ import ASN1TLV
     static func tinyElements(_ count: Int) -> [UInt8] {
         let contents = [UInt8](repeating: 0, count: 2 * count).enumerated().map { $0.offset % 2 == 0 ? UInt8(0x04) : 0 }
         let n = contents.count
-        return [0x30, 0x84, UInt8(n >> 24 & 0xFF), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)] + contents
+        return [0x30, 0x84, UInt8(n >> 24 & 0xFF), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)]
+            + contents
     }
 
     @Test func tooManyElementsIsRefusedNamingTheLimit() throws {
@@ -25,13 +26,17 @@ import ASN1TLV
         let atCap = try TLVParser.parse(Self.tinyElements(TLVLimits.maxElements - 1))
         #expect(atCap.children.count == TLVLimits.maxElements - 1)
         // the count runs across the nodes of parseAll and parsePrefix too
-        let flat = [UInt8](repeating: 0, count: 2 * (TLVLimits.maxElements + 1)).enumerated().map { $0.offset % 2 == 0 ? UInt8(0x04) : 0 }
+        let flat = [UInt8](repeating: 0, count: 2 * (TLVLimits.maxElements + 1)).enumerated().map {
+            $0.offset % 2 == 0 ? UInt8(0x04) : 0
+        }
         #expect(throws: TLVError.self) { try TLVParser.parseAll(flat) }
         #expect(throws: TLVError.self) { try TLVParser.parsePrefix(hostile[...]) }
     }
 
     @Test func tooManyElementsInIndefiniteLengthIsRefused() {
-        let contents = [UInt8](repeating: 0, count: 2 * (TLVLimits.maxElements + 1)).enumerated().map { $0.offset % 2 == 0 ? UInt8(0x04) : 0 }
+        let contents = [UInt8](repeating: 0, count: 2 * (TLVLimits.maxElements + 1)).enumerated().map {
+            $0.offset % 2 == 0 ? UInt8(0x04) : 0
+        }
         let hostile = [0x30, 0x80] + contents + [0x00, 0x00]
         #expect(throws: TLVError.self) { try TLVParser.parse(hostile) }
         do { _ = try TLVParser.parse(hostile) } catch { #expect(error.code == .tooManyElements) }
@@ -74,7 +79,9 @@ import ASN1TLV
 
     @Test func declaredLengthBeyondTheCapIsRefused() {
         let n = TLVLimits.maxLength + 1
-        let header: [UInt8] = [0x04, 0x84, UInt8(n >> 24 & 0xFF), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)]
+        let header: [UInt8] = [
+            0x04, 0x84, UInt8(n >> 24 & 0xFF), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF),
+        ]
         do { _ = try TLVParser.parsePrefix(header[...]) } catch {
             #expect(error.code == .lengthTooLarge && error.reason.contains("TLVLimits.maxLength"))
         }

@@ -1,13 +1,16 @@
 import Foundation
 import MRTDTestSupport
 import Testing
+
 @testable import ASN1TLV
 
 /// `TLVCursor` must see exactly the structure `TLVParser` builds, and refuse what it refuses.
 struct TLVCursorTests {
     /// Walks a cursor region and the parser's children side by side.
-    static func expectSameStructure(_ cursor: TLVCursor, _ nodes: [TLVNode], base: Int,
-                                    sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectSameStructure(
+        _ cursor: TLVCursor, _ nodes: [TLVNode], base: Int,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         var c = cursor
         var i = 0
         while let h = try c.next() {
@@ -28,8 +31,9 @@ struct TLVCursorTests {
 
     static let samples: [[UInt8]] = [
         // SEQUENCE { INTEGER 5, SET { OID 2.5.4.6, PrintableString "UT" }, [0] { OCTET STRING 01 02 } }
-        DER.sequence(DER.integer(5), DER.set([DER.objectIdentifier("2.5.4.6"), DER.printableString("UT")]),
-                     DER.explicit(0, DER.octetString([1, 2]))),
+        DER.sequence(
+            DER.integer(5), DER.set([DER.objectIdentifier("2.5.4.6"), DER.printableString("UT")]),
+            DER.explicit(0, DER.octetString([1, 2]))),
         // BER: SEQUENCE (indefinite) { SEQUENCE (indefinite) { INTEGER 7 } EOC, BOOLEAN TRUE } EOC
         [0x30, 0x80, 0x30, 0x80, 0x02, 0x01, 0x07, 0x00, 0x00, 0x01, 0x01, 0xFF, 0x00, 0x00],
         // two-octet tag (5F1F) and a long-form length
@@ -48,7 +52,8 @@ struct TLVCursorTests {
     }
 
     @Test func realCertificateHasTheSameStructure() throws {
-        let bytes = [UInt8](try Data(contentsOf: RepositoryPaths.sharedFixtures.appendingPathComponent("masterlists/NL_ROOT_CA.cer")))
+        let bytes = [UInt8](
+            try Data(contentsOf: RepositoryPaths.sharedFixtures.appendingPathComponent("masterlists/NL_ROOT_CA.cer")))
         try Self.expectSameStructure(TLVCursor(bytes), [try TLVParser.parse(bytes)], base: 0)
     }
 

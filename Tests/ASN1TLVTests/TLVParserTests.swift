@@ -1,6 +1,6 @@
-import Testing
 import ASN1TLV
 import MRTDTestSupport
+import Testing
 
 @Suite struct TLVParserTests {
     @Test func shortAndLongFormLengths() throws {
@@ -15,7 +15,9 @@ import MRTDTestSupport
 
     @Test func multiByteTags() throws {
         // DG1: 61 5B 5F1F 58 ...
-        let dg1 = hex("615B5F1F58503C443C3C4D55535445524D414E4E3C3C4552494B413C3C3C3C3C3C3C3C3C3C3C3C3C3C3C3C3C3C3C3C3C3C433131543030324A4D34443C3C3936303831323246323331303331343C3C3C3C3C3C3C3C3C3C3C3C3C3C3C34")
+        let dg1 = hex(
+            "615B5F1F58503C443C3C4D55535445524D414E4E3C3C4552494B413C3C3C3C3C3C3C3C3C3C3C3C3C3C3C3C3C3C3C3C3C3C433131543030324A4D34443C3C3936303831323246323331303331343C3C3C3C3C3C3C3C3C3C3C3C3C3C3C34"
+        )
         let node = try TLVParser.parse(dg1)
         #expect(node.tag == 0x61 && node.isConstructed)
         let mrz = try node.requireChild(0x5F1F)
@@ -56,12 +58,12 @@ import MRTDTestSupport
     }
 
     @Test(arguments: [
-        ("0405010203", TLVError.Code.truncated),          // declared length larger than the input
-        ("04", .truncated),                                // missing length
-        ("0485FFFFFFFFFF", .lengthTooLarge),               // 5 length octets
-        ("040100FF", .trailingData),                       // bytes after the node
-        ("1F", .truncated),                                // truncated multi-byte tag
-        ("3003040500", .truncated),                        // child overruns its parent
+        ("0405010203", TLVError.Code.truncated),  // declared length larger than the input
+        ("04", .truncated),  // missing length
+        ("0485FFFFFFFFFF", .lengthTooLarge),  // 5 length octets
+        ("040100FF", .trailingData),  // bytes after the node
+        ("1F", .truncated),  // truncated multi-byte tag
+        ("3003040500", .truncated),  // child overruns its parent
     ])
     func malformedInputGivesTypedErrors(input: String, code: TLVError.Code) {
         do {
@@ -84,7 +86,9 @@ import MRTDTestSupport
     @Test func declaredLengthLimitIsEnforcedBeforeAllocation() {
         var rules = TLVParser.Rules.ber
         rules.maxLength = 1000
-        #expect(throws: TLVError.self) { try TLVParser.parse(hex("048203E9") + [UInt8](repeating: 0, count: 1001), rules: rules) }
+        #expect(throws: TLVError.self) {
+            try TLVParser.parse(hex("048203E9") + [UInt8](repeating: 0, count: 1001), rules: rules)
+        }
     }
 
     @Test func peekHeaderWorksOnAFirstChunk() throws {

@@ -1,12 +1,14 @@
-import Testing
 import Foundation
+import Testing
 
 /// The `emrtd` command as a separate process: exit codes and output contracts of docs/architecture.md §4.1/§4.2.
 @Suite struct CommandLineTests {
-    static let checkNames = ["dataGroupHashes", "unlistedDataGroups", "sodSignature", "documentSignerCertificate",
-                             "cscaChain", "cscaCountryMatchesIssuingState", "revocation", "cardSecuritySignature",
-                             "chipAuthentication", "paceChipAuthenticationMapping", "activeAuthentication",
-                             "identityDataGroups", "readScope"]
+    static let checkNames = [
+        "dataGroupHashes", "unlistedDataGroups", "sodSignature", "documentSignerCertificate",
+        "cscaChain", "cscaCountryMatchesIssuingState", "revocation", "cardSecuritySignature",
+        "chipAuthentication", "paceChipAuthenticationMapping", "activeAuthentication",
+        "identityDataGroups", "readScope",
+    ]
     /// The Utopia specimen of the built-in virtual passport (ICAO 9303-4 specimen data, not personal data).
     static let specimenMRZ = "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<L898902C36UTO7408122F3104150ZE184226B<<<<<16"
 
@@ -22,7 +24,9 @@ import Foundation
         #expect(names == Self.checkNames)
         let ac = try #require(j["accessControl"] as? [String: Any])
         #expect(ac["protocol"] as? String == "PACE")
-        for key in ["tool", "reader", "document", "files", "faceImage", "transport"] { #expect(j[key] != nil, "\(key) missing") }
+        for key in ["tool", "reader", "document", "files", "faceImage", "transport"] {
+            #expect(j[key] != nil, "\(key) missing")
+        }
     }
 
     @Test func demoTextOnATerminalLessRun() throws {
@@ -36,7 +40,10 @@ import Foundation
         defer { try? FileManager.default.removeItem(at: dir) }
         let read = try Emrtd.run(["demo", "--json", "--quiet", "--out", dir.path])
         #expect(read.status == 0)
-        for f in ["EF.SOD.bin", "DG1.bin", "DG2.bin", "DG14.bin", "DG15.bin", "EF.CardAccess.bin", "clone-detection.json", "report.json", "face.jpg"] {
+        for f in [
+            "EF.SOD.bin", "DG1.bin", "DG2.bin", "DG14.bin", "DG15.bin", "EF.CardAccess.bin", "clone-detection.json",
+            "report.json", "face.jpg",
+        ] {
             #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent(f).path), "\(f) missing")
         }
         let csca = dir.appendingPathComponent("test-csca.cer").path
@@ -60,7 +67,9 @@ import Foundation
         #expect(bad.status == 11)
         let v = try #require(Emrtd.json(bad.stdout)?["verification"] as? [String: Any])
         #expect(v["status"] as? String == "rejected")
-        let failed = (v["checks"] as? [[String: Any]] ?? []).filter { $0["status"] as? String == "failed" }.compactMap { $0["name"] as? String }
+        let failed = (v["checks"] as? [[String: Any]] ?? []).filter { $0["status"] as? String == "failed" }.compactMap {
+            $0["name"] as? String
+        }
         #expect(failed == ["dataGroupHashes"])
     }
 
@@ -79,8 +88,16 @@ import Foundation
         (["read", "--virtual", "pace-gm-brainpool-aes128"], "access data missing"),
         (["read", "--virtual", "bac", "--mrz", "P<UTO"], "--mrz must hold the whole MRZ"),
         (["read", "--virtual", "bac", "--can", "12345"], "--can must be the 6 digits"),
-        (["read", "--virtual", "bac", "--document-number", "L898902C3", "--birth-date", "741312", "--expiry-date", "310415"], "--birth-date is not a valid date"),
-        (["read", "--virtual", "bac", "--document-number", "L898902C3", "--birth-date", "740812"], "missing --expiry-date"),
+        (
+            [
+                "read", "--virtual", "bac", "--document-number", "L898902C3", "--birth-date", "741312", "--expiry-date",
+                "310415",
+            ], "--birth-date is not a valid date"
+        ),
+        (
+            ["read", "--virtual", "bac", "--document-number", "L898902C3", "--birth-date", "740812"],
+            "missing --expiry-date"
+        ),
         (["read", "--virtual", "bac", "--can", "123456", "--aa-challenge", "XYZ"], "--aa-challenge must be 8 bytes"),
         (["read", "--frobnicate"], "unknown option '--frobnicate'"),
         (["read", "--can", "123456", "--files", "DG99"], "--files: unknown file 'DG99'"),
@@ -108,21 +125,26 @@ import Foundation
         let lines = String(Self.specimenMRZ.prefix(44)) + "\n" + String(Self.specimenMRZ.suffix(44)) + "\n"
         let mrz = try Emrtd.run(["read", "--virtual", "pace-cam", "--mrz", "-", "--quiet", "--json"], stdin: lines)
         #expect(mrz.status == 0, "\(mrz.stderr)")
-        let can = try Emrtd.run(["read", "--virtual", "pace-cam", "--can", "-", "--quiet", "--json"], stdin: "123456\n")
+        let can = try Emrtd.run(
+            ["read", "--virtual", "pace-cam", "--can", "-", "--quiet", "--json"], stdin: "123456\n")
         #expect(can.status == 0, "\(can.stderr)")
         #expect((Emrtd.json(can.stdout)?["accessControl"] as? [String: Any])?["password"] as? String == "CAN")
     }
 
     @Test func wrongMRZExits4() throws {
-        let r = try Emrtd.run(["read", "--virtual", "pace-gm-brainpool-aes128", "--document-number", "X00000000",
-                               "--birth-date", "740812", "--expiry-date", "310415", "--quiet"])
+        let r = try Emrtd.run([
+            "read", "--virtual", "pace-gm-brainpool-aes128", "--document-number", "X00000000",
+            "--birth-date", "740812", "--expiry-date", "310415", "--quiet",
+        ])
         #expect(r.status == 4, "\(r.stderr)")
         #expect(r.stderr.contains("access control failed"))
         #expect(!r.stderr.contains("X00000000"))
     }
 
-    @Test(arguments: ["--help", "demo --help", "read --help", "verify --help", "simulate --help", "trust --help",
-                      "readers --help", "watch --help", "stepup --help"])
+    @Test(arguments: [
+        "--help", "demo --help", "read --help", "verify --help", "simulate --help", "trust --help",
+        "readers --help", "watch --help", "stepup --help",
+    ])
     func helpExplainsEveryCommand(args: String) throws {
         let r = try Emrtd.run(args.split(separator: " ").map(String.init))
         #expect(r.status == 0, "\(args): \(r.stderr)")
@@ -133,8 +155,10 @@ import Foundation
         let dir = Emrtd.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let trace = dir.appendingPathComponent("trace.json").path
-        let r = try Emrtd.run(["read", "--virtual", "pace-gm-brainpool-aes128", "--mrz", Self.specimenMRZ, "--json",
-                               "--trace", trace, "--quiet", "--aa-challenge", "0102030405060708"])
+        let r = try Emrtd.run([
+            "read", "--virtual", "pace-gm-brainpool-aes128", "--mrz", Self.specimenMRZ, "--json",
+            "--trace", trace, "--quiet", "--aa-challenge", "0102030405060708",
+        ])
         #expect(r.status == 0, "\(r.stderr)")
         let t = try String(contentsOfFile: trace, encoding: .utf8)
         #expect(t.contains("READ BINARY"))
@@ -146,7 +170,8 @@ import Foundation
 
     @Test func trustCommandShowsTheDutchMasterList() throws {
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/fixtures/masterlists")
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+                "shared/fixtures/masterlists")
         let ml = fixtures.appendingPathComponent("NL_ML_2026-07-22.ml").path
         let root = fixtures.appendingPathComponent("NL_ROOT_CA.cer").path
         guard FileManager.default.fileExists(atPath: ml) else {

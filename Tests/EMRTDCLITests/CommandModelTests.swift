@@ -1,7 +1,8 @@
-import Testing
 import Foundation
-@testable import EMRTDCLI
 import PCSCTransport
+import Testing
+
+@testable import EMRTDCLI
 
 /// The one command-line model (docs/cli.md): generated help, synopsis, completion and man page; suggestions;
 /// the exit-status table; JSON errors; checks made before any document is asked for.
@@ -9,7 +10,8 @@ import PCSCTransport
     static var leaves: [(path: String, decl: CommandDecl)] { Completion.leaves }
 
     static var repository: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
     }
 
     // MARK: help that cannot drift
@@ -85,7 +87,8 @@ import PCSCTransport
         let check = try Self.shell("/bin/bash", ["-n", file.path])
         #expect(check.status == 0, "\(check.stderr)")
         // and it completes: `emrtd rea<TAB>` → read, `emrtd read --ml<TAB>` → --ml-signer-root
-        let probe = "source \(file.path); COMP_WORDS=(emrtd rea); COMP_CWORD=1; _emrtd; echo \"${COMPREPLY[@]}\"; "
+        let probe =
+            "source \(file.path); COMP_WORDS=(emrtd rea); COMP_CWORD=1; _emrtd; echo \"${COMPREPLY[@]}\"; "
             + "COMP_WORDS=(emrtd read --ml); COMP_CWORD=2; _emrtd; echo \"${COMPREPLY[@]}\"; "
             + "COMP_WORDS=(emrtd stepup r); COMP_CWORD=2; _emrtd; echo \"${COMPREPLY[@]}\""
         let run = try Self.shell("/bin/bash", ["-c", probe])
@@ -99,7 +102,11 @@ import PCSCTransport
             #expect(r.status == 0)
             for (path, decl) in Self.leaves {
                 #expect(r.stdout.contains(String(path.split(separator: " ").last!)))
-                for o in decl.options { #expect(r.stdout.contains(shell == "zsh" ? "--\(o.name)[" : "-l \(o.name) "), "\(shell) \(path) --\(o.name)") }
+                for o in decl.options {
+                    #expect(
+                        r.stdout.contains(shell == "zsh" ? "--\(o.name)[" : "-l \(o.name) "),
+                        "\(shell) \(path) --\(o.name)")
+                }
             }
         }
         #expect(try Emrtd.run(["completion", "tcsh"]).status == 2)
@@ -116,7 +123,8 @@ import PCSCTransport
         #expect(g.status == 0)
         #expect(g.stderr.isEmpty, "groff: \(g.stderr)")
         // groff renders \- as U+2212 and may hyphenate with U+2010: compare with ASCII hyphens
-        let text = g.stdout.replacingOccurrences(of: "\u{2212}", with: "-").replacingOccurrences(of: "\u{2010}", with: "-")
+        let text = g.stdout.replacingOccurrences(of: "\u{2212}", with: "-").replacingOccurrences(
+            of: "\u{2010}", with: "-")
         for c in EMRTDCommand.commands { #expect(text.contains(c.name)) }
         for e in ErrorCode.allCases { #expect(text.contains(e.rawValue), "\(e.rawValue)") }
     }
@@ -126,13 +134,16 @@ import PCSCTransport
     @Test func docsListEveryErrorCodeAndExitStatus() throws {
         let doc = try String(contentsOf: Self.repository.appendingPathComponent("docs/cli.md"), encoding: .utf8)
         for e in ErrorCode.allCases { #expect(doc.contains("`\(e.rawValue)`"), "docs/cli.md lacks \(e.rawValue)") }
-        for s in ExitStatus.allCases { #expect(doc.contains("| \(s.rawValue) |"), "docs/cli.md lacks exit status \(s.rawValue)") }
+        for s in ExitStatus.allCases {
+            #expect(doc.contains("| \(s.rawValue) |"), "docs/cli.md lacks exit status \(s.rawValue)")
+        }
         for (path, decl) in Self.leaves {
             #expect(doc.contains("emrtd \(path)"), "docs/cli.md lacks \(path)")
             for o in decl.options { #expect(doc.contains("--\(o.name)"), "docs/cli.md lacks \(path) --\(o.name)") }
             // the command reference is the generated help, verbatim
-            #expect(doc.contains("### emrtd \(path)\n\n```\n" + Help.text(for: decl, path: path) + "\n```"),
-                    "docs/cli.md's reference of \(path) differs from `emrtd help \(path)`")
+            #expect(
+                doc.contains("### emrtd \(path)\n\n```\n" + Help.text(for: decl, path: path) + "\n```"),
+                "docs/cli.md's reference of \(path) differs from `emrtd help \(path)`")
         }
     }
 
@@ -162,8 +173,10 @@ import PCSCTransport
     }
 
     @Test func aWrongMRZUnderJSONIsAJSONErrorWithStatus4() throws {
-        let r = try Emrtd.run(["read", "--virtual", "pace-gm-brainpool-aes128", "--document-number", "X00000000",
-                               "--birth-date", "740812", "--expiry-date", "310415", "--quiet", "--json"])
+        let r = try Emrtd.run([
+            "read", "--virtual", "pace-gm-brainpool-aes128", "--document-number", "X00000000",
+            "--birth-date", "740812", "--expiry-date", "310415", "--quiet", "--json",
+        ])
         #expect(r.status == 4)
         let e = try #require(Emrtd.json(r.stdout)?["error"] as? [String: Any], "\(r.stdout)")
         #expect(e["code"] as? String == "access-control")
@@ -186,7 +199,10 @@ import PCSCTransport
         }
         let r = try Emrtd.run(args)
         #expect(r.status == 2, "\(args): \(r.stderr)")
-        for dump in ["...", "DecodingError", "codingPath", "NSCocoaErrorDomain", "Code=", "profile.lookup", "[unknownProfile]", "Swift."] {
+        for dump in [
+            "...", "DecodingError", "codingPath", "NSCocoaErrorDomain", "Code=", "profile.lookup", "[unknownProfile]",
+            "Swift.",
+        ] {
             #expect(!r.stderr.contains(dump), "\(args): \(r.stderr)")
         }
         #expect(r.stderr.split(separator: "\n").count == 1, "\(args): \(r.stderr)")
@@ -197,12 +213,18 @@ import PCSCTransport
     @Test func trustAndOutAreCheckedBeforeWaitingForADocument() throws {
         // No reader is asked for: without the early checks this would wait for a card (and time out).
         // A reader name that matches nothing: should the checks fail, no other test's virtual card is touched.
-        let r = try Emrtd.run(["read", "--can", "123456", "--trust", "/nonexistent/csca.cer", "--timeout", "20",
-                               "--reader", "emrtd-test-no-such-reader"], timeout: 15)
+        let r = try Emrtd.run(
+            [
+                "read", "--can", "123456", "--trust", "/nonexistent/csca.cer", "--timeout", "20",
+                "--reader", "emrtd-test-no-such-reader",
+            ], timeout: 15)
         #expect(r.status == 5, "\(r.stderr)")
         #expect(!r.stderr.contains("Waiting for a document"))
-        let out = try Emrtd.run(["read", "--can", "123456", "--out", "/proc/nope", "--timeout", "20",
-                                 "--reader", "emrtd-test-no-such-reader"], timeout: 15)
+        let out = try Emrtd.run(
+            [
+                "read", "--can", "123456", "--out", "/proc/nope", "--timeout", "20",
+                "--reader", "emrtd-test-no-such-reader",
+            ], timeout: 15)
         #expect(out.status == 2, "\(out.stderr)")
         #expect(!out.stderr.contains("Waiting for a document"))
     }
@@ -241,7 +263,9 @@ import PCSCTransport
                 #expect(!text.contains("\\/"), "\(json) escapes slashes")
             }
             for f in files {
-                let p = try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent(f).path)[.posixPermissions] as? Int
+                let p =
+                    try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent(f).path)[
+                        .posixPermissions] as? Int
                 #expect(p == 0o600, "\(f) is \(String(p ?? 0, radix: 8))")
             }
         }
@@ -271,8 +295,10 @@ import PCSCTransport
     }
 
     @Test func birthDateThatDoesNotExistIsRefused() throws {
-        let r = try Emrtd.run(["read", "--virtual", "bac", "--document-number", "L898902C3", "--birth-date", "740231",
-                               "--expiry-date", "310415"])
+        let r = try Emrtd.run([
+            "read", "--virtual", "bac", "--document-number", "L898902C3", "--birth-date", "740231",
+            "--expiry-date", "310415",
+        ])
         #expect(r.status == 2)
         #expect(r.stderr.contains("--birth-date is not a valid date"))
         #expect(!r.stderr.contains("740231"))
@@ -296,12 +322,16 @@ import PCSCTransport
     // MARK: the remaining bullets of issue 13
 
     @Test func activeAuthenticationNeedsDG15AndTheChallengeIsEchoed() throws {
-        let refused = try Emrtd.run(["read", "--virtual", "pace-gm-brainpool-aes128", "--mrz", CommandLineTests.specimenMRZ,
-                                     "--files", "DG1,DG2", "--aa-challenge", "0102030405060708", "--quiet"])
+        let refused = try Emrtd.run([
+            "read", "--virtual", "pace-gm-brainpool-aes128", "--mrz", CommandLineTests.specimenMRZ,
+            "--files", "DG1,DG2", "--aa-challenge", "0102030405060708", "--quiet",
+        ])
         #expect(refused.status == 2)
         #expect(refused.stderr.contains("needs DG15"))
-        let r = try Emrtd.run(["read", "--virtual", "pace-gm-brainpool-aes128", "--mrz", CommandLineTests.specimenMRZ,
-                               "--files", "DG1,DG2,DG15", "--aa-challenge", "0102030405060708", "--json"])
+        let r = try Emrtd.run([
+            "read", "--virtual", "pace-gm-brainpool-aes128", "--mrz", CommandLineTests.specimenMRZ,
+            "--files", "DG1,DG2,DG15", "--aa-challenge", "0102030405060708", "--json",
+        ])
         #expect(r.stderr.contains("reading DG14 too"), "\(r.stderr)")
         let j = try #require(Emrtd.json(r.stdout), "\(r.stderr)")
         #expect(j["activeAuthenticationChallenge"] as? String == "0102030405060708")
@@ -327,7 +357,11 @@ import PCSCTransport
         let j = try #require(Emrtd.json(try Emrtd.run(["demo", "--list-profiles", "--json"]).stdout))
         #expect(j["schema"] as? String == "emrtd.profiles/1")
         let rows = try #require(j["profiles"] as? [[String: Any]])
-        #expect(rows.count >= 6 && rows.allSatisfy { [72, 88, 90].contains(($0["mrz"] as? String)?.count ?? 0) && ($0["can"] as? String)?.count == 6 })
+        #expect(
+            rows.count >= 6
+                && rows.allSatisfy {
+                    [72, 88, 90].contains(($0["mrz"] as? String)?.count ?? 0) && ($0["can"] as? String)?.count == 6
+                })
         // and one of them opens its document
         let bac = try #require(rows.first { $0["name"] as? String == "bac" })
         let read = try Emrtd.run(["read", "--virtual", "bac", "--mrz", bac["mrz"] as! String, "--quiet"])
@@ -351,7 +385,10 @@ import PCSCTransport
     @Test func readersProfilesAreLoadedBeforePCSCAndReadAndWatchTakeThem() throws {
         let f = Emrtd.temporaryDirectory().appendingPathComponent("readers.json")
         try Data("not json".utf8).write(to: f)
-        for args in [["readers"], ["watch", "--timeout", "1"], ["read", "--can", "123456", "--reader", "emrtd-test-no-such-reader"]] {
+        for args in [
+            ["readers"], ["watch", "--timeout", "1"],
+            ["read", "--can", "123456", "--reader", "emrtd-test-no-such-reader"],
+        ] {
             let r = try Emrtd.run(args + ["--profiles", f.path], timeout: 15)
             #expect(r.status == 2, "\(args): \(r.stderr)")
             #expect(r.stderr.contains("is not a usable readers file"), "\(args): \(r.stderr)")
@@ -392,29 +429,36 @@ import PCSCTransport
         let p = Process()
         p.executableURL = URL(fileURLWithPath: tool)
         p.arguments = args
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         p.standardOutput = out
         p.standardError = err
         try p.run()
         let o = out.fileHandleForReading.readDataToEndOfFile()
         let e = err.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
-        return CommandResult(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
-                             stderr: String(decoding: e, as: UTF8.self))
+        return CommandResult(
+            status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
+            stderr: String(decoding: e, as: UTF8.self))
     }
 }
 
 /// `readers --verbose --json` carries the quirk texts hardware/README.md asks users to record.
 @Suite struct ReadersJSONTests {
     @Test func verboseJSONHasTheQuirkTextsAndASchema() throws {
-        let quirk = ReaderProfile.Quirk(id: "slow-extended", description: "extended APDUs above 1 KB time out",
-                                        workaround: "cap responses at 1024 bytes")
-        let profile = ReaderProfile(id: "test-reader", vendor: "Test", model: "Reader", match: ["Test Reader*"],
-                                    extendedLength: true, maxCommandSize: 1024, maxResponseSize: 1024, quirks: [quirk],
-                                    sources: [], status: "tested", testedWith: nil, notes: nil)
+        let quirk = ReaderProfile.Quirk(
+            id: "slow-extended", description: "extended APDUs above 1 KB time out",
+            workaround: "cap responses at 1024 bytes")
+        let profile = ReaderProfile(
+            id: "test-reader", vendor: "Test", model: "Reader", match: ["Test Reader*"],
+            extendedLength: true, maxCommandSize: 1024, maxResponseSize: 1024, quirks: [quirk],
+            sources: [], status: "tested", testedWith: nil, notes: nil)
         let state = PCSCReaderState(reader: "Test Reader 00", flags: PCSCReaderState.Flags(rawValue: 0))
-        let entry = ReaderEntry(state: state, report: ReaderCapabilityReport(readerName: "Test Reader 00",
-                                                                              properties: ReaderProperties(), profile: profile))
+        let entry = ReaderEntry(
+            state: state,
+            report: ReaderCapabilityReport(
+                readerName: "Test Reader 00",
+                properties: ReaderProperties(), profile: profile))
         func object(_ verbose: Bool) throws -> [String: Any] {
             let text = JSONText.encode(ReaderListJSON(readers: [entry.json(verbose: verbose)]))
             return try #require(Emrtd.json(text))

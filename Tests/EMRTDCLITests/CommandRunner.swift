@@ -16,12 +16,15 @@ enum Emrtd {
         return dir.appendingPathComponent("emrtd")
     }
 
-    static func run(_ args: [String], stdin: String? = nil, environment: [String: String]? = nil, timeout: Double = 60) throws -> CommandResult {
+    static func run(_ args: [String], stdin: String? = nil, environment: [String: String]? = nil, timeout: Double = 60)
+        throws -> CommandResult
+    {
         let p = Process()
         p.executableURL = executable
         p.arguments = args
         if let environment { p.environment = environment }
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         p.standardOutput = out
         p.standardError = err
         let input = Pipe()
@@ -31,19 +34,27 @@ enum Emrtd {
         try? input.fileHandleForWriting.close()
         // read both pipes concurrently so a full pipe cannot block the child
         final class Box: @unchecked Sendable { var data = Data() }
-        let o = Box(), e = Box()
+        let o = Box()
+        let e = Box()
         let group = DispatchGroup()
         group.enter()
-        DispatchQueue.global().async { o.data = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        DispatchQueue.global().async {
+            o.data = out.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
         group.enter()
-        DispatchQueue.global().async { e.data = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        DispatchQueue.global().async {
+            e.data = err.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
         let deadline = Date().addingTimeInterval(timeout)
         while p.isRunning && Date() < deadline { usleep(10_000) }
         if p.isRunning { p.terminate() }
         p.waitUntilExit()
         group.wait()
-        return CommandResult(status: p.terminationStatus, stdout: String(decoding: o.data, as: UTF8.self),
-                             stderr: String(decoding: e.data, as: UTF8.self))
+        return CommandResult(
+            status: p.terminationStatus, stdout: String(decoding: o.data, as: UTF8.self),
+            stderr: String(decoding: e.data, as: UTF8.self))
     }
 
     static func json(_ s: String) -> [String: Any]? {

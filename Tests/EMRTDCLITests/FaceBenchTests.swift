@@ -1,4 +1,5 @@
 import Testing
+
 @testable import EMRTDCLI
 
 /// The face row of `emrtd bench`: the sample is what the criterion names and the work is done; the time is

@@ -1,5 +1,5 @@
-import Testing
 import Foundation
+import Testing
 
 /// `--html FILE` on demo, verify (and, through the shared read flow, read and stepup run): one self-contained
 /// page with the verdict word and a face every browser shows, private, and refused before the read when the
@@ -11,7 +11,8 @@ import Foundation
     func demoAndVerifyWriteTheReportAsOnePage(profile: String, verdict: String) throws {
         let dir = Emrtd.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let bundle = dir.appendingPathComponent("bundle"), html = dir.appendingPathComponent("read.html")
+        let bundle = dir.appendingPathComponent("bundle")
+        let html = dir.appendingPathComponent("read.html")
         let r = try Emrtd.run(["demo", "--profile", profile, "--quiet", "--out", bundle.path, "--html", html.path])
         #expect(r.status == (verdict == "accepted" ? 0 : 11), "\(r.stderr)")
         let text = try Self.page(html)
@@ -25,8 +26,10 @@ import Foundation
         #expect(mode == 0o600)
         // verify --html writes the same kind of page from the bundle, with the same verdict
         let offline = dir.appendingPathComponent("verify.html")
-        let v = try Emrtd.run(["verify", bundle.path, "--trust", bundle.appendingPathComponent("test-csca.cer").path,
-                               "--html", offline.path])
+        let v = try Emrtd.run([
+            "verify", bundle.path, "--trust", bundle.appendingPathComponent("test-csca.cer").path,
+            "--html", offline.path,
+        ])
         #expect(v.status == r.status, "\(v.stderr)")
         let offlineText = try Self.page(offline)
         #expect(offlineText.contains(verdict.uppercased()) && offlineText.contains("data:image/jpeg;base64,"))

@@ -1,5 +1,6 @@
-import Testing
 import Foundation
+import Testing
+
 @testable import EMRTDCLI
 
 /// The hostile-input rows of `emrtd bench` (issue 11): every hostile input is refused, by the limit the row
@@ -9,8 +10,10 @@ import Foundation
         let report = await HostileBench.run(runs: 1, log: { _ in })
         #expect(report.notes.isEmpty, "\(report.notes)")
         let kinds = Set(report.rows.map(\.kind))
-        for kind in ["--trust file", "--trust PEM", "--trust master list", "EF.SOD parse", "DG11 parse", "EF.COM parse",
-                     "live read (PACE, extended length)", "passive authentication", "explicit EC parameters"] {
+        for kind in [
+            "--trust file", "--trust PEM", "--trust master list", "EF.SOD parse", "DG11 parse", "EF.COM parse",
+            "live read (PACE, extended length)", "passive authentication", "explicit EC parameters",
+        ] {
             #expect(kinds.contains(kind), "no row for \(kind)")
         }
         for row in report.rows {

@@ -1,5 +1,6 @@
-import Testing
 import Foundation
+import Testing
+
 @testable import EMRTDCLI
 
 /// Issue 11 item 3: no error path of any command repeats access data. Every command (and step-up subcommand) is
@@ -57,13 +58,17 @@ import Foundation
     }
 
     static var commandPaths: [[String]] {
-        EMRTDCommand.commands.flatMap { c in c.subcommands.isEmpty ? [[c.name]] : c.subcommands.map { [c.name, $0.name] } }
+        EMRTDCommand.commands.flatMap { c in
+            c.subcommands.isEmpty ? [[c.name]] : c.subcommands.map { [c.name, $0.name] }
+        }
     }
 
     /// Whether an invocation would really run (wait for a card, serve vpcd, benchmark): those are not error
     /// paths and are left out — the sweep is about what a command says when it refuses its arguments.
     static func wouldRun(_ path: [String], _ args: [String]) -> Bool {
-        guard let decl = Completion.leaves.first(where: { $0.path == path.joined(separator: " ") })?.decl else { return false }
+        guard let decl = Completion.leaves.first(where: { $0.path == path.joined(separator: " ") })?.decl else {
+            return false
+        }
         guard (try? decl.parse(args)) != nil else { return false }
         return ["readers", "watch", "bench"].contains(path[0])
     }
@@ -73,11 +78,15 @@ import Foundation
         for path in Self.commandPaths {
             for args in Self.malformed where !Self.wouldRun(path, args) {
                 // stdin carries the MRZ too (for `--mrz -` and `stepup … -`)
-                let r = try Emrtd.run(path + args, stdin: Self.mrz + "\n", environment: ["PATH": "/usr/bin:/bin"], timeout: 20)
+                let r = try Emrtd.run(
+                    path + args, stdin: Self.mrz + "\n", environment: ["PATH": "/usr/bin:/bin"], timeout: 20)
                 runs += 1
                 let all = r.stdout + r.stderr
                 for s in Self.secrets {
-                    #expect(!all.contains(s), "`emrtd \(path.joined(separator: " ")) \(args.count) words` (exit \(r.status)) repeats \(s): \(all)")
+                    #expect(
+                        !all.contains(s),
+                        "`emrtd \(path.joined(separator: " ")) \(args.count) words` (exit \(r.status)) repeats \(s): \(all)"
+                    )
                 }
             }
         }

@@ -1,13 +1,15 @@
-import Testing
 import Foundation
 import MRTDTestSupport
+import Testing
 
 /// `emrtd simulate` (the virtual chip behind vsmartcard's vpcd) and `emrtd read --reader 'Virtual PCD 00 00'`
 /// as separate processes, through libpcsclite and pcscd exactly as with a USB reader (issue 5 §5).
 /// Skipped, with the reason printed, where pcscd or the vpcd driver is missing.
-@Suite("emrtd simulate + emrtd read through pcscd and vpcd", .serialized,
-       .enabled(if: PCSCTestEnvironment.isAvailable,
-                Comment(rawValue: PCSCTestEnvironment.unavailableReason ?? "pcscd/vpcd available")))
+@Suite(
+    "emrtd simulate + emrtd read through pcscd and vpcd", .serialized,
+    .enabled(
+        if: PCSCTestEnvironment.isAvailable,
+        Comment(rawValue: PCSCTestEnvironment.unavailableReason ?? "pcscd/vpcd available")))
 struct ThroughPCSCTests {
     struct Simulated {
         var folder: String
@@ -57,22 +59,34 @@ struct ThroughPCSCTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let s = try save(profile, in: dir)
 
-        let local = try Emrtd.run(["read", "--virtual", s.folder, "--mrz", s.mrz, "--trust", s.trust, "--json", "--quiet"])
+        let local = try Emrtd.run([
+            "read", "--virtual", s.folder, "--mrz", s.mrz, "--trust", s.trust, "--json", "--quiet",
+        ])
         #expect(local.status == 0, "\(local.stderr)")
 
         let sim = try serve(s)
         defer { stop(sim) }
-        let remote = try Emrtd.run(["read", "--reader", PCSCTestEnvironment.readerName, "--mrz", s.mrz, "--trust", s.trust,
-                                    "--json", "--quiet", "--timeout", "15"])
+        let remote = try Emrtd.run([
+            "read", "--reader", PCSCTestEnvironment.readerName, "--mrz", s.mrz, "--trust", s.trust,
+            "--json", "--quiet", "--timeout", "15",
+        ])
         #expect(remote.status == 0, "\(profile): \(remote.stderr)")
-        let a = try #require(Emrtd.json(local.stdout)), b = try #require(Emrtd.json(remote.stdout))
-        let va = a["verification"] as? [String: Any], vb = b["verification"] as? [String: Any]
+        let a = try #require(Emrtd.json(local.stdout))
+        let b = try #require(Emrtd.json(remote.stdout))
+        let va = a["verification"] as? [String: Any]
+        let vb = b["verification"] as? [String: Any]
         #expect(va?["status"] as? String == vb?["status"] as? String)
         #expect(vb?["status"] as? String == "accepted")
-        #expect((va?["checks"] as? [[String: Any]])?.map { $0["status"] as? String } == (vb?["checks"] as? [[String: Any]])?.map { $0["status"] as? String })
+        #expect(
+            (va?["checks"] as? [[String: Any]])?.map { $0["status"] as? String }
+                == (vb?["checks"] as? [[String: Any]])?.map { $0["status"] as? String })
         #expect(files(a) == files(b))
-        #expect(NSDictionary(dictionary: a["accessControl"] as? [String: Any] ?? [:]) == NSDictionary(dictionary: b["accessControl"] as? [String: Any] ?? [:]))
-        #expect(NSDictionary(dictionary: a["document"] as? [String: Any] ?? [:]) == NSDictionary(dictionary: b["document"] as? [String: Any] ?? [:]))
+        #expect(
+            NSDictionary(dictionary: a["accessControl"] as? [String: Any] ?? [:])
+                == NSDictionary(dictionary: b["accessControl"] as? [String: Any] ?? [:]))
+        #expect(
+            NSDictionary(dictionary: a["document"] as? [String: Any] ?? [:])
+                == NSDictionary(dictionary: b["document"] as? [String: Any] ?? [:]))
         #expect((b["reader"] as? [String: Any])?["name"] as? String == PCSCTestEnvironment.readerName)
     }
 
@@ -85,8 +99,10 @@ struct ThroughPCSCTests {
         // the card leaves after 25 APDUs (in the middle of DG2) and comes back
         let sim = try serve(s, extra: ["--pull-after", "25", "--sessions", "2"])
         defer { stop(sim) }
-        let r = try Emrtd.run(["read", "--reader", PCSCTestEnvironment.readerName, "--mrz", s.mrz, "--trust", s.trust,
-                               "--json", "--timeout", "15"])
+        let r = try Emrtd.run([
+            "read", "--reader", PCSCTestEnvironment.readerName, "--mrz", s.mrz, "--trust", s.trust,
+            "--json", "--timeout", "15",
+        ])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.contains("present the document again"))
         let j = try #require(Emrtd.json(r.stdout))
@@ -103,8 +119,10 @@ struct ThroughPCSCTests {
         let s = try save("short-only", in: dir)
         let sim = try serve(s, extra: ["--pull-after", "25", "--sessions", "1"])
         defer { stop(sim) }
-        let r = try Emrtd.run(["read", "--reader", PCSCTestEnvironment.readerName, "--mrz", s.mrz, "--trust", s.trust,
-                               "--json", "--timeout", "3"])
+        let r = try Emrtd.run([
+            "read", "--reader", PCSCTestEnvironment.readerName, "--mrz", s.mrz, "--trust", s.trust,
+            "--json", "--timeout", "3",
+        ])
         #expect(r.status == 3, "\(r.stderr)")
         // under --json the failure is the one JSON error object on stdout (docs/cli.md)
         let e = Emrtd.json(r.stdout)?["error"] as? [String: Any]
@@ -127,8 +145,11 @@ struct ThroughPCSCTests {
         let s = try save("pace-cam", in: dir)
         let sim = try serve(s)
         defer { stop(sim) }
-        let r = try Emrtd.run(["stepup", "run", "-", "--reader", PCSCTestEnvironment.readerName, "--mrz", s.mrz,
-                               "--trust", s.trust, "--timeout", "15", "--quiet"], stdin: StepUpReadIDTests.context())
+        let r = try Emrtd.run(
+            [
+                "stepup", "run", "-", "--reader", PCSCTestEnvironment.readerName, "--mrz", s.mrz,
+                "--trust", s.trust, "--timeout", "15", "--quiet",
+            ], stdin: StepUpReadIDTests.context())
         #expect(r.status == 0, "\(r.stderr)")
         #expect(Emrtd.json(r.stdout)?["status"] as? String == "accepted")
     }

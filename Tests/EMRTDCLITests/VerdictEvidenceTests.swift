@@ -1,5 +1,5 @@
-import Testing
 import Foundation
+import Testing
 
 /// Issue 11 W1/W2 end to end: `emrtd demo --out B`, tamper with B/clone-detection.json or B's files,
 /// `emrtd verify B --trust B/test-csca.cer` — the verdict never rests on evidence passive authentication did
@@ -13,7 +13,9 @@ import Foundation
     }
 
     func verify(_ dir: URL) throws -> (status: Int32, verification: [String: Any]) {
-        let r = try Emrtd.run(["verify", dir.path, "--trust", dir.appendingPathComponent("test-csca.cer").path, "--json"])
+        let r = try Emrtd.run([
+            "verify", dir.path, "--trust", dir.appendingPathComponent("test-csca.cer").path, "--json",
+        ])
         let v = Emrtd.json(r.stdout)?["verification"] as? [String: Any] ?? [:]
         return (r.status, v)
     }
@@ -23,7 +25,9 @@ import Foundation
     }
 
     func record(_ dir: URL) throws -> [String: Any] {
-        try #require(JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("clone-detection.json"))) as? [String: Any])
+        try #require(
+            JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("clone-detection.json")))
+                as? [String: Any])
     }
 
     func write(_ record: [String: Any], to dir: URL) throws {
@@ -31,9 +35,12 @@ import Foundation
     }
 
     @Test func activeAuthenticationTranscriptWithAnotherKeyIsNotAccepted() throws {
-        let b = try demo([])                       // ECDSA AA key in DG15
-        let c = try demo(["--profile", "bac"])     // an RSA AA key and its genuine signature
-        defer { try? FileManager.default.removeItem(at: b); try? FileManager.default.removeItem(at: c) }
+        let b = try demo([])  // ECDSA AA key in DG15
+        let c = try demo(["--profile", "bac"])  // an RSA AA key and its genuine signature
+        defer {
+            try? FileManager.default.removeItem(at: b)
+            try? FileManager.default.removeItem(at: c)
+        }
         let genuine = try verify(b)
         #expect(genuine.status == 0)
         #expect(status(genuine.verification, "activeAuthentication") == "passed")
@@ -60,7 +67,9 @@ import Foundation
     @Test func offlinePACECAMIsNotCheckedAndAForgeryDoesNotPass() throws {
         let b = try demo(["--profile", "pace-cam", "--can"])
         defer { try? FileManager.default.removeItem(at: b) }
-        let live = try #require(Emrtd.json(try String(contentsOf: b.appendingPathComponent("report.json"), encoding: .utf8))?["verification"] as? [String: Any])
+        let live = try #require(
+            Emrtd.json(try String(contentsOf: b.appendingPathComponent("report.json"), encoding: .utf8))?[
+                "verification"] as? [String: Any])
         #expect(status(live, "paceChipAuthenticationMapping") == "passed")
         let v = try verify(b)
         #expect(status(v.verification, "paceChipAuthenticationMapping") == "notChecked")

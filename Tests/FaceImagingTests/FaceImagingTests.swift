@@ -1,7 +1,8 @@
-import Testing
 import Foundation
 import MRTDDocument
 import MRTDTestSupport
+import Testing
+
 @testable import FaceImaging
 
 /// Public sample DG2 files (public fixture files kept beside the repository, with their provenance), read at test time, never copied.
@@ -31,7 +32,9 @@ enum Samples {
         for y in 0..<h {
             for x in 0..<w {
                 let i = 3 * (y * w + x)
-                px[i] = UInt8(x * 255 / max(1, w - 1)); px[i + 1] = UInt8(y * 255 / max(1, h - 1)); px[i + 2] = UInt8((x + y) % 256)
+                px[i] = UInt8(x * 255 / max(1, w - 1))
+                px[i + 1] = UInt8(y * 255 / max(1, h - 1))
+                px[i + 2] = UInt8((x + y) % 256)
             }
         }
         return Raster(width: w, height: h, channels: 3, pixels: px)!
@@ -41,7 +44,9 @@ enum Samples {
         Double(zip(a.pixels, b.pixels).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(a.pixels.count)
     }
 
-    static func u32(_ v: Int) -> [UInt8] { [UInt8(v >> 24 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+    static func u32(_ v: Int) -> [UInt8] {
+        [UInt8(v >> 24 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
+    }
 
     /// Offset of the SIZ marker segment's Lsiz in a raw codestream or JP2 file.
     static func sizOffset(_ b: [UInt8]) throws -> Int {
@@ -61,8 +66,10 @@ enum Samples {
 @Suite("FaceImaging: real-format samples")
 struct SampleImageTests {
     /// JPEG 2000 faces of the specimen and sample DG2 files: decoded to the size their own header gives.
-    @Test(arguments: ["specimens/bsi2008/Datagroup2.bin", "specimens/nl-2006/ef0102.bin",
-                      "lds-samples/DG2-iso19794-5-all-fields.bin"])
+    @Test(arguments: [
+        "specimens/bsi2008/Datagroup2.bin", "specimens/nl-2006/ef0102.bin",
+        "lds-samples/DG2-iso19794-5-all-fields.bin",
+    ])
     func jpeg2000FacesOfSampleDG2sDecode(_ path: String) throws {
         let face = try Samples.face(path)
         #expect(face.format == .jpeg2000)
@@ -148,7 +155,9 @@ struct GeneratedImageTests {
         let app0End = 4 + (Int(plain[4]) << 8 | Int(plain[5]))
         #expect(Array(padded[app0End..<app0End + 4]) == [0xFF, 0xFE, 0x03, 0xEA])
         #expect(try JPEGCodec.decode(padded) == JPEGCodec.decode(plain))
-        #expect(throws: ImageCodecError.self) { try JPEGCodec.encode(Samples.gray(8, 8), comments: [[UInt8](repeating: 0, count: 65534)]) }
+        #expect(throws: ImageCodecError.self) {
+            try JPEGCodec.encode(Samples.gray(8, 8), comments: [[UInt8](repeating: 0, count: 65534)])
+        }
     }
 
     /// sYCC with 4:2:0 chroma (ISO/IEC 15444-1 Annex I enumerated colour space 18): upsampled and converted to
@@ -157,14 +166,17 @@ struct GeneratedImageTests {
         let rgb = Samples.rgb(64, 48)
         var ycc = [UInt8](repeating: 0, count: rgb.pixels.count)
         for i in stride(from: 0, to: rgb.pixels.count, by: 3) {
-            let r = Double(rgb.pixels[i]), g = Double(rgb.pixels[i + 1]), b = Double(rgb.pixels[i + 2])
+            let r = Double(rgb.pixels[i])
+            let g = Double(rgb.pixels[i + 1])
+            let b = Double(rgb.pixels[i + 2])
             ycc[i] = UInt8(clamping: Int((0.299 * r + 0.587 * g + 0.114 * b).rounded()))
             ycc[i + 1] = UInt8(clamping: Int((128 - 0.168736 * r - 0.331264 * g + 0.5 * b).rounded()))
             ycc[i + 2] = UInt8(clamping: Int((128 + 0.5 * r - 0.418688 * g - 0.081312 * b).rounded()))
         }
         let source = try #require(Raster(width: 64, height: 48, channels: 3, pixels: ycc))
-        let jp2 = try JPEG2000Codec.encode(source, container: .jp2, targetBytes: nil, limits: .standard,
-                                           subsampling: [(1, 1), (2, 2), (2, 2)], sYCC: true)
+        let jp2 = try JPEG2000Codec.encode(
+            source, container: .jp2, targetBytes: nil, limits: .standard,
+            subsampling: [(1, 1), (2, 2), (2, 2)], sYCC: true)
         let header = try JPEG2000Header(jp2)
         #expect(header.components.map(\.dx) == [1, 2, 2] && header.width == 64)
         let decoded = try JPEG2000Codec.decode(jp2)
@@ -190,6 +202,7 @@ struct GeneratedImageTests {
 
 extension Raster {
     var asRGB: Raster {
-        channels == 3 ? self : Raster(width: width, height: height, channels: 3, pixels: pixels.flatMap { [$0, $0, $0] })!
+        channels == 3
+            ? self : Raster(width: width, height: height, channels: 3, pixels: pixels.flatMap { [$0, $0, $0] })!
     }
 }

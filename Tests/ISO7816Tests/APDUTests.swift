@@ -1,6 +1,6 @@
-import Testing
 import ISO7816
 import MRTDTestSupport
+import Testing
 
 @Suite struct APDUTests {
     @Test(arguments: [
@@ -42,9 +42,13 @@ import MRTDTestSupport
         for count in [0, 1, 2, 255, 256, 300, 65535] {
             for ne in [nil, 1, 255, 256, 257, 65535, 65536] as [Int?] {
                 for forced in [false, true] {
-                    let apdu = CommandAPDU(cla: 0x0C, ins: 0xB0, p1: 1, p2: 2, data: [UInt8](repeating: 0xA5, count: count), ne: ne, forceExtended: forced)
+                    let apdu = CommandAPDU(
+                        cla: 0x0C, ins: 0xB0, p1: 1, p2: 2, data: [UInt8](repeating: 0xA5, count: count), ne: ne,
+                        forceExtended: forced)
                     let bytes = apdu.bytes
-                    #expect(apdu.encodedLength == bytes.count, "data \(count) ne \(String(describing: ne)) forced \(forced)")
+                    #expect(
+                        apdu.encodedLength == bytes.count, "data \(count) ne \(String(describing: ne)) forced \(forced)"
+                    )
                     let back = try CommandAPDU(bytes: bytes)
                     #expect(back.data == apdu.data && back.ne == apdu.ne && back.header == apdu.header)
                 }
@@ -57,7 +61,10 @@ import MRTDTestSupport
         #expect(CommandAPDU.readBinary(offset: 0x1234, ne: 0xDF).bytes == hex("00B01234DF"))
     }
 
-    @Test(arguments: ["00", "00A400000201", "00A40000020102FFFF", "00A4000000000201", "00A4000000000301", "00B000000012", "00B0000000"+"01"])
+    @Test(arguments: [
+        "00", "00A400000201", "00A40000020102FFFF", "00A4000000000201", "00A4000000000301", "00B000000012",
+        "00B0000000" + "01",
+    ])
     func malformedCommandsAreRejected(bytes: String) {
         #expect(throws: APDUError.self) { try CommandAPDU(bytes: hex(bytes)) }
     }
@@ -66,7 +73,9 @@ import MRTDTestSupport
         #expect(CommandAPDU.selectApplication(MRTDApplication.lds1AID).bytes == hex("00A4040C07A0000002471001"))
         #expect(CommandAPDU.selectFile(0x011E).bytes == hex("00A4020C02011E"))
         #expect(CommandAPDU.readBinary(sfi: 0x1E, offset: 0, ne: 256).bytes == hex("00B09E0000"))
-        #expect(CommandAPDU.readBinaryOdd(offset: 0x8000, ne: 223).bytes == hex("00B1000004540280 00DF".replacingOccurrences(of: " ", with: "")))
+        #expect(
+            CommandAPDU.readBinaryOdd(offset: 0x8000, ne: 223).bytes
+                == hex("00B1000004540280 00DF".replacingOccurrences(of: " ", with: "")))
         #expect(CommandAPDU.getChallenge().bytes == hex("0084000008"))
         #expect(CommandAPDU.generalAuthenticate([0x7C, 0x00], chained: true).bytes == hex("10860000027C0000"))
     }
@@ -108,7 +117,10 @@ final class EchoCard: CardEmulator, @unchecked Sendable {
     var resets = 0
     func powerOn() { powered = true }
     func powerOff() { powered = false }
-    func reset() { resets += 1; powered = true }
+    func reset() {
+        resets += 1
+        powered = true
+    }
     func process(_ command: [UInt8]) -> [UInt8] { Array(command.dropFirst(4)) + [0x90, 0x00] }
 }
 

@@ -1,5 +1,5 @@
-import Testing
 import ISO7816
+import Testing
 
 /// `ATR`: interface bytes, historical bytes, card capabilities (ISO/IEC 7816-3 §8.2, 7816-4 §8.1.1.2.7).
 @Suite struct ATRTests {
@@ -24,7 +24,8 @@ import ISO7816
 
     @Test func capabilitiesAmongOtherObjects() throws {
         // category 00: compact-TLV objects then three status bytes; a pre-issuing object '6x' first
-        let atr = try #require(ATR(Self.contactless([0x00, 0x64, 1, 2, 3, 4, 0x73, 0xC0, 0x00, 0xC0, 0x05, 0x90, 0x00])))
+        let atr = try #require(
+            ATR(Self.contactless([0x00, 0x64, 1, 2, 3, 4, 0x73, 0xC0, 0x00, 0xC0, 0x05, 0x90, 0x00])))
         #expect(atr.compactTLVObjects.map(\.tag) == [0x6, 0x7])
         #expect(atr.supportsExtendedLength == true)
         #expect(atr.supportsCommandChaining == true)
@@ -47,10 +48,10 @@ import ISO7816
     @Test func malformedATRsAreRefused() {
         #expect(ATR([]) == nil)
         #expect(ATR([0x3B]) == nil)
-        #expect(ATR([0x12, 0x00]) == nil) // TS neither 3B nor 3F
-        #expect(ATR([0x3B, 0x85, 0x80, 0x01, 0x80]) == nil) // historical bytes cut short
-        #expect(ATR([0x3B, 0x80]) == nil) // TD1 announced, missing
-        #expect(ATR([0x3B, 0x0F] + [UInt8](repeating: 0, count: 40)) == nil) // longer than 33 bytes
+        #expect(ATR([0x12, 0x00]) == nil)  // TS neither 3B nor 3F
+        #expect(ATR([0x3B, 0x85, 0x80, 0x01, 0x80]) == nil)  // historical bytes cut short
+        #expect(ATR([0x3B, 0x80]) == nil)  // TD1 announced, missing
+        #expect(ATR([0x3B, 0x0F] + [UInt8](repeating: 0, count: 40)) == nil)  // longer than 33 bytes
         // a compact-TLV object running past the end yields no objects, not a crash
         let cut = ATR(Self.contactless([0x80, 0x75, 0x00, 0x00]))
         #expect(cut?.compactTLVObjects.isEmpty == true)
@@ -70,7 +71,9 @@ import ISO7816
         var sent: [CommandAPDU] = []
         var parts: [ResponseAPDU] = [ResponseAPDU(data: [3, 4], sw: 0x6101), ResponseAPDU(data: [5], sw: 0x6282)]
         let first = ResponseAPDU(data: [1, 2], sw: 0x6102)
-        let r = try await ResponseChaining.collect(first, after: CommandAPDU(cla: 0x0D, ins: 0xB0, p1: 0, p2: 0, ne: 256)) { c in
+        let r = try await ResponseChaining.collect(
+            first, after: CommandAPDU(cla: 0x0D, ins: 0xB0, p1: 0, p2: 0, ne: 256)
+        ) { c in
             sent.append(c)
             return parts.removeFirst()
         }
@@ -83,7 +86,8 @@ import ISO7816
     }
 
     @Test func anUnchainedResponseIsReturnedAsItIs() async throws {
-        let r = try await ResponseChaining.collect(ResponseAPDU(data: [9], sw: 0x9000), after: .getResponse(ne: 1)) { _ in
+        let r = try await ResponseChaining.collect(ResponseAPDU(data: [9], sw: 0x9000), after: .getResponse(ne: 1)) {
+            _ in
             Issue.record("nothing should be sent")
             return ResponseAPDU(sw: 0x9000)
         }

@@ -25,8 +25,15 @@ struct RawHTTP {
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = port.bigEndian
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let rc = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard rc == 0 else { close(fd); throw Failure("connect to 127.0.0.1:\(port)") }
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard rc == 0 else {
+            close(fd)
+            throw Failure("connect to 127.0.0.1:\(port)")
+        }
         return fd
     }
 
@@ -39,7 +46,9 @@ struct RawHTTP {
         }
     }
 
-    func head(_ method: String, _ path: String, token: String?, host: String?, headers: [String: String], body: [UInt8]?) -> [UInt8] {
+    func head(
+        _ method: String, _ path: String, token: String?, host: String?, headers: [String: String], body: [UInt8]?
+    ) -> [UInt8] {
         var h = "\(method) \(path) HTTP/1.1\r\nHost: \(host ?? "127.0.0.1:\(port)")\r\nConnection: close\r\n"
         if let token { h += "Authorization: Bearer \(token)\r\n" }
         for (k, v) in headers { h += "\(k): \(v)\r\n" }
@@ -48,8 +57,10 @@ struct RawHTTP {
     }
 
     /// One request, the whole response (Connection: close).
-    func request(_ method: String, _ path: String, token: String?, host: String? = nil, headers: [String: String] = [:],
-                 body: [UInt8]? = nil) throws -> Response {
+    func request(
+        _ method: String, _ path: String, token: String?, host: String? = nil, headers: [String: String] = [:],
+        body: [UInt8]? = nil
+    ) throws -> Response {
         let fd = try Self.connect(port: port)
         defer { close(fd) }
         try Self.send(fd, head(method, path, token: token, host: host, headers: headers, body: body))
@@ -63,12 +74,20 @@ struct RawHTTP {
         return try Self.parse(data)
     }
 
-    func json(_ method: String, _ path: String, token: String?, _ object: Any, headers: [String: String] = [:]) throws -> Response {
-        try request(method, path, token: token, headers: headers, body: [UInt8](try JSONSerialization.data(withJSONObject: object)))
+    func json(_ method: String, _ path: String, token: String?, _ object: Any, headers: [String: String] = [:]) throws
+        -> Response
+    {
+        try request(
+            method, path, token: token, headers: headers,
+            body: [UInt8](try JSONSerialization.data(withJSONObject: object)))
     }
 
     static func parse(_ data: [UInt8]) throws -> Response {
-        guard let end = data.indices.first(where: { i in i + 3 < data.count && data[i] == 13 && data[i + 1] == 10 && data[i + 2] == 13 && data[i + 3] == 10 }) else {
+        guard
+            let end = data.indices.first(where: { i in
+                i + 3 < data.count && data[i] == 13 && data[i + 1] == 10 && data[i + 2] == 13 && data[i + 3] == 10
+            })
+        else {
             throw Failure("no complete response header (\(data.count) bytes)")
         }
         let lines = String(decoding: data[..<end], as: UTF8.self).components(separatedBy: "\r\n")
@@ -85,9 +104,12 @@ struct RawHTTP {
     }
 
     static func dechunk(_ b: [UInt8]) -> [UInt8] {
-        var out: [UInt8] = [], i = 0
+        var out: [UInt8] = []
+        var i = 0
         while i < b.count {
-            guard let eol = b[i...].indices.first(where: { $0 + 1 < b.count && b[$0] == 13 && b[$0 + 1] == 10 }) else { break }
+            guard let eol = b[i...].indices.first(where: { $0 + 1 < b.count && b[$0] == 13 && b[$0 + 1] == 10 }) else {
+                break
+            }
             let sizeText = String(decoding: b[i..<eol], as: UTF8.self).split(separator: ";").first ?? ""
             guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16), size > 0 else { break }
             let start = eol + 2
@@ -105,7 +127,10 @@ struct Failure: Error, CustomStringConvertible {
 
 /// An event-stream client: connects, then collects events on its own thread until the stream ends.
 final class SSEClient: @unchecked Sendable {
-    struct Event { var name: String; var data: [String: Any] }
+    struct Event {
+        var name: String
+        var data: [String: Any]
+    }
     private let lock = NSLock()
     private var _events: [Event] = []
     private var _ended = false
@@ -119,9 +144,21 @@ final class SSEClient: @unchecked Sendable {
         t.start()
     }
 
-    var events: [Event] { lock.lock(); defer { lock.unlock() }; return _events }
-    var ended: Bool { lock.lock(); defer { lock.unlock() }; return _ended }
-    var status: Int { lock.lock(); defer { lock.unlock() }; return _status }
+    var events: [Event] {
+        lock.lock()
+        defer { lock.unlock() }
+        return _events
+    }
+    var ended: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return _ended
+    }
+    var status: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return _status
+    }
     var names: [String] { events.map(\.name) }
 
     func close() { shutdown(fd, Int32(SHUT_RDWR)) }
@@ -136,16 +173,22 @@ final class SSEClient: @unchecked Sendable {
             data += buf[0..<n]
             if !headerDone, let r = try? RawHTTP.parse(data) {
                 headerDone = true
-                lock.lock(); _status = r.status; lock.unlock()
+                lock.lock()
+                _status = r.status
+                lock.unlock()
             }
             if headerDone { publish(data) }
         }
         if let r = try? RawHTTP.parse(data) {
-            lock.lock(); _status = r.status; lock.unlock()
+            lock.lock()
+            _status = r.status
+            lock.unlock()
             publish(data)
         }
         Glibc.close(fd)
-        lock.lock(); _ended = true; lock.unlock()
+        lock.lock()
+        _ended = true
+        lock.unlock()
     }
 
     private func publish(_ data: [UInt8]) {
@@ -154,15 +197,20 @@ final class SSEClient: @unchecked Sendable {
         let text = String(decoding: r.body, as: UTF8.self)
         var out: [Event] = []
         for block in text.components(separatedBy: "\n\n") {
-            var name = "message", payload = ""
+            var name = "message"
+            var payload = ""
             for line in block.split(separator: "\n") {
                 if line.hasPrefix("event: ") { name = String(line.dropFirst(7)) }
                 if line.hasPrefix("data: ") { payload += line.dropFirst(6) }
             }
-            guard !payload.isEmpty, let o = (try? JSONSerialization.jsonObject(with: Data(payload.utf8))) as? [String: Any] else { continue }
+            guard !payload.isEmpty,
+                let o = (try? JSONSerialization.jsonObject(with: Data(payload.utf8))) as? [String: Any]
+            else { continue }
             out.append(Event(name: name, data: o))
         }
-        lock.lock(); _events = out; lock.unlock()
+        lock.lock()
+        _events = out
+        lock.unlock()
     }
 
     /// Waits for the stream to end (bounded).
@@ -191,16 +239,26 @@ enum Harness {
         let p = Process()
         p.executableURL = executable
         p.arguments = args
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         p.standardOutput = out
         p.standardError = err
         p.standardInput = FileHandle.nullDevice
         try p.run()
         final class Box: @unchecked Sendable { var data = Data() }
-        let o = Box(), e = Box()
+        let o = Box()
+        let e = Box()
         let group = DispatchGroup()
-        group.enter(); DispatchQueue.global().async { o.data = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        group.enter(); DispatchQueue.global().async { e.data = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        group.enter()
+        DispatchQueue.global().async {
+            o.data = out.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
+        group.enter()
+        DispatchQueue.global().async {
+            e.data = err.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
         let deadline = Date().addingTimeInterval(timeout)
         while p.isRunning && Date() < deadline { usleep(10_000) }
         if p.isRunning { p.terminate() }
@@ -209,7 +267,11 @@ enum Harness {
         return (p.terminationStatus, String(decoding: o.data, as: UTF8.self), String(decoding: e.data, as: UTF8.self))
     }
 
-    struct Document { var folder: String; var mrz: String; var trust: String }
+    struct Document {
+        var folder: String
+        var mrz: String
+        var trust: String
+    }
 
     /// Generates and saves a document with `emrtd simulate --save`.
     static func document(_ profile: String, in dir: URL) throws -> Document {
@@ -280,7 +342,8 @@ final class Service: @unchecked Sendable {
             throw Failure("emrtd serve did not say where it listens: \(text)")
         }
         self.port = port
-        self.token = try String(contentsOf: dir.appendingPathComponent("token"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        self.token = try String(contentsOf: dir.appendingPathComponent("token"), encoding: .utf8).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         // drain stdout so the service never blocks on it
         DispatchQueue.global().async { _ = out.fileHandleForReading.readDataToEndOfFile() }
     }
@@ -295,7 +358,9 @@ final class Service: @unchecked Sendable {
     /// Starts a read; returns its id.
     func startRead(_ body: [String: Any]) throws -> String {
         let r = try http.json("POST", "/v1/reads", token: token, body)
-        guard r.status == 201, let id = r.json?["id"] as? String else { throw Failure("POST /v1/reads: \(r.status) \(r.text)") }
+        guard r.status == 201, let id = r.json?["id"] as? String else {
+            throw Failure("POST /v1/reads: \(r.status) \(r.text)")
+        }
         return id
     }
 

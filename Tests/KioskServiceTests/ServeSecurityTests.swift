@@ -1,7 +1,7 @@
-import Testing
 import Foundation
 import Glibc
 import MRTDTestSupport
+import Testing
 
 /// The defences of `emrtd serve` (issue 14 "Security"): token, cookie login, Host and Origin checks,
 /// body limits, malformed input, access data checked before anything touches a reader.
@@ -51,7 +51,9 @@ struct ServeSecurityTests {
             let page = try s.http.request("GET", "/", token: nil, headers: ["Cookie": pair])
             #expect(page.status == 200)
             #expect(try s.http.request("GET", "/v1/readers", token: nil, headers: ["Cookie": pair]).status == 200)
-            #expect(try s.http.request("GET", "/v1/readers", token: nil, headers: ["Cookie": "emrtd_token=wrong"]).status == 403)
+            #expect(
+                try s.http.request("GET", "/v1/readers", token: nil, headers: ["Cookie": "emrtd_token=wrong"]).status
+                    == 403)
         }
     }
 
@@ -62,11 +64,13 @@ struct ServeSecurityTests {
             #expect(rebound.errorCode == "wrong_host")
             #expect(try s.http.request("GET", "/v1/health", token: s.token, host: "localhost:\(s.port)").status == 200)
             #expect(try s.http.request("GET", "/v1/health", token: s.token, host: "127.0.0.1:1").status == 421)
-            let foreign = try s.http.json("POST", "/v1/reads", token: s.token, ["access": ["mrz": Self.mrz]],
-                                          headers: ["Origin": "http://attacker.example"])
+            let foreign = try s.http.json(
+                "POST", "/v1/reads", token: s.token, ["access": ["mrz": Self.mrz]],
+                headers: ["Origin": "http://attacker.example"])
             #expect(foreign.status == 403)
             #expect(foreign.errorCode == "foreign_origin")
-            let own = try s.http.request("DELETE", "/v1/reads/0000", token: s.token, headers: ["Origin": "http://127.0.0.1:\(s.port)"])
+            let own = try s.http.request(
+                "DELETE", "/v1/reads/0000", token: s.token, headers: ["Origin": "http://127.0.0.1:\(s.port)"])
             #expect(own.status == 404)
         }
     }
@@ -91,8 +95,9 @@ struct ServeSecurityTests {
             let shortCAN = try s.http.json("POST", "/v1/reads", token: s.token, ["access": ["can": "12345"]])
             #expect(shortCAN.status == 400)
             #expect(!shortCAN.text.contains("12345"))
-            let unknownReader = try s.http.json("POST", "/v1/reads", token: s.token,
-                                                ["reader": "no such reader anywhere", "access": ["can": "123456"]])
+            let unknownReader = try s.http.json(
+                "POST", "/v1/reads", token: s.token,
+                ["reader": "no such reader anywhere", "access": ["can": "123456"]])
             #expect(unknownReader.status == 404, "\(unknownReader.text)")
             #expect(try s.http.request("GET", "/v1/reads/unknown", token: s.token).status == 404)
             #expect(try s.http.request("PUT", "/v1/health", token: s.token).status == 405)
@@ -103,11 +108,14 @@ struct ServeSecurityTests {
     @Test func readersListsTheVirtualReaders() async throws {
         try #require(PCSCTestEnvironment.isAvailable)
         try await withService { s in
-            #expect(await eventually(5) {
-                let names = ((try? s.http.request("GET", "/v1/readers", token: s.token))?.json?["readers"] as? [[String: Any]] ?? [])
-                    .compactMap { $0["name"] as? String }
-                return names.contains(Harness.reader0)
-            })
+            #expect(
+                await eventually(5) {
+                    let names =
+                        ((try? s.http.request("GET", "/v1/readers", token: s.token))?.json?["readers"]
+                        as? [[String: Any]] ?? [])
+                        .compactMap { $0["name"] as? String }
+                    return names.contains(Harness.reader0)
+                })
         }
     }
 
@@ -120,7 +128,8 @@ struct ServeSecurityTests {
         #expect(remote.stderr.contains("--allow-remote"))
         let junk = dir.appendingPathComponent("junk.pem")
         try Data("not a certificate".utf8).write(to: junk)
-        let trust = try Harness.run(["serve", "--listen", "127.0.0.1:0", "--token-file", token, "--trust", junk.path], timeout: 10)
+        let trust = try Harness.run(
+            ["serve", "--listen", "127.0.0.1:0", "--token-file", token, "--trust", junk.path], timeout: 10)
         #expect(trust.status == 5, "\(trust.stderr)")
     }
 
@@ -170,7 +179,10 @@ struct ServeSecurityTests {
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
         try p.run()
-        defer { if p.isRunning { p.terminate() }; p.waitUntilExit() }
+        defer {
+            if p.isRunning { p.terminate() }
+            p.waitUntilExit()
+        }
         #expect(await eventually(5) { FileManager.default.fileExists(atPath: path) })
         var st = stat()
         #expect(stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFSOCK && st.st_mode & 0o777 == 0o660)
@@ -178,7 +190,9 @@ struct ServeSecurityTests {
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let curl = Process()
         curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        curl.arguments = ["-s", "--unix-socket", path, "-H", "Authorization: Bearer \(token)", "http://localhost/v1/health"]
+        curl.arguments = [
+            "-s", "--unix-socket", path, "-H", "Authorization: Bearer \(token)", "http://localhost/v1/health",
+        ]
         let out = Pipe()
         curl.standardOutput = out
         try curl.run()
@@ -198,7 +212,10 @@ struct ServeSecurityTests {
         let slot = try await VPCDSlotLock.acquire()
         defer { _ = slot }
         try await withService(["--retention", "1.5", "--max-finished", "1"]) { s in
-            #expect(await eventually(5) { (try? s.http.request("GET", "/v1/readers", token: s.token))?.text.contains(Harness.reader1) ?? false })
+            #expect(
+                await eventually(5) {
+                    (try? s.http.request("GET", "/v1/readers", token: s.token))?.text.contains(Harness.reader1) ?? false
+                })
             let body: [String: Any] = ["reader": Harness.reader1, "access": ["can": "123456"], "waitSeconds": 0.2]
             let first = try s.startRead(body)
             let a = try await s.waitFinished(first, seconds: 10)

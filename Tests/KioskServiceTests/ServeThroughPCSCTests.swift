@@ -1,18 +1,22 @@
-import Testing
 import Foundation
 import Glibc
 import MRTDTestSupport
+import Testing
 
 /// `emrtd serve` and `emrtd simulate` as separate processes, through libpcsclite, pcscd and vpcd, with an
 /// HTTP client in the test (issue 14's acceptance). Skipped, with the reason printed, without pcscd/vpcd.
-@Suite("emrtd serve through pcscd and vpcd", .serialized, .timeLimit(.minutes(2)),
-       .enabled(if: PCSCTestEnvironment.isAvailable,
-                Comment(rawValue: PCSCTestEnvironment.unavailableReason ?? "pcscd/vpcd available")))
+@Suite(
+    "emrtd serve through pcscd and vpcd", .serialized, .timeLimit(.minutes(2)),
+    .enabled(
+        if: PCSCTestEnvironment.isAvailable,
+        Comment(rawValue: PCSCTestEnvironment.unavailableReason ?? "pcscd/vpcd available")))
 struct ServeThroughPCSCTests {
     static let profile = "pace-gm-brainpool-aes128"
 
     /// The shared set-up: the vpcd slot lock, a folder, a saved document, `emrtd serve` trusting its CSCA.
-    func withStack(_ profile: String, serveOptions: [String] = [], _ test: (Harness.Document, Service) async throws -> Void) async throws {
+    func withStack(
+        _ profile: String, serveOptions: [String] = [], _ test: (Harness.Document, Service) async throws -> Void
+    ) async throws {
         let slot = try await VPCDSlotLock.acquire()
         defer { _ = slot }
         let dir = Harness.temporaryDirectory()
@@ -55,23 +59,36 @@ struct ServeThroughPCSCTests {
             // the same document through `emrtd read --json`
             let sim2 = try Harness.simulate(d)
             defer { Harness.stop(sim2) }
-            let cli = try Harness.run(["read", "--reader", Harness.reader0, "--mrz", d.mrz, "--trust", d.trust, "--json", "--quiet", "--timeout", "15"])
+            let cli = try Harness.run([
+                "read", "--reader", Harness.reader0, "--mrz", d.mrz, "--trust", d.trust, "--json", "--quiet",
+                "--timeout", "15",
+            ])
             #expect(cli.status == 0, "\(cli.stderr)")
-            let expected = try #require((try? JSONSerialization.jsonObject(with: Data(cli.stdout.utf8))) as? [String: Any])
+            let expected = try #require(
+                (try? JSONSerialization.jsonObject(with: Data(cli.stdout.utf8))) as? [String: Any])
             #expect(Set(report.keys) == Set(expected.keys))
             for key in ["document", "accessControl", "schema", "faceImage"] {
-                #expect(NSDictionary(dictionary: [key: report[key] ?? NSNull()]) == NSDictionary(dictionary: [key: expected[key] ?? NSNull()]), "\(key)")
+                #expect(
+                    NSDictionary(dictionary: [key: report[key] ?? NSNull()])
+                        == NSDictionary(dictionary: [key: expected[key] ?? NSNull()]), "\(key)")
             }
             func hashes(_ r: [String: Any]) -> [String: String] {
                 var out: [String: String] = [:]
-                for f in r["files"] as? [[String: Any]] ?? [] { out[f["name"] as? String ?? ""] = f["sha256"] as? String }
+                for f in r["files"] as? [[String: Any]] ?? [] {
+                    out[f["name"] as? String ?? ""] = f["sha256"] as? String
+                }
                 return out
             }
             #expect(hashes(report) == hashes(expected))
-            let va = report["verification"] as? [String: Any], vb = expected["verification"] as? [String: Any]
+            let va = report["verification"] as? [String: Any]
+            let vb = expected["verification"] as? [String: Any]
             #expect(va?["status"] as? String == "accepted")
             let checksA = (va?["checks"] as? [[String: Any]])?.map { "\($0["name"] ?? "")=\($0["status"] ?? "")" }
-            #expect(checksA?.isEmpty == false && checksA == (vb?["checks"] as? [[String: Any]])?.map { "\($0["name"] ?? "")=\($0["status"] ?? "")" })
+            #expect(
+                checksA?.isEmpty == false
+                    && checksA
+                        == (vb?["checks"] as? [[String: Any]])?.map { "\($0["name"] ?? "")=\($0["status"] ?? "")" }
+            )
 
             // the face as every browser shows it (JPEG), and ?format=stored as DG2 holds it (JPEG 2000 here)
             let face = try service.http.request("GET", "/v1/reads/\(id)/face", token: service.token)
@@ -81,7 +98,10 @@ struct ServeThroughPCSCTests {
             #expect(stored.status == 200)
             #expect((report["faceImage"] as? [String: Any])?["storedFormat"] as? String == "jpeg2000")
             #expect(stored.headers["content-type"] == "image/jp2", "\(stored.headers)")
-            #expect(Array(stored.body.prefix(12)) == [0x00, 0x00, 0x00, 0x0C, 0x6A, 0x50, 0x20, 0x20, 0x0D, 0x0A, 0x87, 0x0A])
+            #expect(
+                Array(stored.body.prefix(12)) == [
+                    0x00, 0x00, 0x00, 0x0C, 0x6A, 0x50, 0x20, 0x20, 0x0D, 0x0A, 0x87, 0x0A,
+                ])
 
             #expect(try service.http.request("DELETE", "/v1/reads/\(id)", token: service.token).status == 204)
             #expect(try service.read(id).status == 404)
@@ -94,8 +114,10 @@ struct ServeThroughPCSCTests {
             let sim = try Harness.simulate(d)
             defer { Harness.stop(sim) }
             // well-formed access data (check digits computed) for another document
-            let id = try service.startRead(["reader": Harness.reader0, "waitSeconds": 15,
-                                            "access": ["documentNumber": "AB1234567", "dateOfBirth": "800101", "dateOfExpiry": "300101"]])
+            let id = try service.startRead([
+                "reader": Harness.reader0, "waitSeconds": 15,
+                "access": ["documentNumber": "AB1234567", "dateOfBirth": "800101", "dateOfExpiry": "300101"],
+            ])
             let j = try await service.waitFinished(id)
             #expect(j["status"] as? String == "failed")
             #expect((j["error"] as? [String: Any])?["code"] as? String == "access_control_failed")
@@ -107,13 +129,16 @@ struct ServeThroughPCSCTests {
     @Test func forgedDocumentIsDoneAndRejectedAndItsEvidenceIsPrivate() async throws {
         let evidence = Harness.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: evidence) }
-        try await withStack(Self.profile + "+dg-modified", serveOptions: ["--evidence-dir", evidence.path]) { d, service in
+        try await withStack(Self.profile + "+dg-modified", serveOptions: ["--evidence-dir", evidence.path]) {
+            d, service in
             let sim = try Harness.simulate(d)
             defer { Harness.stop(sim) }
             let id = try service.startRead(body(d))
             let j = try await service.waitFinished(id)
             #expect(j["status"] as? String == "done")
-            #expect(((j["report"] as? [String: Any])?["verification"] as? [String: Any])?["status"] as? String == "rejected")
+            #expect(
+                ((j["report"] as? [String: Any])?["verification"] as? [String: Any])?["status"] as? String == "rejected"
+            )
             // the bundle: folder 0700, files 0600
             let bundle = evidence.appendingPathComponent(id)
             var st = stat()
@@ -167,16 +192,21 @@ struct ServeThroughPCSCTests {
         // a second read on a busy reader is refused
         let busy = try service.http.json("POST", "/v1/reads", token: service.token, body(a, reader: Harness.reader0))
         #expect(busy.status == 409)
-        let readers = try service.http.request("GET", "/v1/readers", token: service.token).json?["readers"] as? [[String: Any]] ?? []
+        let readers =
+            try service.http.request("GET", "/v1/readers", token: service.token).json?["readers"] as? [[String: Any]]
+            ?? []
         #expect(readers.filter { $0["busy"] as? Bool == true }.count == 2, "\(readers)")
         let simA = try Harness.simulate(a, slot: 0)
         defer { Harness.stop(simA) }
         let simB = try Harness.simulate(b, slot: 1)
         defer { Harness.stop(simB) }
-        let ja = try await service.waitFinished(idA), jb = try await service.waitFinished(idB)
+        let ja = try await service.waitFinished(idA)
+        let jb = try await service.waitFinished(idB)
         for j in [ja, jb] {
             #expect(j["status"] as? String == "done", "\(j["error"] ?? "")")
-            #expect(((j["report"] as? [String: Any])?["verification"] as? [String: Any])?["status"] as? String == "accepted")
+            #expect(
+                ((j["report"] as? [String: Any])?["verification"] as? [String: Any])?["status"] as? String == "accepted"
+            )
         }
     }
 
@@ -199,14 +229,20 @@ struct ServeThroughPCSCTests {
             var reading: String? = nil
             for _ in 0..<50 where reading == nil {
                 let r = try service.http.json("POST", "/v1/reads", token: service.token, body(d))
-                if r.status == 201 { reading = r.json?["id"] as? String } else { try await Task.sleep(for: .milliseconds(100)) }
+                if r.status == 201 {
+                    reading = r.json?["id"] as? String
+                } else {
+                    try await Task.sleep(for: .milliseconds(100))
+                }
             }
             let id = try #require(reading)
             let ev2 = try service.events("/v1/reads/\(id)/events")
             #expect(await eventually(20) { ev2.events.contains { $0.name == "progress" && $0.data["file"] != nil } })
             #expect(try service.http.request("DELETE", "/v1/reads/\(id)", token: service.token).status == 204)
             #expect(await ev2.waitForEnd(5))
-            #expect(ev2.events.last?.name == "error" && ev2.events.last?.data["code"] as? String == "cancelled", "\(ev2.names)")
+            #expect(
+                ev2.events.last?.name == "error" && ev2.events.last?.data["code"] as? String == "cancelled",
+                "\(ev2.names)")
             #expect(!ev2.names.contains("result"))
         }
     }
@@ -220,14 +256,20 @@ struct ServeThroughPCSCTests {
             let sim = try Harness.simulate(d)
             defer { Harness.stop(sim) }
             for c in clients { #expect(await c.waitForEnd(30)) }
-            for c in clients { #expect(c.names.last == "result" && c.events.last?.data["verdict"] as? String == "accepted", "\(c.names)") }
+            for c in clients {
+                #expect(
+                    c.names.last == "result" && c.events.last?.data["verdict"] as? String == "accepted", "\(c.names)")
+            }
             // a subscriber after the end: the current state, then the outcome, then the end
             let late = try service.events("/v1/reads/\(id)/events")
             #expect(await late.waitForEnd(5))
             #expect(late.names == ["state", "result"], "\(late.names)")
             #expect(late.events.first?.data["status"] as? String == "done")
             // the terminal's stream saw the card and the read
-            #expect(await eventually(5) { terminal.events.contains { $0.name == "card" && $0.data["present"] as? Bool == true } })
+            #expect(
+                await eventually(5) {
+                    terminal.events.contains { $0.name == "card" && $0.data["present"] as? Bool == true }
+                })
             #expect(terminal.events.contains { $0.name == "read" && $0.data["status"] as? String == "done" })
             terminal.close()
         }
@@ -256,19 +298,23 @@ struct ServeThroughPCSCTests {
     static let processId = "0dca14cf-957d-46d9-b374-520f9c650859"
     static func stepUpContext() throws -> Any {
         let op = """
-        {"signicatOperation": {"version": "1", "operation": "authentication", "provider": "readid",
-          "token": "\(stepUpToken)", "url": "https://readid.example.com/v2", "processType": "substantial",
-          "processId": "\(processId)"}}
-        """
-        let text = "{\"context_content_b64\": \"\(Data(op.utf8).base64EncodedString())\", \"context_mime\": \"application/json\"}"
+            {"signicatOperation": {"version": "1", "operation": "authentication", "provider": "readid",
+              "token": "\(stepUpToken)", "url": "https://readid.example.com/v2", "processType": "substantial",
+              "processId": "\(processId)"}}
+            """
+        let text =
+            "{\"context_content_b64\": \"\(Data(op.utf8).base64EncodedString())\", \"context_mime\": \"application/json\"}"
         return try JSONSerialization.jsonObject(with: Data(text.utf8))
     }
 
     @Test func readIDStepUpThroughTheAPI() async throws {
         try await withStack("pace-cam") { d, service in
-            let r = try service.http.json("POST", "/v1/stepup", token: service.token,
-                                          ["context": try Self.stepUpContext(), "reader": Harness.reader0,
-                                           "access": ["mrz": d.mrz], "waitSeconds": 15])
+            let r = try service.http.json(
+                "POST", "/v1/stepup", token: service.token,
+                [
+                    "context": try Self.stepUpContext(), "reader": Harness.reader0,
+                    "access": ["mrz": d.mrz], "waitSeconds": 15,
+                ])
             #expect(r.status == 201, "\(r.text)")
             let id = try #require(r.json?["id"] as? String)
             let sim = try Harness.simulate(d)
@@ -278,12 +324,16 @@ struct ServeThroughPCSCTests {
             let stepup = try #require(j["stepup"] as? [String: Any])
             #expect(stepup["status"] as? String == "accepted")
             #expect(stepup["processId"] as? String == Self.processId)
-            #expect((stepup["consolidatedIdentityData"] as? [String: Any])?["chipVerification"] as? String == "SUCCEEDED")
-            #expect(((j["report"] as? [String: Any])?["verification"] as? [String: Any])?["status"] as? String == "accepted")
+            #expect(
+                (stepup["consolidatedIdentityData"] as? [String: Any])?["chipVerification"] as? String == "SUCCEEDED")
+            #expect(
+                ((j["report"] as? [String: Any])?["verification"] as? [String: Any])?["status"] as? String == "accepted"
+            )
             #expect(!(try service.read(id).text.contains(Self.stepUpToken)))
             // a context that is not one: 400, and the token is not echoed
-            let bad = try service.http.json("POST", "/v1/stepup", token: service.token,
-                                            ["context": ["signicatOperation": ["token": Self.stepUpToken]], "access": ["mrz": d.mrz]])
+            let bad = try service.http.json(
+                "POST", "/v1/stepup", token: service.token,
+                ["context": ["signicatOperation": ["token": Self.stepUpToken]], "access": ["mrz": d.mrz]])
             #expect(bad.status == 400)
             #expect(!bad.text.contains(Self.stepUpToken))
         }

@@ -1,5 +1,5 @@
-import Foundation
 import ASN1TLV
+import Foundation
 import ISO7816
 import MRTDCrypto
 import MRTDTestSupport

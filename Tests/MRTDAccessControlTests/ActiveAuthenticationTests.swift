@@ -1,11 +1,11 @@
-import Testing
 import ASN1TLV
 import ISO7816
+import MRTDAccessControl
 import MRTDCrypto
 import MRTDDocument
-import MRTDAccessControl
 import MRTDSecureMessaging
 import MRTDTestSupport
+import Testing
 
 /// Active Authentication — ICAO 9303-11 §6.1, Appendix F (ISO/IEC 9796-2 scheme 1), and real-document
 /// challenge/signature pairs (RSA-1024 trailer BC, RSA-1792 trailer 34CC).
@@ -16,7 +16,8 @@ import MRTDTestSupport
         let spki = try ActiveAuthentication.publicKeyInfo(dg15: dg15)
         let node = try TLVParser.parse(spki, rules: .ber)
         let rsa = try TLVParser.parse(node.children[1].bitStringValue(), rules: .ber)
-        let n = try rsa.children[0].unsignedIntegerBytes(), e = try rsa.children[1].unsignedIntegerBytes()
+        let n = try rsa.children[0].unsignedIntegerBytes()
+        let e = try rsa.children[1].unsignedIntegerBytes()
         return BigNumber.modExp(BigNumber(signature), BigNumber(e), BigNumber(n)).bytes(width: n.count)
     }
 
@@ -30,18 +31,30 @@ import MRTDTestSupport
         #expect(r.hash == .sha1 && r.trailer == [0xBC])
         #expect(r.m1 + v.bytes("rnd_ifd") == v.bytes("m"))
         #expect(ActiveAuthentication.verifyMessageRepresentative(v.bytes("f"), challenge: v.bytes("rnd_ifd")).verified)
-        #expect(CommandAPDU.internalAuthenticate(v.bytes("rnd_ifd"), ne: 256).bytes == v.bytes("internal_authenticate_command"))
+        #expect(
+            CommandAPDU.internalAuthenticate(v.bytes("rnd_ifd"), ne: 256).bytes
+                == v.bytes("internal_authenticate_command"))
     }
 
     /// Negative twins of Appendix F: another challenge, a flipped bit in M1, a broken header or trailer.
     @Test func appendixFNegative() throws {
         let v = try Vector("aa/icao-9303-11-appF-aa.json")
         let f = v.bytes("f")
-        #expect(!ActiveAuthentication.verifyMessageRepresentative(f, challenge: flipBit(v.bytes("rnd_ifd"), at: 7)).verified)
-        #expect(!ActiveAuthentication.verifyMessageRepresentative(flipBit(f, at: 10), challenge: v.bytes("rnd_ifd")).verified)
-        #expect(!ActiveAuthentication.verifyMessageRepresentative(flipBit(f, at: 0, bit: 7), challenge: v.bytes("rnd_ifd")).verified)
-        #expect(throws: AccessControlError.self) { try ActiveAuthentication.parseMessageRepresentative(flipBit(f, at: f.count - 1)) }
-        #expect(throws: AccessControlError.self) { try ActiveAuthentication.parseMessageRepresentative(flipBit(f, at: 0, bit: 6)) }
+        #expect(
+            !ActiveAuthentication.verifyMessageRepresentative(f, challenge: flipBit(v.bytes("rnd_ifd"), at: 7)).verified
+        )
+        #expect(
+            !ActiveAuthentication.verifyMessageRepresentative(flipBit(f, at: 10), challenge: v.bytes("rnd_ifd"))
+                .verified)
+        #expect(
+            !ActiveAuthentication.verifyMessageRepresentative(flipBit(f, at: 0, bit: 7), challenge: v.bytes("rnd_ifd"))
+                .verified)
+        #expect(throws: AccessControlError.self) {
+            try ActiveAuthentication.parseMessageRepresentative(flipBit(f, at: f.count - 1))
+        }
+        #expect(throws: AccessControlError.self) {
+            try ActiveAuthentication.parseMessageRepresentative(flipBit(f, at: 0, bit: 6))
+        }
     }
 
     @Test func realPairsSHA1() throws {
@@ -54,7 +67,9 @@ import MRTDTestSupport
             #expect(r.m1 == hex(p["m1"]!))
             #expect(r.hash == .sha1)
             #expect(ActiveAuthentication.verifyMessageRepresentative(f, challenge: hex(p["rnd_ifd"]!)).verified)
-            #expect(!ActiveAuthentication.verifyMessageRepresentative(f, challenge: flipBit(hex(p["rnd_ifd"]!), at: 0)).verified)
+            #expect(
+                !ActiveAuthentication.verifyMessageRepresentative(f, challenge: flipBit(hex(p["rnd_ifd"]!), at: 0))
+                    .verified)
             let fBad = try Self.recover(dg15: v.bytes("dg15"), signature: flipBit(hex(p["signature"]!), at: 60))
             #expect(!ActiveAuthentication.verifyMessageRepresentative(fBad, challenge: hex(p["rnd_ifd"]!)).verified)
         }
@@ -67,7 +82,9 @@ import MRTDTestSupport
         #expect(r.hash == .sha256 && r.trailer == [0x34, 0xCC])
         #expect(r.m1.count == 189)
         #expect(ActiveAuthentication.verifyMessageRepresentative(f, challenge: v.bytes("rnd_ifd")).verified)
-        #expect(!ActiveAuthentication.verifyMessageRepresentative(f, challenge: flipBit(v.bytes("rnd_ifd"), at: 3)).verified)
+        #expect(
+            !ActiveAuthentication.verifyMessageRepresentative(f, challenge: flipBit(v.bytes("rnd_ifd"), at: 3)).verified
+        )
     }
 
     @Test func trailerTable() {
@@ -107,13 +124,16 @@ import MRTDTestSupport
         let key = try ActiveAuthentication.publicKey(dg15: v.bytes("dg15"))
         #expect(ActiveAuthentication.expectedSignatureLength(key) == 128)
         for p in v.nested("vectors") {
-            let ok = try ActiveAuthentication.verify(signature: hex(p["signature"]!), challenge: hex(p["rnd_ifd"]!), publicKey: key, signatureAlgorithm: nil)
+            let ok = try ActiveAuthentication.verify(
+                signature: hex(p["signature"]!), challenge: hex(p["rnd_ifd"]!), publicKey: key, signatureAlgorithm: nil)
             #expect(ok.verified && ok.scheme == .rsaISO9796_2 && ok.recoveredMessage == hex(p["m1"]!))
-            let bad = try ActiveAuthentication.verify(signature: hex(p["signature"]!), challenge: flipBit(hex(p["rnd_ifd"]!), at: 5),
-                                                      publicKey: key, signatureAlgorithm: nil)
+            let bad = try ActiveAuthentication.verify(
+                signature: hex(p["signature"]!), challenge: flipBit(hex(p["rnd_ifd"]!), at: 5),
+                publicKey: key, signatureAlgorithm: nil)
             #expect(!bad.verified)
         }
-        #expect(ActiveAuthentication.internalAuthenticate(challenge: hex("47E4EE7F211F7326"), publicKey: key).bytes
+        #expect(
+            ActiveAuthentication.internalAuthenticate(challenge: hex("47E4EE7F211F7326"), publicKey: key).bytes
                 == hex("008800000847E4EE7F211F732680"))
     }
 
@@ -123,10 +143,13 @@ import MRTDTestSupport
         let sm = try Vector("aa/gmrtd-aa-3des-sm.json")
         let aa = try Vector("aa/gmrtd-aa-rsa1792-sha256.json")
         let transport = ScriptedTransport(hexPairs: [(sm.string("protected_command"), sm.string("protected_response"))])
-        let keys = SessionKeys(cipher: .tripleDES, encryption: SecretBytes(sm.bytes("ks_enc")), mac: SecretBytes(sm.bytes("ks_mac")))
-        let channel = SecureChannel(transport: transport, session: SecureMessagingSession(keys: keys, ssc: sm.bytes("ssc_initial")))
-        let (t, result) = try await ActiveAuthentication.perform(channel: channel, dg15: aa.bytes("dg15"), activeAuthenticationInfo: nil,
-                                                                 challenge: aa.bytes("rnd_ifd"), ne: 256)
+        let keys = SessionKeys(
+            cipher: .tripleDES, encryption: SecretBytes(sm.bytes("ks_enc")), mac: SecretBytes(sm.bytes("ks_mac")))
+        let channel = SecureChannel(
+            transport: transport, session: SecureMessagingSession(keys: keys, ssc: sm.bytes("ssc_initial")))
+        let (t, result) = try await ActiveAuthentication.perform(
+            channel: channel, dg15: aa.bytes("dg15"), activeAuthenticationInfo: nil,
+            challenge: aa.bytes("rnd_ifd"), ne: 256)
         #expect(transport.isFinished)
         #expect(t.signature == aa.bytes("signature"))
         #expect(result.verified && result.hash == .sha256)
@@ -149,16 +172,27 @@ import MRTDTestSupport
         let sig = try sk.sign(challenge, algorithm: .ecdsaPlain(hash))
         let key = try ActiveAuthentication.publicKey(dg15: dg15)
         #expect(ActiveAuthentication.expectedSignatureLength(key) == 64)
-        let ok = try ActiveAuthentication.verify(signature: sig, challenge: challenge, publicKey: key, signatureAlgorithm: oid)
+        let ok = try ActiveAuthentication.verify(
+            signature: sig, challenge: challenge, publicKey: key, signatureAlgorithm: oid)
         #expect(ok.verified && ok.scheme == .ecdsa && ok.hash == hash)
-        #expect(try !ActiveAuthentication.verify(signature: sig, challenge: flipBit(challenge, at: 0), publicKey: key, signatureAlgorithm: oid).verified)
-        #expect(try !ActiveAuthentication.verify(signature: flipBit(sig, at: 40), challenge: challenge, publicKey: key, signatureAlgorithm: oid).verified)
+        #expect(
+            try !ActiveAuthentication.verify(
+                signature: sig, challenge: flipBit(challenge, at: 0), publicKey: key, signatureAlgorithm: oid
+            ).verified)
+        #expect(
+            try !ActiveAuthentication.verify(
+                signature: flipBit(sig, at: 40), challenge: challenge, publicKey: key, signatureAlgorithm: oid
+            ).verified)
         // DER-encoded signatures are tolerated.
         let der = try ECDSASignature.der(fromPlain: sig)
-        #expect(try ActiveAuthentication.verify(signature: der, challenge: challenge, publicKey: key, signatureAlgorithm: oid).verified)
+        #expect(
+            try ActiveAuthentication.verify(
+                signature: der, challenge: challenge, publicKey: key, signatureAlgorithm: oid
+            ).verified)
         // Without ActiveAuthenticationInfo the hash is unknown.
         let e = #expect(throws: AccessControlError.self) {
-            _ = try ActiveAuthentication.verify(signature: sig, challenge: challenge, publicKey: key, signatureAlgorithm: nil)
+            _ = try ActiveAuthentication.verify(
+                signature: sig, challenge: challenge, publicKey: key, signatureAlgorithm: nil)
         }
         #expect(e?.step == "AA")
     }
@@ -166,7 +200,8 @@ import MRTDTestSupport
     /// The driver over a chip that signs with another key than DG15's (a clone): verification fails.
     @Test func cloneSignature() async throws {
         let curve = ECCurve(named: .secp256r1)
-        let genuine = try PrivateKey.generateEC(curve: curve), clone = try PrivateKey.generateEC(curve: curve)
+        let genuine = try PrivateKey.generateEC(curve: curve)
+        let clone = try PrivateKey.generateEC(curve: curve)
         let challenge = hex("A1A2A3A4A5A6A7A8")
         let sig = try clone.sign(challenge, algorithm: .ecdsaPlain(.sha256))
         let keys = SessionKeys.derive(sharedSecret: [9, 9, 9], cipher: .aes128)
@@ -178,8 +213,9 @@ import MRTDTestSupport
         let transport = ScriptedTransport([ScriptedTransport.Step(command: expected.bytes, response: answer.bytes)])
         let channel = SecureChannel(transport: transport, session: SecureMessagingSession(keys: keys))
         let info = ActiveAuthenticationInfoBuilder.make("1.2.840.10045.4.3.2")
-        let (_, result) = try await ActiveAuthentication.perform(channel: channel, dg15: TLVWriter.encode(0x6F, genuine.publicKey.subjectPublicKeyInfo),
-                                                                 activeAuthenticationInfo: info, challenge: challenge)
+        let (_, result) = try await ActiveAuthentication.perform(
+            channel: channel, dg15: TLVWriter.encode(0x6F, genuine.publicKey.subjectPublicKeyInfo),
+            activeAuthenticationInfo: info, challenge: challenge)
         #expect(!result.verified)
         #expect(transport.isFinished)
     }
@@ -187,7 +223,9 @@ import MRTDTestSupport
 
 enum ActiveAuthenticationInfoBuilder {
     static func make(_ oid: String) -> ActiveAuthenticationInfo {
-        let der = DER.set([DER.sequence(DER.objectIdentifier("2.23.136.1.1.5"), DER.integer(1), DER.objectIdentifier(oid))])
+        let der = DER.set([
+            DER.sequence(DER.objectIdentifier("2.23.136.1.1.5"), DER.integer(1), DER.objectIdentifier(oid))
+        ])
         return try! SecurityInfos.parse(der).activeAuthenticationInfo!
     }
 }

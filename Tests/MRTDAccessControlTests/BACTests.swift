@@ -1,17 +1,18 @@
-import Testing
 import ASN1TLV
 import ISO7816
-import MRTDCrypto
 import MRTDAccessControl
+import MRTDCrypto
 import MRTDTestSupport
+import Testing
 
 /// BAC — ICAO 9303-11 Appendix D.1–D.3 (protocol §4.3, key derivation §9.7.1–§9.7.2).
 @Suite struct BACTests {
     static let file = "bac/icao-9303-11-appD-bac.json"
 
     func key(_ v: Vector) throws -> MRZKey {
-        try MRZKey(documentNumber: v.string("mrz_document_number"), dateOfBirth: v.string("mrz_date_of_birth"),
-                   dateOfExpiry: v.string("mrz_date_of_expiry"))
+        try MRZKey(
+            documentNumber: v.string("mrz_document_number"), dateOfBirth: v.string("mrz_date_of_birth"),
+            dateOfExpiry: v.string("mrz_date_of_expiry"))
     }
 
     @Test func keyDerivationD2() throws {
@@ -29,16 +30,19 @@ import MRTDTestSupport
     @Test func authenticationD3() throws {
         let v = try Vector(Self.file)
         let keys = BAC.deriveKeys(try key(v))
-        let c = try BAC.terminalCryptogram(rndIC: v.bytes("rnd_ic"), rndIFD: v.bytes("rnd_ifd"), kIFD: v.bytes("k_ifd"), keys: keys)
+        let c = try BAC.terminalCryptogram(
+            rndIC: v.bytes("rnd_ic"), rndIFD: v.bytes("rnd_ifd"), kIFD: v.bytes("k_ifd"), keys: keys)
         #expect(c.s.bytes == v.bytes("s"))
         #expect(c.eIFD == v.bytes("e_ifd"))
         #expect(c.mIFD == v.bytes("m_ifd"))
         #expect(c.commandData == v.bytes("external_authenticate_cmd_data"))
-        let chip = try BAC.processChipResponse(v.bytes("e_ic") + v.bytes("m_ic"), rndIC: v.bytes("rnd_ic"),
-                                               rndIFD: v.bytes("rnd_ifd"), keys: keys)
+        let chip = try BAC.processChipResponse(
+            v.bytes("e_ic") + v.bytes("m_ic"), rndIC: v.bytes("rnd_ic"),
+            rndIFD: v.bytes("rnd_ifd"), keys: keys)
         #expect(chip.r.bytes == v.bytes("r"))
         #expect(chip.kIC.bytes == v.bytes("k_ic"))
-        let r = BAC.sessionKeys(kIFD: v.bytes("k_ifd"), kIC: chip.kIC.bytes, rndIC: v.bytes("rnd_ic"), rndIFD: v.bytes("rnd_ifd"))
+        let r = BAC.sessionKeys(
+            kIFD: v.bytes("k_ifd"), kIC: chip.kIC.bytes, rndIC: v.bytes("rnd_ic"), rndIFD: v.bytes("rnd_ifd"))
         #expect(r.keySeed.bytes == v.bytes("ks_seed"))
         #expect(r.sessionKeys.encryption.bytes == v.bytes("ks_enc"))
         #expect(r.sessionKeys.mac.bytes == v.bytes("ks_mac"))
@@ -48,9 +52,12 @@ import MRTDTestSupport
     /// The whole exchange replayed byte for byte.
     @Test func replayD3() async throws {
         let v = try Vector(Self.file)
-        let transport = ScriptedTransport(hexPairs: [(v.string("get_challenge_command"), v.string("get_challenge_response")),
-                                                     (v.string("external_authenticate_command"), v.string("external_authenticate_response"))])
-        let r = try await BAC.perform(transport: transport, key: try key(v), random: FixedRandom([v.bytes("rnd_ifd"), v.bytes("k_ifd")]))
+        let transport = ScriptedTransport(hexPairs: [
+            (v.string("get_challenge_command"), v.string("get_challenge_response")),
+            (v.string("external_authenticate_command"), v.string("external_authenticate_response")),
+        ])
+        let r = try await BAC.perform(
+            transport: transport, key: try key(v), random: FixedRandom([v.bytes("rnd_ifd"), v.bytes("k_ifd")]))
         #expect(transport.isFinished)
         #expect(r.sessionKeys.encryption.bytes == v.bytes("ks_enc"))
         #expect(r.sessionKeys.mac.bytes == v.bytes("ks_mac"))
@@ -61,10 +68,13 @@ import MRTDTestSupport
     @Test(arguments: [0, 32, 39]) func flippedChipCryptogram(byte: Int) async throws {
         let v = try Vector(Self.file)
         let resp = hexString(flipBit(v.bytes("external_authenticate_response"), at: byte))
-        let transport = ScriptedTransport(hexPairs: [(v.string("get_challenge_command"), v.string("get_challenge_response")),
-                                                     (v.string("external_authenticate_command"), resp)])
+        let transport = ScriptedTransport(hexPairs: [
+            (v.string("get_challenge_command"), v.string("get_challenge_response")),
+            (v.string("external_authenticate_command"), resp),
+        ])
         let e = await #expect(throws: AccessControlError.self) {
-            _ = try await BAC.perform(transport: transport, key: try key(v), random: FixedRandom([v.bytes("rnd_ifd"), v.bytes("k_ifd")]))
+            _ = try await BAC.perform(
+                transport: transport, key: try key(v), random: FixedRandom([v.bytes("rnd_ifd"), v.bytes("k_ifd")]))
         }
         #expect(e?.step == "EXTERNAL AUTHENTICATE")
         #expect(e?.code == .wrongPassword)
@@ -77,7 +87,8 @@ import MRTDTestSupport
         let transport = ResponderTransport([v.string("get_challenge_response"), "6300"])
         let wrong = try MRZKey(documentNumber: "L898902C<", dateOfBirth: "690807", dateOfExpiry: "940623")
         let e = await #expect(throws: AccessControlError.self) {
-            _ = try await BAC.perform(transport: transport, key: wrong, random: FixedRandom([v.bytes("rnd_ifd"), v.bytes("k_ifd")]))
+            _ = try await BAC.perform(
+                transport: transport, key: wrong, random: FixedRandom([v.bytes("rnd_ifd"), v.bytes("k_ifd")]))
         }
         #expect(e?.step == "EXTERNAL AUTHENTICATE")
         #expect(e?.code == .wrongPassword)
@@ -90,10 +101,13 @@ import MRTDTestSupport
     /// A wrong MRZ against a chip that answers with its (right-key) cryptogram: the MAC does not verify.
     @Test func wrongMRZMacMismatch() async throws {
         let v = try Vector(Self.file)
-        let transport = ResponderTransport([v.string("get_challenge_response"), v.string("external_authenticate_response")])
+        let transport = ResponderTransport([
+            v.string("get_challenge_response"), v.string("external_authenticate_response"),
+        ])
         let wrong = try MRZKey(documentNumber: "L898902C<", dateOfBirth: "690806", dateOfExpiry: "940624")
         let e = await #expect(throws: AccessControlError.self) {
-            _ = try await BAC.perform(transport: transport, key: wrong, random: FixedRandom([v.bytes("rnd_ifd"), v.bytes("k_ifd")]))
+            _ = try await BAC.perform(
+                transport: transport, key: wrong, random: FixedRandom([v.bytes("rnd_ifd"), v.bytes("k_ifd")]))
         }
         #expect(e?.code == .wrongPassword)
         #expect(e?.step == "EXTERNAL AUTHENTICATE")
@@ -102,8 +116,10 @@ import MRTDTestSupport
     @Test func getChallengeRefused() async throws {
         let transport = ResponderTransport(["6D00"])
         let e = await #expect(throws: AccessControlError.self) {
-            _ = try await BAC.perform(transport: transport, key: try MRZKey(documentNumber: "L898902C", dateOfBirth: "690806", dateOfExpiry: "940623"),
-                                      random: FixedRandom([]))
+            _ = try await BAC.perform(
+                transport: transport,
+                key: try MRZKey(documentNumber: "L898902C", dateOfBirth: "690806", dateOfExpiry: "940623"),
+                random: FixedRandom([]))
         }
         #expect(e?.step == "GET CHALLENGE")
         #expect(e?.code == .chipRejected)
@@ -119,7 +135,8 @@ import MRTDTestSupport
         #expect(td1.mrzInformation == v.string("mrz_information"))
         let td2 = try MRZKey(mrz: v.string("td2_line1") + "\n" + v.string("td2_line2"))
         #expect(td2.mrzInformation == v.string("mrz_information"))
-        let direct = try MRZKey(documentNumber: v.string("document_number"), dateOfBirth: "340712", dateOfExpiry: "950712")
+        let direct = try MRZKey(
+            documentNumber: v.string("document_number"), dateOfBirth: "340712", dateOfExpiry: "950712")
         #expect(direct.mrzInformation == v.string("mrz_information"))
         let td3 = try MRZKey(mrz: v.string("td3_line1") + v.string("td3_line2"))
         #expect(td3.mrzInformation == v.string("td3_mrz_information"))
@@ -127,9 +144,15 @@ import MRTDTestSupport
 
     @Test func utopiaSpecimens() throws {
         let v = try Vector("bac/utopia-specimens.json")
-        #expect(try MRZKey(mrz: v.string("td3_line1") + v.string("td3_line2")).mrzInformation == v.string("td3_mrz_information"))
-        #expect(try MRZKey(mrz: v.string("td1_line1") + v.string("td1_line2") + v.string("td1_line3")).mrzInformation == v.string("td1_mrz_information"))
-        #expect(try MRZKey(mrz: v.string("td2_line1") + v.string("td2_line2")).mrzInformation == v.string("td2_mrz_information"))
+        #expect(
+            try MRZKey(mrz: v.string("td3_line1") + v.string("td3_line2")).mrzInformation
+                == v.string("td3_mrz_information"))
+        #expect(
+            try MRZKey(mrz: v.string("td1_line1") + v.string("td1_line2") + v.string("td1_line3")).mrzInformation
+                == v.string("td1_mrz_information"))
+        #expect(
+            try MRZKey(mrz: v.string("td2_line1") + v.string("td2_line2")).mrzInformation
+                == v.string("td2_mrz_information"))
     }
 
     /// Negative twin: a mistyped check digit is refused before anything is sent.
@@ -143,8 +166,12 @@ import MRTDTestSupport
     }
 
     @Test func badFields() {
-        #expect(throws: AccessControlError.self) { try MRZKey(documentNumber: "AB-12", dateOfBirth: "690806", dateOfExpiry: "940623") }
-        #expect(throws: AccessControlError.self) { try MRZKey(documentNumber: "L898902C", dateOfBirth: "6908", dateOfExpiry: "940623") }
+        #expect(throws: AccessControlError.self) {
+            try MRZKey(documentNumber: "AB-12", dateOfBirth: "690806", dateOfExpiry: "940623")
+        }
+        #expect(throws: AccessControlError.self) {
+            try MRZKey(documentNumber: "L898902C", dateOfBirth: "6908", dateOfExpiry: "940623")
+        }
     }
 
     @Test func passwordBytes() throws {

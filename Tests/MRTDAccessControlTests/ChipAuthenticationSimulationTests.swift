@@ -1,12 +1,12 @@
-import Testing
 import ASN1TLV
 import ISO7816
+import MRTDAccessControl
 import MRTDCrypto
 import MRTDDocument
-import MRTDAccessControl
 import MRTDSecureMessaging
 import MRTDTestSupport
 import Synchronization
+import Testing
 
 /// A minimal chip for Chip Authentication v1 (test only): answers MSE:Set KAT / MSE:Set AT + GA under
 /// secure messaging, then switches to KDF(K) keys with SSC 0 and answers SELECT.
@@ -21,7 +21,10 @@ final class CAChip: CardTransport, @unchecked Sendable {
     var sawCommands: [UInt8] = []
 
     init(session: SecureMessagingSession, group: KeyAgreementGroup, privateKey: SecretBytes, cipher: CipherAlgorithm) {
-        self.session = session; self.group = group; self.privateKey = privateKey; self.cipher = cipher
+        self.session = session
+        self.group = group
+        self.privateKey = privateKey
+        self.cipher = cipher
     }
 
     var capabilities: TransportCapabilities { .extended }
@@ -56,7 +59,10 @@ final class CAChip: CardTransport, @unchecked Sendable {
                 answer = ResponseAPDU(sw: 0x6D00)
             }
             let protected = try session.protectResponse(answer)
-            if switchAfter, let p = pending { session = p; pending = nil }
+            if switchAfter, let p = pending {
+                session = p
+                pending = nil
+            }
             return protected
         }
     }
@@ -69,46 +75,60 @@ final class CAChip: CardTransport, @unchecked Sendable {
         TLVWriter.encode(0x6E, DER.set([pkInfo, DER.sequence(DER.objectIdentifier(caOID), DER.integer(1))]))
     }
 
-    func run(file: String, caOID: String, cipher: CipherAlgorithm, wrongChipKey: Bool = false) async throws -> (Bool, [UInt8]) {
+    func run(file: String, caOID: String, cipher: CipherAlgorithm, wrongChipKey: Bool = false) async throws -> (
+        Bool, [UInt8]
+    ) {
         let v = try Vector(file)
         let dh = file.contains("-dh")
         let group = KeyAgreementGroup.standardized(dh ? 0 : 13)!
         let keyValue: [UInt8] = dh ? DER.integer(unsigned: v.bytes("ic_static_public")) : v.bytes("ic_static_public")
-        let spki = DER.sequence(DER.sequence(DER.objectIdentifier("0.4.0.127.0.7.1.2"), DER.integer(dh ? 0 : 13)), DER.bitString(keyValue))
+        let spki = DER.sequence(
+            DER.sequence(DER.objectIdentifier("0.4.0.127.0.7.1.2"), DER.integer(dh ? 0 : 13)), DER.bitString(keyValue))
         let pk = DER.sequence(DER.objectIdentifier(dh ? "0.4.0.127.0.7.2.2.1.1" : "0.4.0.127.0.7.2.2.1.2"), spki)
         let params = try ChipAuthentication.parameters(from: SecurityInfos.parseDG14(Self.dg14(pk, caOID)))
         #expect(params.cipher == cipher)
         let pre = SessionKeys.derive(sharedSecret: [1, 2, 3], cipher: .tripleDES)
         var chipKey = Array(v.bytes("ic_static_private").drop { $0 == 0 })
         if wrongChipKey { chipKey = flipBit(chipKey, at: chipKey.count - 1) }
-        let chip = CAChip(session: SecureMessagingSession(keys: pre, ssc: [UInt8](repeating: 0, count: 8)), group: group,
-                          privateKey: SecretBytes(chipKey), cipher: cipher)
-        let channel = SecureChannel(transport: chip, session: SecureMessagingSession(keys: pre, ssc: [UInt8](repeating: 0, count: 8)))
+        let chip = CAChip(
+            session: SecureMessagingSession(keys: pre, ssc: [UInt8](repeating: 0, count: 8)), group: group,
+            privateKey: SecretBytes(chipKey), cipher: cipher)
+        let channel = SecureChannel(
+            transport: chip, session: SecureMessagingSession(keys: pre, ssc: [UInt8](repeating: 0, count: 8)))
         let eph = Array(v.bytes("ifd_eph_private").drop { $0 == 0 })
         let width = (BigNumber(dh ? KeyAgreementGroupBound.q(group) : KeyAgreementGroupBound.n(group)).bitCount + 7) / 8
-        let ephReduced = BigNumber(eph).mod(BigNumber(dh ? KeyAgreementGroupBound.q(group) : KeyAgreementGroupBound.n(group))).bytes(width: width)
-        let r = try await ChipAuthentication.performAndInstall(channel: channel, parameters: params, random: FixedRandom([ephReduced]))
+        let ephReduced = BigNumber(eph).mod(
+            BigNumber(dh ? KeyAgreementGroupBound.q(group) : KeyAgreementGroupBound.n(group))
+        ).bytes(width: width)
+        let r = try await ChipAuthentication.performAndInstall(
+            channel: channel, parameters: params, random: FixedRandom([ephReduced]))
         let ok: Bool
         do { ok = try await channel.transmit(.selectFile(0x010E)).statusWord == .success } catch { ok = false }
         return (ok, r.terminalEphemeralPublicKey + chip.sawCommands)
     }
 
     @Test func dh3DESWithSetKAT() async throws {
-        let (ok, trace) = try await run(file: "ca/bsi-eac-worked-example-v101-ca-dh.json", caOID: "0.4.0.127.0.7.2.2.3.1.1", cipher: .tripleDES)
+        let (ok, trace) = try await run(
+            file: "ca/bsi-eac-worked-example-v101-ca-dh.json", caOID: "0.4.0.127.0.7.2.2.3.1.1", cipher: .tripleDES)
         #expect(ok)
         #expect(Array(trace.suffix(2)) == [0x22, 0xA4])
     }
 
     @Test func ecdhAESWithSetATAndGA() async throws {
-        let (ok, trace) = try await run(file: "ca/bsi-eac-worked-example-v101-ca-ecdh.json", caOID: "0.4.0.127.0.7.2.2.3.2.2", cipher: .aes128)
+        let (ok, trace) = try await run(
+            file: "ca/bsi-eac-worked-example-v101-ca-ecdh.json", caOID: "0.4.0.127.0.7.2.2.3.2.2", cipher: .aes128)
         #expect(ok)
         #expect(Array(trace.suffix(3)) == [0x22, 0x86, 0xA4])
-        #expect(Array(trace.prefix(65)) == (try Vector("ca/bsi-eac-worked-example-v101-ca-ecdh.json")).bytes("ifd_eph_public"))
+        #expect(
+            Array(trace.prefix(65))
+                == (try Vector("ca/bsi-eac-worked-example-v101-ca-ecdh.json")).bytes("ifd_eph_public"))
     }
 
     /// Negative twin: the chip holds another key than DG14 says (a clone) → the first protected read fails.
-    @Test(arguments: [("ca/bsi-eac-worked-example-v101-ca-dh.json", "0.4.0.127.0.7.2.2.3.1.1", CipherAlgorithm.tripleDES),
-                      ("ca/bsi-eac-worked-example-v101-ca-ecdh.json", "0.4.0.127.0.7.2.2.3.2.2", CipherAlgorithm.aes128)])
+    @Test(arguments: [
+        ("ca/bsi-eac-worked-example-v101-ca-dh.json", "0.4.0.127.0.7.2.2.3.1.1", CipherAlgorithm.tripleDES),
+        ("ca/bsi-eac-worked-example-v101-ca-ecdh.json", "0.4.0.127.0.7.2.2.3.2.2", CipherAlgorithm.aes128),
+    ])
     func cloneFailsTheNextRead(file: String, oid: String, cipher: CipherAlgorithm) async throws {
         let (ok, _) = try await run(file: file, caOID: oid, cipher: cipher, wrongChipKey: true)
         #expect(!ok)

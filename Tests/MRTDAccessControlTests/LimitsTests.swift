@@ -1,8 +1,8 @@
-import Testing
 import ASN1TLV
+import MRTDAccessControl
 import MRTDCrypto
 import MRTDDocument
-import MRTDAccessControl
+import Testing
 
 /// A DG14 whose Chip Authentication key sits on an explicit curve of 8192 or 16384 bits is refused from the
 /// size of p, before any arithmetic (issue 11: an 8192-bit curve in DG14 cost 4–8 s during a live read, a
@@ -15,13 +15,18 @@ import MRTDAccessControl
         let w = p.count
         let point = [0x04] + [UInt8](repeating: 0x11, count: 2 * w)
         let primeField: [UInt8] = [0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x01, 0x01]
-        let ecParameters = TLVWriter.encode(0x30, [0x02, 0x01, 0x01]
-            + TLVWriter.encode(0x30, primeField + TLVWriter.encode(0x02, [0] + p))
-            + TLVWriter.encode(0x30, TLVWriter.encode(0x04, [UInt8](repeating: 0, count: w - 1) + [3])
-                               + TLVWriter.encode(0x04, [UInt8](repeating: 0, count: w - 1) + [7]))
-            + TLVWriter.encode(0x04, point) + TLVWriter.encode(0x02, [0] + p) + [0x02, 0x01, 0x01])
+        let ecParameters = TLVWriter.encode(
+            0x30,
+            [0x02, 0x01, 0x01]
+                + TLVWriter.encode(0x30, primeField + TLVWriter.encode(0x02, [0] + p))
+                + TLVWriter.encode(
+                    0x30,
+                    TLVWriter.encode(0x04, [UInt8](repeating: 0, count: w - 1) + [3])
+                        + TLVWriter.encode(0x04, [UInt8](repeating: 0, count: w - 1) + [7]))
+                + TLVWriter.encode(0x04, point) + TLVWriter.encode(0x02, [0] + p) + [0x02, 0x01, 0x01])
         let ecPublicKey: [UInt8] = [0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01]
-        let spki = TLVWriter.encode(0x30, TLVWriter.encode(0x30, ecPublicKey + ecParameters) + TLVWriter.encode(0x03, [0] + point))
+        let spki = TLVWriter.encode(
+            0x30, TLVWriter.encode(0x30, ecPublicKey + ecParameters) + TLVWriter.encode(0x03, [0] + point))
         let pkECDH: [UInt8] = [0x06, 0x09, 0x04, 0x00, 0x7F, 0x00, 0x07, 0x02, 0x02, 0x01, 0x02]
         let caECDHAES128: [UInt8] = [0x06, 0x0A, 0x04, 0x00, 0x7F, 0x00, 0x07, 0x02, 0x02, 0x03, 0x02, 0x02]
         let caInfo = TLVWriter.encode(0x30, caECDHAES128 + [0x02, 0x01, 0x01])
@@ -49,7 +54,8 @@ import MRTDAccessControl
         n[0] = 0xC5
         n[n.count - 1] |= 1
         let rsaKey = TLVWriter.encode(0x30, TLVWriter.encode(0x02, [0] + n) + TLVWriter.encode(0x02, [1, 0, 1]))
-        let alg = TLVWriter.encode(0x30, [0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x01, 0x05, 0x00])
+        let alg = TLVWriter.encode(
+            0x30, [0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x01, 0x05, 0x00])
         return TLVWriter.encode(0x6F, TLVWriter.encode(0x30, alg + TLVWriter.encode(0x03, [0] + rsaKey)))
     }
 
@@ -60,7 +66,8 @@ import MRTDAccessControl
         } catch {
             #expect(error.reason.contains("LDSLimits.maxActiveAuthenticationRSABits"), "\(error)")
         }
-        let atCap = try ActiveAuthentication.publicKey(dg15: Self.dg15(modulusBits: LDSLimits.maxActiveAuthenticationRSABits))
+        let atCap = try ActiveAuthentication.publicKey(
+            dg15: Self.dg15(modulusBits: LDSLimits.maxActiveAuthenticationRSABits))
         #expect(atCap.kind == .rsa(modulusBits: LDSLimits.maxActiveAuthenticationRSABits))
     }
 }

@@ -1,12 +1,12 @@
-import Testing
-import Foundation
 import ASN1TLV
+import Foundation
 import ISO7816
+import MRTDAccessControl
 import MRTDCrypto
 import MRTDDocument
-import MRTDAccessControl
 import MRTDSecureMessaging
 import MRTDTestSupport
+import Testing
 
 /// PACE Integrated Mapping — ICAO 9303-11 Appendix H.1 (ECDH) and H.2 (DH); §4.4.3.3.2, Appendix B.
 /// The examples' K_π is KDF_π("123456") (vectors README pitfall 3), so the password here is "123456".
@@ -23,31 +23,41 @@ import MRTDTestSupport
         #expect(kPi.bytes == v.bytes("k_pi"))
         let s = try PACE.decryptNonce(v.bytes("encrypted_nonce"), key: kPi, cipher: proto.cipher)
         #expect(s.bytes == v.bytes("nonce_s"))
-        guard case .ec(let curve)? = KeyAgreementGroup.standardized(13) else { Issue.record("no curve"); return }
+        guard case .ec(let curve)? = KeyAgreementGroup.standardized(13) else {
+            Issue.record("no curve")
+            return
+        }
         let r = try PACE.pseudoRandom(s: s.bytes, t: v.bytes("nonce_t"), p: curve.p, cipher: .aes128)
         #expect(r == v.bytes("r_s_t"))
         let rp = BigNumber(r).mod(BigNumber(curve.p)).bytes(width: 32)
         #expect(rp == v.bytes("r_p"))
         #expect(try PACE.pointEncode(rp, curve: curve) == v.bytes("mapped_generator"))
-        let mapped = try PACE.integratedMapping(group: .ec(curve), nonce: s, terminalNonce: v.bytes("nonce_t"), cipher: .aes128)
+        let mapped = try PACE.integratedMapping(
+            group: .ec(curve), nonce: s, terminalNonce: v.bytes("nonce_t"), cipher: .aes128)
         #expect(mapped.generator == v.bytes("mapped_generator"))
         #expect(try mapped.publicKey(for: SecretBytes(v.bytes("eph_ifd_private"))) == v.bytes("eph_ifd_public"))
         #expect(try mapped.publicKey(for: SecretBytes(v.bytes("eph_ic_private"))) == v.bytes("eph_ic_public"))
-        let k = try mapped.sharedSecret(privateKey: SecretBytes(v.bytes("eph_ifd_private")), peerPublicKey: v.bytes("eph_ic_public"))
+        let k = try mapped.sharedSecret(
+            privateKey: SecretBytes(v.bytes("eph_ifd_private")), peerPublicKey: v.bytes("eph_ic_public"))
         #expect(k.bytes == v.bytes("shared_secret_k"))
         let keys = SessionKeys.derive(sharedSecret: k.bytes, cipher: .aes128)
         #expect(keys.encryption.bytes == v.bytes("ks_enc") && keys.mac.bytes == v.bytes("ks_mac"))
-        #expect(try PACE.authenticationToken(macKey: keys.mac, cipher: .aes128, protocol: proto.oid,
-                                             publicKey: v.bytes("eph_ic_public"), group: mapped) == v.bytes("t_ifd"))
-        #expect(try PACE.authenticationToken(macKey: keys.mac, cipher: .aes128, protocol: proto.oid,
-                                             publicKey: v.bytes("eph_ifd_public"), group: mapped) == v.bytes("t_ic"))
+        #expect(
+            try PACE.authenticationToken(
+                macKey: keys.mac, cipher: .aes128, protocol: proto.oid,
+                publicKey: v.bytes("eph_ic_public"), group: mapped) == v.bytes("t_ifd"))
+        #expect(
+            try PACE.authenticationToken(
+                macKey: keys.mac, cipher: .aes128, protocol: proto.oid,
+                publicKey: v.bytes("eph_ifd_public"), group: mapped) == v.bytes("t_ic"))
     }
 
     /// Negative twin: one bit of t flipped → another generator.
     @Test func h1FlippedTerminalNonce() throws {
         let v = try Vector(Self.h1)
-        let mapped = try PACE.integratedMapping(group: KeyAgreementGroup.standardized(13)!, nonce: SecretBytes(v.bytes("nonce_s")),
-                                                terminalNonce: flipBit(v.bytes("nonce_t"), at: 15), cipher: .aes128)
+        let mapped = try PACE.integratedMapping(
+            group: KeyAgreementGroup.standardized(13)!, nonce: SecretBytes(v.bytes("nonce_s")),
+            terminalNonce: flipBit(v.bytes("nonce_t"), at: 15), cipher: .aes128)
         #expect(mapped.generator != v.bytes("mapped_generator"))
     }
 
@@ -59,9 +69,11 @@ import MRTDTestSupport
         var script = pairs
         script[0].command = "0022C1A40F800A04007F00070202040402830102"
         let transport = ScriptedTransport(hexPairs: script)
-        let info = PACEInfo(protocol: try ASN1TLV.ObjectIdentifier(contents: v.bytes("oid")[...]), version: 2, parameterId: 13)
-        let r = try await PACE.perform(transport: transport, key: Self.password, info: info, options: PACEOptions(sendParameterId: false),
-                                       random: FixedRandom([v.bytes("nonce_t"), v.bytes("eph_ifd_private")]))
+        let info = PACEInfo(
+            protocol: try ASN1TLV.ObjectIdentifier(contents: v.bytes("oid")[...]), version: 2, parameterId: 13)
+        let r = try await PACE.perform(
+            transport: transport, key: Self.password, info: info, options: PACEOptions(sendParameterId: false),
+            random: FixedRandom([v.bytes("nonce_t"), v.bytes("eph_ifd_private")]))
         #expect(transport.isFinished)
         #expect(r.protocol.mapping == .integratedMapping)
         #expect(r.chipMappingPublicKey == nil)
@@ -72,36 +84,48 @@ import MRTDTestSupport
         let v = try Vector(Self.h2)
         let proto = try #require(PACEProtocol(oid: ASN1TLV.ObjectIdentifier(contents: v.bytes("oid")[...])))
         #expect(proto.name == "id-PACE-DH-IM-AES-CBC-CMAC-128")
-        let s = try PACE.decryptNonce(v.bytes("encrypted_nonce"), key: Self.password.paceKey(cipher: .aes128), cipher: .aes128)
+        let s = try PACE.decryptNonce(
+            v.bytes("encrypted_nonce"), key: Self.password.paceKey(cipher: .aes128), cipher: .aes128)
         #expect(s.bytes == v.bytes("nonce_s"))
-        guard case .dh(let dh)? = KeyAgreementGroup.standardized(0) else { Issue.record("no group"); return }
+        guard case .dh(let dh)? = KeyAgreementGroup.standardized(0) else {
+            Issue.record("no group")
+            return
+        }
         let r = try PACE.pseudoRandom(s: s.bytes, t: v.bytes("nonce_t"), p: dh.p, cipher: .aes128)
         #expect(r == v.bytes("r_s_t"))
         #expect(BigNumber(r).mod(BigNumber(dh.p)).bytes(width: 128) == v.bytes("r_p"))
-        let mapped = try PACE.integratedMapping(group: .dh(dh), nonce: s, terminalNonce: v.bytes("nonce_t"), cipher: .aes128)
+        let mapped = try PACE.integratedMapping(
+            group: .dh(dh), nonce: s, terminalNonce: v.bytes("nonce_t"), cipher: .aes128)
         #expect(mapped.generator == v.bytes("mapped_generator"))
         #expect(try mapped.publicKey(for: SecretBytes(v.bytes("eph_ifd_private"))) == v.bytes("eph_ifd_public"))
-        let k = try mapped.sharedSecret(privateKey: SecretBytes(v.bytes("eph_ifd_private")), peerPublicKey: v.bytes("eph_ic_public"))
+        let k = try mapped.sharedSecret(
+            privateKey: SecretBytes(v.bytes("eph_ifd_private")), peerPublicKey: v.bytes("eph_ic_public"))
         #expect(k.bytes == v.bytes("shared_secret_k"))
         let keys = SessionKeys.derive(sharedSecret: k.bytes, cipher: .aes128)
         #expect(keys.encryption.bytes == v.bytes("ks_enc") && keys.mac.bytes == v.bytes("ks_mac"))
-        #expect(try PACE.authenticationToken(macKey: keys.mac, cipher: .aes128, protocol: proto.oid,
-                                             publicKey: v.bytes("eph_ic_public"), group: mapped) == v.bytes("t_ifd"))
-        #expect(try PACE.authenticationToken(macKey: keys.mac, cipher: .aes128, protocol: proto.oid,
-                                             publicKey: v.bytes("eph_ifd_public"), group: mapped) == v.bytes("t_ic"))
+        #expect(
+            try PACE.authenticationToken(
+                macKey: keys.mac, cipher: .aes128, protocol: proto.oid,
+                publicKey: v.bytes("eph_ic_public"), group: mapped) == v.bytes("t_ifd"))
+        #expect(
+            try PACE.authenticationToken(
+                macKey: keys.mac, cipher: .aes128, protocol: proto.oid,
+                publicKey: v.bytes("eph_ifd_public"), group: mapped) == v.bytes("t_ic"))
     }
 
     /// H.2 negative twin: one bit of s flipped → another generator.
     @Test func h2FlippedNonce() throws {
         let v = try Vector(Self.h2)
-        let mapped = try PACE.integratedMapping(group: KeyAgreementGroup.standardized(0)!, nonce: SecretBytes(flipBit(v.bytes("nonce_s"), at: 0)),
-                                                terminalNonce: v.bytes("nonce_t"), cipher: .aes128)
+        let mapped = try PACE.integratedMapping(
+            group: KeyAgreementGroup.standardized(0)!, nonce: SecretBytes(flipBit(v.bytes("nonce_s"), at: 0)),
+            terminalNonce: v.bytes("nonce_t"), cipher: .aes128)
         #expect(mapped.generator != v.bytes("mapped_generator"))
     }
 
     @Test func nonceTooShort() {
         let e = #expect(throws: AccessControlError.self) {
-            _ = try PACE.pseudoRandom(s: [UInt8](repeating: 0, count: 16), t: [UInt8](repeating: 0, count: 32), p: [0xFF], cipher: .aes256)
+            _ = try PACE.pseudoRandom(
+                s: [UInt8](repeating: 0, count: 16), t: [UInt8](repeating: 0, count: 32), p: [0xFF], cipher: .aes256)
         }
         #expect(e?.code == .invalidInput)
     }
@@ -110,13 +134,15 @@ import MRTDTestSupport
 /// PACE-CAM — ICAO 9303-11 Appendix I.1 (§4.4.3.3.3, §4.4.3.5).
 @Suite struct PACECAMTests {
     static let i1 = "pace/icao-9303-11-appI1-pace-ecdh-cam.json"
-    static let key = AccessKey.mrz(try! MRZKey(documentNumber: "C11T002JM", dateOfBirth: "960812", dateOfExpiry: "231031"))
+    static let key = AccessKey.mrz(
+        try! MRZKey(documentNumber: "C11T002JM", dateOfBirth: "960812", dateOfExpiry: "231031"))
 
     func run(_ pairs: [(command: String, response: String)], _ v: Vector) async throws -> PACEResult {
         let info = try #require(SecurityInfos.parse(DER.set([v.bytes("pace_info")])).paceInfos.first)
         let transport = ScriptedTransport(hexPairs: pairs)
-        let r = try await PACE.perform(transport: transport, key: Self.key, info: info, options: PACEOptions(sendParameterId: false),
-                                       random: FixedRandom([v.bytes("map_ifd_private"), v.bytes("eph_ifd_private")]))
+        let r = try await PACE.perform(
+            transport: transport, key: Self.key, info: info, options: PACEOptions(sendParameterId: false),
+            random: FixedRandom([v.bytes("map_ifd_private"), v.bytes("eph_ifd_private")]))
         #expect(transport.isFinished)
         return r
     }
@@ -140,13 +166,18 @@ import MRTDTestSupport
         // Intermediates
         let iv = try AES.encryptECB(key: r.sessionKeys.encryption, [UInt8](repeating: 0xFF, count: 16))
         #expect(iv == v.bytes("iv_for_a_ic"))
-        let s = try PACE.decryptNonce(v.bytes("encrypted_nonce"), key: Self.key.paceKey(cipher: .aes128), cipher: .aes128)
+        let s = try PACE.decryptNonce(
+            v.bytes("encrypted_nonce"), key: Self.key.paceKey(cipher: .aes128), cipher: .aes128)
         #expect(s.bytes == v.bytes("nonce_s"))
-        let (_, mapped) = try PACE.genericMapping(group: KeyAgreementGroup.standardized(13)!, nonce: s,
-                                                  terminalMappingKey: SecretBytes(v.bytes("map_ifd_private")),
-                                                  chipMappingPublicKey: v.bytes("map_ic_public"))
+        let (_, mapped) = try PACE.genericMapping(
+            group: KeyAgreementGroup.standardized(13)!, nonce: s,
+            terminalMappingKey: SecretBytes(v.bytes("map_ifd_private")),
+            chipMappingPublicKey: v.bytes("map_ic_public"))
         #expect(mapped.generator == v.bytes("mapped_generator"))
-        #expect(try mapped.sharedSecret(privateKey: SecretBytes(v.bytes("eph_ifd_private")), peerPublicKey: v.bytes("eph_ic_public")).bytes
+        #expect(
+            try mapped.sharedSecret(
+                privateKey: SecretBytes(v.bytes("eph_ifd_private")), peerPublicKey: v.bytes("eph_ic_public")
+            ).bytes
                 == v.bytes("shared_secret_k"))
     }
 
@@ -156,7 +187,9 @@ import MRTDTestSupport
         let r = try await run(v.apdus(), v)
         let cam = try #require(r.chipAuthenticationMapping)
         #expect(try cam.verify(chipStaticPublicKey: cam.curve.generator) == false)
-        #expect(throws: AccessControlError.self) { try cam.verify(chipStaticPublicKey: flipBit(v.bytes("static_ca_public_pk_ic"), at: 64)) }
+        #expect(throws: AccessControlError.self) {
+            try cam.verify(chipStaticPublicKey: flipBit(v.bytes("static_ca_public_pk_ic"), at: 64))
+        }
     }
 
     /// Negative twin: one bit of A_IC's first block flipped → CA_IC changes and the CAM check fails.
@@ -180,9 +213,10 @@ import MRTDTestSupport
         pairs[4].response = hexString(flipBit(resp, at: resp.count - 3))
         let info = try #require(SecurityInfos.parse(DER.set([v.bytes("pace_info")])).paceInfos.first)
         let e = await #expect(throws: AccessControlError.self) {
-            _ = try await PACE.perform(transport: ScriptedTransport(hexPairs: pairs), key: Self.key, info: info,
-                                       options: PACEOptions(sendParameterId: false),
-                                       random: FixedRandom([v.bytes("map_ifd_private"), v.bytes("eph_ifd_private")]))
+            _ = try await PACE.perform(
+                transport: ScriptedTransport(hexPairs: pairs), key: Self.key, info: info,
+                options: PACEOptions(sendParameterId: false),
+                random: FixedRandom([v.bytes("map_ifd_private"), v.bytes("eph_ifd_private")]))
         }
         #expect(e?.step == "CAM")
     }
@@ -194,9 +228,10 @@ import MRTDTestSupport
         pairs[4].response = "7C0A8608" + v.string("t_ic") + "9000"
         let info = try #require(SecurityInfos.parse(DER.set([v.bytes("pace_info")])).paceInfos.first)
         let e = await #expect(throws: AccessControlError.self) {
-            _ = try await PACE.perform(transport: ScriptedTransport(hexPairs: pairs), key: Self.key, info: info,
-                                       options: PACEOptions(sendParameterId: false),
-                                       random: FixedRandom([v.bytes("map_ifd_private"), v.bytes("eph_ifd_private")]))
+            _ = try await PACE.perform(
+                transport: ScriptedTransport(hexPairs: pairs), key: Self.key, info: info,
+                options: PACEOptions(sendParameterId: false),
+                random: FixedRandom([v.bytes("map_ifd_private"), v.bytes("eph_ifd_private")]))
         }
         #expect(e?.step == "CAM")
         #expect(e?.code == .malformedResponse)
@@ -211,8 +246,9 @@ import MRTDTestSupport
         let cs = try Vector("pace/gmrtd-icao-appI-cardsecurity-read.json")
         let transport = ScriptedTransport(hexPairs: v.apdus() + cs.apdus())
         let info = try #require(SecurityInfos.parse(DER.set([v.bytes("pace_info")])).paceInfos.first)
-        let r = try await PACE.perform(transport: transport, key: PACECAMTests.key, info: info, options: PACEOptions(sendParameterId: false),
-                                       random: FixedRandom([v.bytes("map_ifd_private"), v.bytes("eph_ifd_private")]))
+        let r = try await PACE.perform(
+            transport: transport, key: PACECAMTests.key, info: info, options: PACEOptions(sendParameterId: false),
+            random: FixedRandom([v.bytes("map_ifd_private"), v.bytes("eph_ifd_private")]))
         #expect(r.sessionKeys.encryption.bytes == cs.bytes("ks_enc"))
         let channel = SecureChannel(transport: transport, session: r.session)
         #expect(try await channel.transmit(.selectFile(0x011D)).statusWord == .success)
@@ -235,7 +271,8 @@ import MRTDTestSupport
         // Negative twin: a CardSecurity whose key has one bit flipped (still parsed) does not satisfy the relation.
         let flipped = flipBit(content, at: content.count - 10)
         let bad = try SecurityInfos.parse(flipped)
-        let e = #expect(throws: AccessControlError.self) { try cam.verify(cardSecurity: bad) }   // off the curve: no usable key
+        // off the curve: no usable key
+        let e = #expect(throws: AccessControlError.self) { try cam.verify(cardSecurity: bad) }
         #expect(e?.step == "CAM")
     }
 }

@@ -1,6 +1,6 @@
-import Testing
 import MRTDCrypto
 import MRTDTestSupport
+import Testing
 
 @Suite struct BigNumberTests {
     @Test func encoding() {
@@ -15,7 +15,9 @@ import MRTDTestSupport
     }
 
     @Test func arithmetic() {
-        let a = BigNumber(1000), b = BigNumber(7), m = BigNumber(13)
+        let a = BigNumber(1000)
+        let b = BigNumber(7)
+        let m = BigNumber(13)
         #expect(a + b == BigNumber(1007))
         #expect(a - b == BigNumber(993))
         #expect(a * b == BigNumber(7000))
@@ -25,7 +27,9 @@ import MRTDTestSupport
         #expect(BigNumber.modAdd(a, b, m) == BigNumber(1007 % 13))
         #expect(BigNumber.modSub(b, a, m) == BigNumber(UInt64((7 - 1000 % 13 + 13) % 13)))
         #expect(BigNumber.modMul(a, b, m) == BigNumber(7000 % 13))
-        #expect(BigNumber.modExp(BigNumber(3), BigNumber(200), BigNumber(1_000_000_007)) == BigNumber(modPow(3, 200, 1_000_000_007)))
+        #expect(
+            BigNumber.modExp(BigNumber(3), BigNumber(200), BigNumber(1_000_000_007))
+                == BigNumber(modPow(3, 200, 1_000_000_007)))
         #expect(BigNumber.modInverse(BigNumber(3), BigNumber(7)) == BigNumber(5))
         #expect(BigNumber.modInverse(BigNumber(6), BigNumber(9)) == nil)
         #expect(BigNumber(5) < BigNumber(6) && !(BigNumber(6) < BigNumber(6)))
@@ -42,8 +46,11 @@ import MRTDTestSupport
         let curve = ECCurve(named: named)
         let p = BigNumber(curve.p)
         // y² = x³ + ax + b at the generator: sqrt of the right-hand side is ±y
-        let x = BigNumber(Array(curve.generator[1...curve.fieldSize])), y = BigNumber(Array(curve.generator[(curve.fieldSize + 1)...]))
-        let rhs = BigNumber.modAdd(BigNumber.modAdd(BigNumber.modExp(x, BigNumber(3), p), BigNumber.modMul(BigNumber(curve.a), x, p), p), BigNumber(curve.b), p)
+        let x = BigNumber(Array(curve.generator[1...curve.fieldSize]))
+        let y = BigNumber(Array(curve.generator[(curve.fieldSize + 1)...]))
+        let rhs = BigNumber.modAdd(
+            BigNumber.modAdd(BigNumber.modExp(x, BigNumber(3), p), BigNumber.modMul(BigNumber(curve.a), x, p), p),
+            BigNumber(curve.b), p)
         let root = BigNumber.modSqrt(rhs, p)
         #expect(root == y || root == p - y)
         // -1 is a non-residue modulo p ≡ 3 (mod 4)
@@ -54,7 +61,9 @@ import MRTDTestSupport
     }
 
     private func modPow(_ b: UInt64, _ e: UInt64, _ m: UInt64) -> UInt64 {
-        var result: UInt64 = 1, base = b % m, exp = e
+        var result: UInt64 = 1
+        var base = b % m
+        var exp = e
         while exp > 0 {
             if exp & 1 == 1 { result = result * base % m }
             base = base * base % m

@@ -1,6 +1,6 @@
-import Testing
 import MRTDCrypto
 import MRTDTestSupport
+import Testing
 
 /// The SubjectPublicKeyInfo inside DG15 ('6F' L SPKI).
 private func spki(fromDG15 dg15: [UInt8]) -> [UInt8] {
@@ -29,8 +29,12 @@ private func spki(fromDG15 dg15: [UInt8]) -> [UInt8] {
         #expect(recovered.hash == .sha256 && recovered.partialRecovery)
         #expect(recovered.m1.count == 189)
         #expect(try ISO9796_2.verify(signature: v["signature"], nonRecoverable: v["rnd_ifd"], publicKey: key))
-        #expect(try !ISO9796_2.verify(signature: v["signature"], nonRecoverable: flipBit(v["rnd_ifd"], at: 0), publicKey: key))
-        #expect(try !ISO9796_2.verify(signature: flipBit(v["signature"], at: 50), nonRecoverable: v["rnd_ifd"], publicKey: key))
+        #expect(
+            try !ISO9796_2.verify(
+                signature: v["signature"], nonRecoverable: flipBit(v["rnd_ifd"], at: 0), publicKey: key))
+        #expect(
+            try !ISO9796_2.verify(
+                signature: flipBit(v["signature"], at: 50), nonRecoverable: v["rnd_ifd"], publicKey: key))
     }
 
     /// Four real RSA-1024 / SHA-1 signatures: the recovered M1 matches, the challenge verifies.
@@ -42,7 +46,9 @@ private func spki(fromDG15 dg15: [UInt8]) -> [UInt8] {
         let recovered = try ISO9796_2.recover(signature: v["signature"], publicKey: key)
         #expect(recovered.m1 == v["m1"] && recovered.hash == .sha1)
         #expect(try ISO9796_2.verify(signature: v["signature"], nonRecoverable: v["rnd_ifd"], publicKey: key))
-        #expect(try !ISO9796_2.verify(signature: v["signature"], nonRecoverable: flipBit(v["rnd_ifd"], at: 3), publicKey: key))
+        #expect(
+            try !ISO9796_2.verify(
+                signature: v["signature"], nonRecoverable: flipBit(v["rnd_ifd"], at: 3), publicKey: key))
     }
 
     @Test(arguments: [HashAlgorithm.sha1, .sha256, .sha512])
@@ -51,7 +57,9 @@ private func spki(fromDG15 dg15: [UInt8]) -> [UInt8] {
         let challenge = hex("0102030405060708")
         let signature = try ISO9796_2.sign(nonRecoverable: challenge, privateKey: key, hash: hash)
         #expect(try ISO9796_2.verify(signature: signature, nonRecoverable: challenge, publicKey: key.publicKey))
-        #expect(try !ISO9796_2.verify(signature: signature, nonRecoverable: hex("0102030405060709"), publicKey: key.publicKey))
+        #expect(
+            try !ISO9796_2.verify(
+                signature: signature, nonRecoverable: hex("0102030405060709"), publicKey: key.publicKey))
         #expect(try ISO9796_2.recover(signature: signature, publicKey: key.publicKey).hash == hash)
     }
 }

@@ -1,14 +1,20 @@
-import Testing
 import MRTDCrypto
 import MRTDTestSupport
+import Testing
 
 /// `CryptoLimits`: key and curve sizes are refused from their encoded length, before any arithmetic
 /// (issue 11: a 32768-bit signer key cost 11–13 s, a 16384-bit explicit curve 50 s, an 8192-bit one 4–8 s).
 @Suite struct CryptoLimitsTests {
     static func der(_ tag: UInt8, _ value: [UInt8]) -> [UInt8] {
         let n = value.count
-        let length: [UInt8] = n < 0x80 ? [UInt8(n)] : n < 0x100 ? [0x81, UInt8(n)] : n < 0x10000 ? [0x82, UInt8(n >> 8), UInt8(n & 0xFF)]
-            : [0x83, UInt8(n >> 16), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)]
+        let length: [UInt8] =
+            n < 0x80
+            ? [UInt8(n)]
+            : n < 0x100
+                ? [0x81, UInt8(n)]
+                : n < 0x10000
+                    ? [0x82, UInt8(n >> 8), UInt8(n & 0xFF)]
+                    : [0x83, UInt8(n >> 16), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)]
         return [tag] + length + value
     }
 
@@ -33,16 +39,23 @@ import MRTDTestSupport
     @Test func rsaModulusAboveTheCapIsRefused() throws {
         // the 32768-bit signer key of the issue, directly and inside a SubjectPublicKeyInfo
         let huge = Self.oddNumber(bits: 32768)
-        Self.expectLimit("maxRSAModulusBits") { () throws(CryptoError) in _ = try PublicKey(rsaModulus: huge, exponent: [1, 0, 1]) }
+        Self.expectLimit("maxRSAModulusBits") { () throws(CryptoError) in
+            _ = try PublicKey(rsaModulus: huge, exponent: [1, 0, 1])
+        }
         let rsaKey = Self.der(0x30, Self.der(0x02, [0] + huge) + Self.der(0x02, [1, 0, 1]))
-        let spki = Self.der(0x30, Self.der(0x30, Self.der(0x06, [0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x01]) + [0x05, 0x00])
-                           + Self.der(0x03, [0] + rsaKey))
-        Self.expectLimit("maxRSAModulusBits") { () throws(CryptoError) in _ = try PublicKey(subjectPublicKeyInfo: spki) }
+        let spki = Self.der(
+            0x30,
+            Self.der(0x30, Self.der(0x06, [0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x01]) + [0x05, 0x00])
+                + Self.der(0x03, [0] + rsaKey))
+        Self.expectLimit("maxRSAModulusBits") { () throws(CryptoError) in _ = try PublicKey(subjectPublicKeyInfo: spki)
+        }
         // one bit above the cap is refused; at the cap the key is taken
         Self.expectLimit("maxRSAModulusBits") { () throws(CryptoError) in
-            _ = try PublicKey(rsaModulus: [1] + Self.oddNumber(bits: CryptoLimits.maxRSAModulusBits), exponent: [1, 0, 1])
+            _ = try PublicKey(
+                rsaModulus: [1] + Self.oddNumber(bits: CryptoLimits.maxRSAModulusBits), exponent: [1, 0, 1])
         }
-        let atCap = try PublicKey(rsaModulus: Self.oddNumber(bits: CryptoLimits.maxRSAModulusBits), exponent: [1, 0, 1])
+        let atCap = try PublicKey(
+            rsaModulus: Self.oddNumber(bits: CryptoLimits.maxRSAModulusBits), exponent: [1, 0, 1])
         #expect(atCap.kind == .rsa(modulusBits: CryptoLimits.maxRSAModulusBits))
         // leading zero octets do not count
         _ = try PublicKey(rsaModulus: [0, 0, 0] + Self.oddNumber(bits: 2048), exponent: [1, 0, 1])
@@ -57,7 +70,8 @@ import MRTDTestSupport
     /// Explicit parameters of a field of `bits` bits: nothing about them is checked before the size.
     static func explicitCurve(bits: Int) throws(CryptoError) -> ECCurve {
         let p = oddNumber(bits: bits)
-        let x = [UInt8](repeating: 0x11, count: p.count), y = [UInt8](repeating: 0x22, count: p.count)
+        let x = [UInt8](repeating: 0x11, count: p.count)
+        let y = [UInt8](repeating: 0x22, count: p.count)
         return try ECCurve(p: p, a: [3], b: [7], generator: [0x04] + x + y, order: p, cofactor: [1])
     }
 
@@ -73,9 +87,11 @@ import MRTDTestSupport
         let w = p.count
         let point = [0x04] + [UInt8](repeating: 0x11, count: 2 * w)
         let primeField: [UInt8] = [0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x01, 0x01]
-        let parameters = Self.der(0x30, [0x02, 0x01, 0x01] + Self.der(0x30, primeField + Self.der(0x02, [0] + p))
-                                  + Self.der(0x30, Self.der(0x04, [3]) + Self.der(0x04, [7])) + Self.der(0x04, point)
-                                  + Self.der(0x02, [0] + p) + [0x02, 0x01, 0x01])
+        let parameters = Self.der(
+            0x30,
+            [0x02, 0x01, 0x01] + Self.der(0x30, primeField + Self.der(0x02, [0] + p))
+                + Self.der(0x30, Self.der(0x04, [3]) + Self.der(0x04, [7])) + Self.der(0x04, point)
+                + Self.der(0x02, [0] + p) + [0x02, 0x01, 0x01])
         let ecPublicKey: [UInt8] = [0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01]
         let spki = Self.der(0x30, Self.der(0x30, ecPublicKey + parameters) + Self.der(0x03, [0] + point))
         Self.expectLimit("maxECFieldBits") { () throws(CryptoError) in _ = try PublicKey(subjectPublicKeyInfo: spki) }
@@ -84,23 +100,27 @@ import MRTDTestSupport
     @Test func explicitCurvesMustBeAStandardCurve() throws {
         // secp256k1 (SEC 2 §2.4.1) is a valid curve but none of ICAO 9303's: refused by the table lookup
         let p = hex("FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEFFFFFC2F")
-        let g = hex("0479BE667EF9DCBBAC55A06295CE870B07029BFCDB2DCE28D959F2815B16F81798"
-                    + "483ADA7726A3C4655DA4FBFC0E1108A8FD17B448A68554199C47D08FFB10D4B8")
+        let g = hex(
+            "0479BE667EF9DCBBAC55A06295CE870B07029BFCDB2DCE28D959F2815B16F81798"
+                + "483ADA7726A3C4655DA4FBFC0E1108A8FD17B448A68554199C47D08FFB10D4B8")
         let n = hex("FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141")
         do {
             _ = try ECCurve(p: p, a: [0], b: [7], generator: g, order: n, cofactor: [1])
             Issue.record("a curve that is no standard curve was accepted")
         } catch {
-            #expect(error.code == .unsupportedAlgorithm && error.reason.contains("CryptoLimits.explicitCurves"), "\(error)")
+            #expect(
+                error.code == .unsupportedAlgorithm && error.reason.contains("CryptoLimits.explicitCurves"), "\(error)")
         }
         // every standard curve written out is recognised as itself, with its generator uncompressed or compressed,
         // also with leading zero octets on the order and cofactor; another generator of the same group is refused
         for named in CryptoLimits.explicitCurves {
             let c = ECCurve(named: named)
-            let explicit = try ECCurve(p: c.p, a: c.a, b: c.b, generator: c.generator, order: [0] + c.order, cofactor: [0, 1])
+            let explicit = try ECCurve(
+                p: c.p, a: c.a, b: c.b, generator: c.generator, order: [0] + c.order, cofactor: [0, 1])
             #expect(explicit == c && explicit.namedCurve == named)
             let compressed = [UInt8(2 | (c.generator.last! & 1))] + Array(c.generator[1...c.fieldSize])
-            #expect(try ECCurve(p: c.p, a: c.a, b: c.b, generator: compressed, order: c.order, cofactor: c.cofactor) == c)
+            #expect(
+                try ECCurve(p: c.p, a: c.a, b: c.b, generator: compressed, order: c.order, cofactor: c.cofactor) == c)
             let otherG = try c.multiplyGenerator(by: [2])
             #expect(throws: CryptoError.self) {
                 try ECCurve(p: c.p, a: c.a, b: c.b, generator: otherG, order: c.order, cofactor: c.cofactor)

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import MRTDCrypto
 import MRTDTestSupport
+import Testing
 
 /// A minimal DER walker for this test only (MRTDCrypto's tests may not use ASN1TLV).
 private struct Node {
@@ -12,13 +12,18 @@ private struct Node {
     static func parse(_ b: ArraySlice<UInt8>) -> (Node, ArraySlice<UInt8>)? {
         var i = b.startIndex
         guard i + 2 <= b.endIndex else { return nil }
-        let tag = b[i]; i += 1
-        var length = Int(b[i]); i += 1
+        let tag = b[i]
+        i += 1
+        var length = Int(b[i])
+        i += 1
         if length & 0x80 != 0 {
             let n = length & 0x7F
             guard n > 0, n <= 4, i + n <= b.endIndex else { return nil }
             length = 0
-            for _ in 0..<n { length = length << 8 | Int(b[i]); i += 1 }
+            for _ in 0..<n {
+                length = length << 8 | Int(b[i])
+                i += 1
+            }
         }
         guard i + length <= b.endIndex else { return nil }
         return (Node(tag: tag, encoded: b[b.startIndex..<(i + length)], value: b[i..<(i + length)]), b[(i + length)...])
@@ -26,20 +31,31 @@ private struct Node {
     var children: [Node] {
         var out: [Node] = []
         var rest = value
-        while !rest.isEmpty, let (n, r) = Node.parse(rest) { out.append(n); rest = r }
+        while !rest.isEmpty, let (n, r) = Node.parse(rest) {
+            out.append(n)
+            rest = r
+        }
         return out
     }
     var oid: String {
         var arcs: [UInt64] = []
         var v: UInt64 = 0
-        for byte in value { v = v << 7 | UInt64(byte & 0x7F); if byte & 0x80 == 0 { arcs.append(v); v = 0 } }
+        for byte in value {
+            v = v << 7 | UInt64(byte & 0x7F)
+            if byte & 0x80 == 0 {
+                arcs.append(v)
+                v = 0
+            }
+        }
         let first = arcs.removeFirst()
-        return ([first < 80 ? first / 40 : 2, first < 80 ? first % 40 : first - 80] + arcs).map(String.init).joined(separator: ".")
+        return ([first < 80 ? first / 40 : 2, first < 80 ? first % 40 : first - 80] + arcs).map(String.init).joined(
+            separator: ".")
     }
 }
 
 private struct Certificate {
-    let tbs: [UInt8], signature: [UInt8], algorithm: SignatureAlgorithm?, issuer: [UInt8], subject: [UInt8], spki: [UInt8]
+    let tbs: [UInt8], signature: [UInt8], algorithm: SignatureAlgorithm?, issuer: [UInt8], subject: [UInt8],
+        spki: [UInt8]
 
     init?(_ der: ArraySlice<UInt8>) {
         guard let (cert, _) = Node.parse(der) else { return nil }
@@ -77,7 +93,9 @@ private struct Certificate {
         case "1.2.840.113549.1.1.14": return .rsaPKCS1v15(.sha224)
         case "1.2.840.113549.1.1.10":
             // RSASSA-PSS-params ::= SEQUENCE { [0] hash, [1] MGF, [2] saltLength, [3] trailer } (RFC 4055)
-            var hash: HashAlgorithm? = .sha1, mgf: HashAlgorithm? = .sha1, salt = 20
+            var hash: HashAlgorithm? = .sha1
+            var mgf: HashAlgorithm? = .sha1
+            var salt = 20
             for p in items.count > 1 ? items[1].children : [] {
                 switch p.tag {
                 case 0xA0: hash = hashOf(p.children.first)
@@ -99,9 +117,14 @@ private struct Certificate {
 @Suite struct MasterListSweepTests {
     /// ../shared/fixtures beside the repository (or beside the worktree folder, for worktrees one level deeper).
     static let folder: URL = {
-        let candidates = [RepositoryPaths.sharedFixtures,
-                          RepositoryPaths.root.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/fixtures")]
-        let found = candidates.first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("masterlists").path) }
+        let candidates = [
+            RepositoryPaths.sharedFixtures,
+            RepositoryPaths.root.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+                "shared/fixtures"),
+        ]
+        let found = candidates.first {
+            FileManager.default.fileExists(atPath: $0.appendingPathComponent("masterlists").path)
+        }
         return (found ?? candidates[0]).appendingPathComponent("masterlists")
     }()
     static let available = FileManager.default.fileExists(atPath: folder.path)
@@ -110,34 +133,47 @@ private struct Certificate {
     /// is missing). Confirmed at development time with an independent verifier (pyca/cryptography,
     /// explicit curves mapped by hand), which fails on exactly the same twelve and verifies all others.
     static let knownUnverifiable: [String: [String]] = [
-        "DE_ML_2026-05-28-08-28-45.ml": ["#12", "#15", "#42", "#108", "#133", "#201", "#306", "#397", "#423", "#426", "#449", "#587"],
+        "DE_ML_2026-05-28-08-28-45.ml": [
+            "#12", "#15", "#42", "#108", "#133", "#201", "#306", "#397", "#423", "#426", "#449", "#587",
+        ]
     ]
 
     @Test(.enabled(if: available), arguments: ["DE_ML_2026-05-28-08-28-45.ml", "NL_ML_2026-07-22.ml"])
     func everyCertificateVerifies(_ file: String) throws {
         let bytes = try [UInt8](Data(contentsOf: Self.folder.appendingPathComponent(file)))
         // ContentInfo → [0] SignedData → encapContentInfo → [0] OCTET STRING → CscaMasterList → certList
-        guard let (contentInfo, _) = Node.parse(bytes[...]) else { Issue.record("not DER"); return }
+        guard let (contentInfo, _) = Node.parse(bytes[...]) else {
+            Issue.record("not DER")
+            return
+        }
         let signedData = contentInfo.children[1].children[0].children
         let encap = signedData[2].children
         guard let (masterList, _) = Node.parse(encap[1].children[0].value) else {
-            Issue.record("no eContent"); return
+            Issue.record("no eContent")
+            return
         }
         let certificates = masterList.children[1].children.compactMap { Certificate($0.encoded) }
         #expect(certificates.count > 400)
-        var verified = 0, failures: [String] = []
+        var verified = 0
+        var failures: [String] = []
         var explicitEC = 0
         for (index, cert) in certificates.enumerated() {
             let issuers = certificates.filter { $0.subject == cert.issuer }
             guard !issuers.isEmpty else { continue }
-            guard let alg = cert.algorithm else { failures.append("#\(index + 1): unknown algorithm"); continue }
+            guard let alg = cert.algorithm else {
+                failures.append("#\(index + 1): unknown algorithm")
+                continue
+            }
             let ok = issuers.contains { issuer in
                 guard let key = try? PublicKey(subjectPublicKeyInfo: issuer.spki) else { return false }
                 return (try? key.verify(signature: cert.signature, message: cert.tbs, algorithm: alg)) == true
             }
             if ok {
                 verified += 1
-                if let key = try? PublicKey(subjectPublicKeyInfo: cert.spki), case .ec = key.kind, cert.spki.count > 200 { explicitEC += 1 }
+                if let key = try? PublicKey(subjectPublicKeyInfo: cert.spki), case .ec = key.kind, cert.spki.count > 200
+                {
+                    explicitEC += 1
+                }
             } else {
                 failures.append("#\(index + 1)")
             }

@@ -1,12 +1,15 @@
-import Testing
 import MRTDCrypto
 import MRTDTestSupport
+import Testing
 
 private func algorithm(_ d: [String: Any]) -> SignatureAlgorithm {
     let hash = HashAlgorithm(rawValue: d["hash"] as! String)!
     switch d["type"] as! String {
     case "rsaPKCS1v15": return .rsaPKCS1v15(hash)
-    case "rsaPSS": return .rsaPSS(hash: hash, mgf1Hash: HashAlgorithm(rawValue: d["mgf1Hash"] as! String)!, saltLength: d["saltLength"] as! Int)
+    case "rsaPSS":
+        return .rsaPSS(
+            hash: hash, mgf1Hash: HashAlgorithm(rawValue: d["mgf1Hash"] as! String)!,
+            saltLength: d["saltLength"] as! Int)
     case "ecdsa": return .ecdsa(hash)
     default: preconditionFailure("unknown algorithm")
     }
@@ -27,10 +30,17 @@ enum TestKeys {
         let alg = algorithm(v.fields["algorithm"] as! [String: Any])
         #expect(try key.verify(signature: v["signature"], message: v["tbs_certificate"], algorithm: alg))
         // negative twins: changed message, changed signature
-        #expect(try !key.verify(signature: v["signature"], message: flipBit(v["tbs_certificate"], at: 40), algorithm: alg))
-        #expect(try !key.verify(signature: flipBit(v["signature"], at: v["signature"].count - 5), message: v["tbs_certificate"], algorithm: alg))
+        #expect(
+            try !key.verify(signature: v["signature"], message: flipBit(v["tbs_certificate"], at: 40), algorithm: alg))
+        #expect(
+            try !key.verify(
+                signature: flipBit(v["signature"], at: v["signature"].count - 5), message: v["tbs_certificate"],
+                algorithm: alg))
         if let curveName = v.fields["named_curve"] as? String {
-            guard case .ec(let curve) = key.kind else { Issue.record("not EC"); return }
+            guard case .ec(let curve) = key.kind else {
+                Issue.record("not EC")
+                return
+            }
             #expect(curve.namedCurve == NamedCurve(rawValue: curveName))
             #expect(curve == ECCurve(named: NamedCurve(rawValue: curveName)!))
         }
@@ -42,7 +52,9 @@ enum TestKeys {
         }
     }
 
-    static let curves: [NamedCurve] = [.secp192r1, .secp256r1, .secp521r1, .brainpoolP256r1, .brainpoolP384r1, .brainpoolP512r1]
+    static let curves: [NamedCurve] = [
+        .secp192r1, .secp256r1, .secp521r1, .brainpoolP256r1, .brainpoolP384r1, .brainpoolP512r1,
+    ]
 
     @Test(arguments: curves)
     func ecdsaRoundTrip(_ named: NamedCurve) throws {
@@ -56,11 +68,15 @@ enum TestKeys {
             let plain = try key.sign(message, algorithm: .ecdsaPlain(hash))
             #expect(plain.count == 2 * curve.fieldSize)
             #expect(try key.publicKey.verify(signature: plain, message: message, algorithm: .ecdsaPlain(hash)))
-            #expect(try !key.publicKey.verify(signature: flipBit(plain, at: 3), message: message, algorithm: .ecdsaPlain(hash)))
+            #expect(
+                try !key.publicKey.verify(
+                    signature: flipBit(plain, at: 3), message: message, algorithm: .ecdsaPlain(hash)))
             // conversions both ways
             let converted = try ECDSASignature.plain(fromDER: der, width: curve.fieldSize)
             #expect(try key.publicKey.verify(signature: converted, message: message, algorithm: .ecdsaPlain(hash)))
-            #expect(try key.publicKey.verify(signature: ECDSASignature.der(fromPlain: plain), message: message, algorithm: .ecdsa(hash)))
+            #expect(
+                try key.publicKey.verify(
+                    signature: ECDSASignature.der(fromPlain: plain), message: message, algorithm: .ecdsa(hash)))
         }
         #expect(key.ecPrivateScalar?.count == curve.orderSize)
         // PKCS#8 round trip
@@ -68,8 +84,12 @@ enum TestKeys {
         #expect(restored.publicKey == key.publicKey)
         #expect(restored.ecPrivateScalar == key.ecPrivateScalar)
         // garbage signatures are a plain "false", not an error
-        #expect(try !key.publicKey.verify(signature: [0x30, 0x03, 0x02, 0x01], message: message, algorithm: .ecdsa(.sha256)))
-        #expect(throws: CryptoError.self) { try key.publicKey.verify(signature: [1], message: message, algorithm: .rsaPKCS1v15(.sha256)) }
+        #expect(
+            try !key.publicKey.verify(
+                signature: [0x30, 0x03, 0x02, 0x01], message: message, algorithm: .ecdsa(.sha256)))
+        #expect(throws: CryptoError.self) {
+            try key.publicKey.verify(signature: [1], message: message, algorithm: .rsaPKCS1v15(.sha256))
+        }
     }
 
     /// A curve with a generator that is no standard curve's (a PACE-mapped generator): usable in memory, but its
@@ -94,7 +114,8 @@ enum TestKeys {
 
     @Test(arguments: [
         SignatureAlgorithm.rsaPKCS1v15(.sha256), .rsaPKCS1v15(.sha1), .rsaPKCS1v15(.sha512),
-        .rsaPSS(hash: .sha256, mgf1Hash: .sha256, saltLength: 32), .rsaPSS(hash: .sha512, mgf1Hash: .sha512, saltLength: 64),
+        .rsaPSS(hash: .sha256, mgf1Hash: .sha256, saltLength: 32),
+        .rsaPSS(hash: .sha512, mgf1Hash: .sha512, saltLength: 64),
         .rsaPSS(hash: .sha1, mgf1Hash: .sha1, saltLength: 20),
     ])
     func rsaRoundTrip(_ alg: SignatureAlgorithm) throws {
@@ -109,10 +130,16 @@ enum TestKeys {
         // a superfluous leading zero is tolerated
         #expect(try key.publicKey.verify(signature: [0] + signature, message: message, algorithm: alg))
         if case .rsaPSS(let h, let m, _) = alg {
-            #expect(try key.publicKey.verify(signature: signature, message: message, algorithm: .rsaPSS(hash: h, mgf1Hash: m, saltLength: -1)))
-            #expect(try !key.publicKey.verify(signature: signature, message: message, algorithm: .rsaPSS(hash: h, mgf1Hash: m, saltLength: 0)))
+            #expect(
+                try key.publicKey.verify(
+                    signature: signature, message: message, algorithm: .rsaPSS(hash: h, mgf1Hash: m, saltLength: -1)))
+            #expect(
+                try !key.publicKey.verify(
+                    signature: signature, message: message, algorithm: .rsaPSS(hash: h, mgf1Hash: m, saltLength: 0)))
         }
-        #expect(throws: CryptoError.self) { try key.publicKey.verify(signature: signature, message: message, algorithm: .ecdsa(.sha256)) }
+        #expect(throws: CryptoError.self) {
+            try key.publicKey.verify(signature: signature, message: message, algorithm: .ecdsa(.sha256))
+        }
     }
 
     @Test func rsaRawOperationsAndPKCS8() throws {

@@ -1,6 +1,6 @@
-import Testing
 import MRTDCrypto
 import MRTDTestSupport
+import Testing
 
 /// Hashes, 3DES, retail MAC, AES, CMAC, padding and the ICAO KDF against published vectors.
 @Suite struct SymmetricTests {
@@ -89,7 +89,9 @@ import MRTDTestSupport
         #expect(TripleDES.adjustParity([0x00, 0x01, 0xFE, 0xFF]) == [0x01, 0x01, 0xFE, 0xFE])
     }
 
-    @Test(arguments: [("msg_len0_mac", ""), ("msg_len16_mac", "msg_16"), ("msg_len40_mac", "msg_40"), ("msg_len64_mac", "msg_64")])
+    @Test(arguments: [
+        ("msg_len0_mac", ""), ("msg_len16_mac", "msg_16"), ("msg_len40_mac", "msg_40"), ("msg_len64_mac", "msg_64"),
+    ])
     func rfc4493CMAC(_ macKey: String, _ messageKey: String) throws {
         let v = try Vector("crypto/rfc4493-aes-cmac.json")
         let key = SecretBytes(v["key"])
@@ -138,7 +140,8 @@ import MRTDTestSupport
         #expect(fixed.randomBytes(count: 2) == [1, 2])
         #expect(fixed.randomBytes(count: 3) == [3, 4, 5])
         let system = SystemRandom()
-        let r1 = system.randomBytes(count: 32), r2 = system.randomBytes(count: 32)
+        let r1 = system.randomBytes(count: 32)
+        let r2 = system.randomBytes(count: 32)
         #expect(r1.count == 32 && r1 != r2)
     }
 }

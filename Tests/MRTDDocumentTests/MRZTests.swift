@@ -26,74 +26,96 @@ struct MRZTests {
     }
 
     static let cases: [Case] = [
-        Case(name: "TD3 Utopia (9303-4 App. B)",
-             lines: ["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<", "L898902C36UTO7408122F1204159ZE184226B<<<<<10"],
-             format: .td3, documentCode: "P", issuingState: "UTO", primary: "ERIKSSON", secondary: "ANNA MARIA",
-             documentNumber: "L898902C3", nationality: "UTO", birth: "740812", sex: .female, expiry: "120415",
-             optional: "ZE184226B", mrzInformation: "L898902C3674081221204159"),
-        Case(name: "TD3 old specimen (9303-11 D.1)",
-             lines: ["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<", "L898902C<3UTO6908061F9406236ZE184226B<<<<<14"],
-             format: .td3, documentCode: "P", issuingState: "UTO", primary: "ERIKSSON", secondary: "ANNA MARIA",
-             documentNumber: "L898902C", nationality: "UTO", birth: "690806", sex: .female, expiry: "940623",
-             optional: "ZE184226B", mrzInformation: "L898902C<369080619406236"),
-        Case(name: "TD1 Utopia (9303-5)",
-             lines: ["I<UTOD231458907<<<<<<<<<<<<<<<", "7408122F1204159UTO<<<<<<<<<<<6", "ERIKSSON<<ANNA<MARIA<<<<<<<<<<"],
-             format: .td1, documentCode: "I", issuingState: "UTO", primary: "ERIKSSON", secondary: "ANNA MARIA",
-             documentNumber: "D23145890", nationality: "UTO", birth: "740812", sex: .female, expiry: "120415",
-             optional: "", mrzInformation: "D23145890774081221204159"),
-        Case(name: "TD2 Utopia (9303-6)",
-             lines: ["I<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<", "D231458907UTO7408122F1204159<<<<<<<6"],
-             format: .td2, documentCode: "I", issuingState: "UTO", primary: "ERIKSSON", secondary: "ANNA MARIA",
-             documentNumber: "D23145890", nationality: "UTO", birth: "740812", sex: .female, expiry: "120415",
-             optional: "", mrzInformation: "D23145890774081221204159"),
-        Case(name: "TD1 long document number (9303-11 D.2)",
-             lines: ["I<UTOD23145890<7349<<<<<<<<<<<", "3407127M9507122UTO<<<<<<<<<<<2", "STEVENSON<<PETER<JOHN<<<<<<<<<"],
-             format: .td1, documentCode: "I", issuingState: "UTO", primary: "STEVENSON", secondary: "PETER JOHN",
-             documentNumber: "D23145890734", nationality: "UTO", birth: "340712", sex: .male, expiry: "950712",
-             optional: "", mrzInformation: "D23145890734934071279507122", long: true),
-        Case(name: "TD2 long document number (9303-11 D.2)",
-             lines: ["I<UTOSTEVENSON<<PETER<JOHN<<<<<<<<<<", "D23145890<UTO3407127M95071227349<<<8"],
-             format: .td2, documentCode: "I", issuingState: "UTO", primary: "STEVENSON", secondary: "PETER JOHN",
-             documentNumber: "D23145890734", nationality: "UTO", birth: "340712", sex: .male, expiry: "950712",
-             optional: "", mrzInformation: "D23145890734934071279507122", long: true),
-        Case(name: "TD1 NLD (9303-10 A.2.1, inconsistent composite)",
-             lines: ["I<NLDXI85935F86999999990<<<<<<", "7208148F1108268NLD<<<<<<<<<<<4", "VAN<DER<STEEN<<MARIANNE<LOUISE"],
-             format: .td1, documentCode: "I", issuingState: "NLD", primary: "VAN DER STEEN", secondary: "MARIANNE LOUISE",
-             documentNumber: "XI85935F8", nationality: "NLD", birth: "720814", sex: .female, expiry: "110826",
-             optional: "999999990", mrzInformation: "XI85935F8672081481108268", failing: [.composite]),
-        Case(name: "TD3 BSI TR-03105-5 Mustermann",
-             lines: ["P<D<<MUSTERMANN<<ERIKA<<<<<<<<<<<<<<<<<<<<<<", "C11T002JM4D<<9608122F2310314<<<<<<<<<<<<<<<4"],
-             format: .td3, documentCode: "P", issuingState: "D", primary: "MUSTERMANN", secondary: "ERIKA",
-             documentNumber: "C11T002JM", nationality: "D", birth: "960812", sex: .female, expiry: "231031",
-             optional: "", mrzInformation: "C11T002JM496081222310314"),
+        Case(
+            name: "TD3 Utopia (9303-4 App. B)",
+            lines: ["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<", "L898902C36UTO7408122F1204159ZE184226B<<<<<10"],
+            format: .td3, documentCode: "P", issuingState: "UTO", primary: "ERIKSSON", secondary: "ANNA MARIA",
+            documentNumber: "L898902C3", nationality: "UTO", birth: "740812", sex: .female, expiry: "120415",
+            optional: "ZE184226B", mrzInformation: "L898902C3674081221204159"),
+        Case(
+            name: "TD3 old specimen (9303-11 D.1)",
+            lines: ["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<", "L898902C<3UTO6908061F9406236ZE184226B<<<<<14"],
+            format: .td3, documentCode: "P", issuingState: "UTO", primary: "ERIKSSON", secondary: "ANNA MARIA",
+            documentNumber: "L898902C", nationality: "UTO", birth: "690806", sex: .female, expiry: "940623",
+            optional: "ZE184226B", mrzInformation: "L898902C<369080619406236"),
+        Case(
+            name: "TD1 Utopia (9303-5)",
+            lines: [
+                "I<UTOD231458907<<<<<<<<<<<<<<<", "7408122F1204159UTO<<<<<<<<<<<6", "ERIKSSON<<ANNA<MARIA<<<<<<<<<<",
+            ],
+            format: .td1, documentCode: "I", issuingState: "UTO", primary: "ERIKSSON", secondary: "ANNA MARIA",
+            documentNumber: "D23145890", nationality: "UTO", birth: "740812", sex: .female, expiry: "120415",
+            optional: "", mrzInformation: "D23145890774081221204159"),
+        Case(
+            name: "TD2 Utopia (9303-6)",
+            lines: ["I<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<", "D231458907UTO7408122F1204159<<<<<<<6"],
+            format: .td2, documentCode: "I", issuingState: "UTO", primary: "ERIKSSON", secondary: "ANNA MARIA",
+            documentNumber: "D23145890", nationality: "UTO", birth: "740812", sex: .female, expiry: "120415",
+            optional: "", mrzInformation: "D23145890774081221204159"),
+        Case(
+            name: "TD1 long document number (9303-11 D.2)",
+            lines: [
+                "I<UTOD23145890<7349<<<<<<<<<<<", "3407127M9507122UTO<<<<<<<<<<<2", "STEVENSON<<PETER<JOHN<<<<<<<<<",
+            ],
+            format: .td1, documentCode: "I", issuingState: "UTO", primary: "STEVENSON", secondary: "PETER JOHN",
+            documentNumber: "D23145890734", nationality: "UTO", birth: "340712", sex: .male, expiry: "950712",
+            optional: "", mrzInformation: "D23145890734934071279507122", long: true),
+        Case(
+            name: "TD2 long document number (9303-11 D.2)",
+            lines: ["I<UTOSTEVENSON<<PETER<JOHN<<<<<<<<<<", "D23145890<UTO3407127M95071227349<<<8"],
+            format: .td2, documentCode: "I", issuingState: "UTO", primary: "STEVENSON", secondary: "PETER JOHN",
+            documentNumber: "D23145890734", nationality: "UTO", birth: "340712", sex: .male, expiry: "950712",
+            optional: "", mrzInformation: "D23145890734934071279507122", long: true),
+        Case(
+            name: "TD1 NLD (9303-10 A.2.1, inconsistent composite)",
+            lines: [
+                "I<NLDXI85935F86999999990<<<<<<", "7208148F1108268NLD<<<<<<<<<<<4", "VAN<DER<STEEN<<MARIANNE<LOUISE",
+            ],
+            format: .td1, documentCode: "I", issuingState: "NLD", primary: "VAN DER STEEN",
+            secondary: "MARIANNE LOUISE",
+            documentNumber: "XI85935F8", nationality: "NLD", birth: "720814", sex: .female, expiry: "110826",
+            optional: "999999990", mrzInformation: "XI85935F8672081481108268", failing: [.composite]),
+        Case(
+            name: "TD3 BSI TR-03105-5 Mustermann",
+            lines: ["P<D<<MUSTERMANN<<ERIKA<<<<<<<<<<<<<<<<<<<<<<", "C11T002JM4D<<9608122F2310314<<<<<<<<<<<<<<<4"],
+            format: .td3, documentCode: "P", issuingState: "D", primary: "MUSTERMANN", secondary: "ERIKA",
+            documentNumber: "C11T002JM", nationality: "D", birth: "960812", sex: .female, expiry: "231031",
+            optional: "", mrzInformation: "C11T002JM496081222310314"),
         // Hand-built zones whose optional data fills its field (so that every composite position carries
         // weight), check digits computed independently.
-        Case(name: "TD2 full optional data",
-             lines: ["I<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<", "D231458907UTO7408122F1204159AB12CD96"],
-             format: .td2, documentCode: "I", issuingState: "UTO", primary: "ERIKSSON", secondary: "ANNA MARIA",
-             documentNumber: "D23145890", nationality: "UTO", birth: "740812", sex: .female, expiry: "120415",
-             optional: "AB12CD9", mrzInformation: "D23145890774081221204159"),
-        Case(name: "TD1 full optional data",
-             lines: ["I<UTOD231458907OPT1ABC<<<<<<<<", "7408122F1204159UTOXYZ123456788", "ERIKSSON<<ANNA<MARIA<<<<<<<<<<"],
-             format: .td1, documentCode: "I", issuingState: "UTO", primary: "ERIKSSON", secondary: "ANNA MARIA",
-             documentNumber: "D23145890", nationality: "UTO", birth: "740812", sex: .female, expiry: "120415",
-             optional: "OPT1ABC", mrzInformation: "D23145890774081221204159"),
-        Case(name: "TD3 full personal number",
-             lines: ["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<", "L898902C36UTO7408122F1204159ZE184226B1234508"],
-             format: .td3, documentCode: "P", issuingState: "UTO", primary: "ERIKSSON", secondary: "ANNA MARIA",
-             documentNumber: "L898902C3", nationality: "UTO", birth: "740812", sex: .female, expiry: "120415",
-             optional: "ZE184226B12345", mrzInformation: "L898902C3674081221204159"),
+        Case(
+            name: "TD2 full optional data",
+            lines: ["I<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<", "D231458907UTO7408122F1204159AB12CD96"],
+            format: .td2, documentCode: "I", issuingState: "UTO", primary: "ERIKSSON", secondary: "ANNA MARIA",
+            documentNumber: "D23145890", nationality: "UTO", birth: "740812", sex: .female, expiry: "120415",
+            optional: "AB12CD9", mrzInformation: "D23145890774081221204159"),
+        Case(
+            name: "TD1 full optional data",
+            lines: [
+                "I<UTOD231458907OPT1ABC<<<<<<<<", "7408122F1204159UTOXYZ123456788", "ERIKSSON<<ANNA<MARIA<<<<<<<<<<",
+            ],
+            format: .td1, documentCode: "I", issuingState: "UTO", primary: "ERIKSSON", secondary: "ANNA MARIA",
+            documentNumber: "D23145890", nationality: "UTO", birth: "740812", sex: .female, expiry: "120415",
+            optional: "OPT1ABC", mrzInformation: "D23145890774081221204159"),
+        Case(
+            name: "TD3 full personal number",
+            lines: ["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<", "L898902C36UTO7408122F1204159ZE184226B1234508"],
+            format: .td3, documentCode: "P", issuingState: "UTO", primary: "ERIKSSON", secondary: "ANNA MARIA",
+            documentNumber: "L898902C3", nationality: "UTO", birth: "740812", sex: .female, expiry: "120415",
+            optional: "ZE184226B12345", mrzInformation: "L898902C3674081221204159"),
         // Hand-built visas (9303-7 layouts), check digits computed independently.
-        Case(name: "MRV-A hand-built",
-             lines: ["V<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<", "L8988901C4XXX4009078F9612109ZE184226B<<<<<<<"],
-             format: .mrvA, documentCode: "V", issuingState: "UTO", primary: "ERIKSSON", secondary: "ANNA MARIA",
-             documentNumber: "L8988901C", nationality: "XXX", birth: "400907", sex: .female, expiry: "961210",
-             optional: "ZE184226B", mrzInformation: "L8988901C440090789612109"),
-        Case(name: "MRV-B hand-built",
-             lines: ["V<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<", "L8988901C4XXX4009078F96121096ZE1842<"],
-             format: .mrvB, documentCode: "V", issuingState: "UTO", primary: "ERIKSSON", secondary: "ANNA MARIA",
-             documentNumber: "L8988901C", nationality: "XXX", birth: "400907", sex: .female, expiry: "961210",
-             optional: "6ZE1842", mrzInformation: "L8988901C440090789612109"),
+        Case(
+            name: "MRV-A hand-built",
+            lines: ["V<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<", "L8988901C4XXX4009078F9612109ZE184226B<<<<<<<"],
+            format: .mrvA, documentCode: "V", issuingState: "UTO", primary: "ERIKSSON", secondary: "ANNA MARIA",
+            documentNumber: "L8988901C", nationality: "XXX", birth: "400907", sex: .female, expiry: "961210",
+            optional: "ZE184226B", mrzInformation: "L8988901C440090789612109"),
+        Case(
+            name: "MRV-B hand-built",
+            lines: ["V<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<", "L8988901C4XXX4009078F96121096ZE1842<"],
+            format: .mrvB, documentCode: "V", issuingState: "UTO", primary: "ERIKSSON", secondary: "ANNA MARIA",
+            documentNumber: "L8988901C", nationality: "XXX", birth: "400907", sex: .female, expiry: "961210",
+            optional: "6ZE1842", mrzInformation: "L8988901C440090789612109"),
     ]
 
     @Test(arguments: cases)
@@ -116,11 +138,12 @@ struct MRZTests {
             #expect(mrz.keyInfo.mrzInformation == c.mrzInformation)
             #expect(mrz.checks.filter { !$0.isValid }.map(\.field) == c.failing)
             #expect(mrz.isValid == c.failing.isEmpty)
-            let expectedChecks: Set<MRZCheck.Field> = switch c.format {
-            case .td3: [.documentNumber, .dateOfBirth, .dateOfExpiry, .optionalData, .composite]
-            case .td1, .td2: [.documentNumber, .dateOfBirth, .dateOfExpiry, .composite]
-            case .mrvA, .mrvB: [.documentNumber, .dateOfBirth, .dateOfExpiry]
-            }
+            let expectedChecks: Set<MRZCheck.Field> =
+                switch c.format {
+                case .td3: [.documentNumber, .dateOfBirth, .dateOfExpiry, .optionalData, .composite]
+                case .td1, .td2: [.documentNumber, .dateOfBirth, .dateOfExpiry, .composite]
+                case .mrvA, .mrvB: [.documentNumber, .dateOfBirth, .dateOfExpiry]
+                }
             #expect(Set(mrz.checks.map(\.field)) == expectedChecks)
             #expect(!mrz.description.contains(c.documentNumber))
         }
@@ -141,15 +164,24 @@ struct MRZTests {
         #expect(throws: Never.self) { try valid.validate() }
         let raw = Array(c.lines.joined())
         // Position of each check digit in the joined MRZ, per format.
-        let positions: [(MRZCheck.Field, Int)] = switch c.format {
-        case .td3: [(.documentNumber, 44 + 9), (.dateOfBirth, 44 + 19), (.dateOfExpiry, 44 + 27), (.optionalData, 44 + 42), (.composite, 44 + 43)]
-        case .td2 where c.long: [(.documentNumber, 36 + 31), (.dateOfBirth, 36 + 19), (.composite, 36 + 35)]
-        case .td2: [(.documentNumber, 36 + 9), (.dateOfBirth, 36 + 19), (.dateOfExpiry, 36 + 27), (.composite, 36 + 35)]
-        case .td1 where c.long: [(.documentNumber, 18), (.dateOfBirth, 30 + 6), (.composite, 30 + 29)]
-        case .td1: [(.documentNumber, 14), (.dateOfBirth, 30 + 6), (.dateOfExpiry, 30 + 14), (.composite, 30 + 29)]
-        case .mrvA, .mrvB: [(.documentNumber, c.format.lineLength + 9), (.dateOfBirth, c.format.lineLength + 19),
-                             (.dateOfExpiry, c.format.lineLength + 27)]
-        }
+        let positions: [(MRZCheck.Field, Int)] =
+            switch c.format {
+            case .td3:
+                [
+                    (.documentNumber, 44 + 9), (.dateOfBirth, 44 + 19), (.dateOfExpiry, 44 + 27),
+                    (.optionalData, 44 + 42), (.composite, 44 + 43),
+                ]
+            case .td2 where c.long: [(.documentNumber, 36 + 31), (.dateOfBirth, 36 + 19), (.composite, 36 + 35)]
+            case .td2:
+                [(.documentNumber, 36 + 9), (.dateOfBirth, 36 + 19), (.dateOfExpiry, 36 + 27), (.composite, 36 + 35)]
+            case .td1 where c.long: [(.documentNumber, 18), (.dateOfBirth, 30 + 6), (.composite, 30 + 29)]
+            case .td1: [(.documentNumber, 14), (.dateOfBirth, 30 + 6), (.dateOfExpiry, 30 + 14), (.composite, 30 + 29)]
+            case .mrvA, .mrvB:
+                [
+                    (.documentNumber, c.format.lineLength + 9), (.dateOfBirth, c.format.lineLength + 19),
+                    (.dateOfExpiry, c.format.lineLength + 27),
+                ]
+            }
         for (field, p) in positions {
             var m = raw
             let d = m[p].wholeNumberValue ?? 0
@@ -178,13 +210,21 @@ struct MRZTests {
 
     @Test func centuryResolution() {
         let ref = CalendarDate(year: 2026, month: 11, day: 29)
-        #expect(MRZDate(raw: "740812").resolvedAsBirthDate(reference: ref) == CalendarDate(year: 1974, month: 8, day: 12))
-        #expect(MRZDate(raw: "260101").resolvedAsBirthDate(reference: ref) == CalendarDate(year: 2026, month: 1, day: 1))
-        #expect(MRZDate(raw: "261231").resolvedAsBirthDate(reference: ref) == CalendarDate(year: 1926, month: 12, day: 31))
-        #expect(MRZDate(raw: "120415").resolvedAsExpiryDate(reference: ref) == CalendarDate(year: 2012, month: 4, day: 15))
-        #expect(MRZDate(raw: "460101").resolvedAsExpiryDate(reference: ref) == CalendarDate(year: 2046, month: 1, day: 1))
-        #expect(MRZDate(raw: "470101").resolvedAsExpiryDate(reference: ref) == CalendarDate(year: 1947, month: 1, day: 1))
-        #expect(MRZDate(raw: "47<<<<").resolvedAsExpiryDate(reference: ref, yearsAhead: 30) == CalendarDate(year: 2047, month: 0, day: 0))
+        #expect(
+            MRZDate(raw: "740812").resolvedAsBirthDate(reference: ref) == CalendarDate(year: 1974, month: 8, day: 12))
+        #expect(
+            MRZDate(raw: "260101").resolvedAsBirthDate(reference: ref) == CalendarDate(year: 2026, month: 1, day: 1))
+        #expect(
+            MRZDate(raw: "261231").resolvedAsBirthDate(reference: ref) == CalendarDate(year: 1926, month: 12, day: 31))
+        #expect(
+            MRZDate(raw: "120415").resolvedAsExpiryDate(reference: ref) == CalendarDate(year: 2012, month: 4, day: 15))
+        #expect(
+            MRZDate(raw: "460101").resolvedAsExpiryDate(reference: ref) == CalendarDate(year: 2046, month: 1, day: 1))
+        #expect(
+            MRZDate(raw: "470101").resolvedAsExpiryDate(reference: ref) == CalendarDate(year: 1947, month: 1, day: 1))
+        #expect(
+            MRZDate(raw: "47<<<<").resolvedAsExpiryDate(reference: ref, yearsAhead: 30)
+                == CalendarDate(year: 2047, month: 0, day: 0))
         #expect(MRZDate(raw: "<<<<<<").resolvedAsBirthDate(reference: ref) == nil)
         #expect(!MRZDate(raw: "741312").isPlausible)
         #expect(MRZDate(raw: "740812").description == "MRZDate(redacted)")
@@ -194,7 +234,8 @@ struct MRZTests {
         // 9303-11 App. D.1: L898902C< / 690806 / 940623 → L898902C<369080619406236.
         let k = MRZKeyInfo(documentNumber: "L898902C", dateOfBirth: "690806", dateOfExpiry: "940623")
         #expect(k.mrzInformation == "L898902C<369080619406236")
-        #expect(MRZKeyInfo(documentNumber: "l898902c", dateOfBirth: "690806", dateOfExpiry: "940623").mrzInformation == nil)
+        #expect(
+            MRZKeyInfo(documentNumber: "l898902c", dateOfBirth: "690806", dateOfExpiry: "940623").mrzInformation == nil)
         #expect(k.description == "MRZKeyInfo(redacted)")
     }
 }

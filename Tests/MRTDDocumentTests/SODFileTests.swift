@@ -45,15 +45,21 @@ struct SODFileTests {
         let half = lso.count / 2
         let eContent = indef([0x24], DER.octetString(Array(lso[..<half])), DER.octetString(Array(lso[half...])))
         let encap = indef([0x30], DER.objectIdentifier("2.23.136.1.1.1"), indef([0xA0], eContent))
-        let signedData = indef([0x30], DER.integer(3), DER.set([DER.sequence(DER.objectIdentifier("2.16.840.1.101.3.4.2.1"))]),
-                               encap, indef([0xA0], DER.sequence(DER.integer(1))), DER.set([DER.sequence(DER.integer(1))]))
+        let signedData = indef(
+            [0x30], DER.integer(3), DER.set([DER.sequence(DER.objectIdentifier("2.16.840.1.101.3.4.2.1"))]),
+            encap, indef([0xA0], DER.sequence(DER.integer(1))), DER.set([DER.sequence(DER.integer(1))]))
         let contentInfo = indef([0x30], DER.objectIdentifier("1.2.840.113549.1.7.2"), indef([0xA0], signedData))
         return indef([0x77], contentInfo)
     }
 
     static func lso(version: Int = 1, withVersionInfo: Bool = true) -> [UInt8] {
-        var parts = [DER.integer(version), DER.sequence(DER.objectIdentifier("2.16.840.1.101.3.4.2.1"), DER.null()),
-                     DER.sequence([1, 2, 11].map { DER.sequence(DER.integer($0), DER.octetString([UInt8](repeating: UInt8($0), count: 32))) })]
+        var parts = [
+            DER.integer(version), DER.sequence(DER.objectIdentifier("2.16.840.1.101.3.4.2.1"), DER.null()),
+            DER.sequence(
+                [1, 2, 11].map {
+                    DER.sequence(DER.integer($0), DER.octetString([UInt8](repeating: UInt8($0), count: 32)))
+                }),
+        ]
         if withVersionInfo { parts.append(DER.sequence(DER.printableString("0108"), DER.printableString("040000"))) }
         return DER.sequence(parts)
     }
@@ -75,8 +81,12 @@ struct SODFileTests {
     }
 
     @Test func versionInfoRequiresV1() {
-        #expect(throws: LDSParseError.self) { try LDSSecurityObject(bytes: Self.lso(version: 0, withVersionInfo: true)) }
-        #expect(throws: LDSParseError.self) { try LDSSecurityObject(bytes: Self.lso(version: 2, withVersionInfo: false)) }
+        #expect(throws: LDSParseError.self) {
+            try LDSSecurityObject(bytes: Self.lso(version: 0, withVersionInfo: true))
+        }
+        #expect(throws: LDSParseError.self) {
+            try LDSSecurityObject(bytes: Self.lso(version: 2, withVersionInfo: false))
+        }
         let v0 = try? LDSSecurityObject(bytes: Self.lso(version: 0, withVersionInfo: false))
         #expect(v0?.ldsVersion == nil && v0?.version == 0)
     }

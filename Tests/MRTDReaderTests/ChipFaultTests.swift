@@ -1,13 +1,15 @@
-import Testing
 import ISO7816
-import MRTDReader
 import MRTDDocument
+import MRTDReader
+import Testing
 import VirtualChip
 
 /// Chip behaviour seen in the field (issue 11, item 5): each a `ChipFaults` mode of the virtual chip, read
 /// end to end through `DocumentReader`.
 @Suite struct ChipFaultTests {
-    static func generate(_ name: String, dg2Size: Int? = nil, edit: ((inout DocumentProfile) -> Void)? = nil) throws -> GeneratedDocument {
+    static func generate(_ name: String, dg2Size: Int? = nil, edit: ((inout DocumentProfile) -> Void)? = nil) throws
+        -> GeneratedDocument
+    {
         var options = GeneratorOptions()
         if let dg2Size { options.dg2Size = dg2Size }
         var g = try SpecimenGenerator.generate(named: name, options: options)
@@ -25,7 +27,9 @@ import VirtualChip
         return [0x3B] + body + [body.reduce(0, ^)]
     }
 
-    func expectComplete(_ doc: VirtualDocument, _ r: ReadResult, _ files: [LDSFile] = [.com, .sod, .dg1, .dg2, .dg14, .dg15]) {
+    func expectComplete(
+        _ doc: VirtualDocument, _ r: ReadResult, _ files: [LDSFile] = [.com, .sod, .dg1, .dg2, .dg14, .dg15]
+    ) {
         for f in files where doc.generated.profile.files[f] != nil {
             #expect(same(r.files[f], doc.generated.profile.files[f]), "\(f.rawValue) differs or is missing")
         }
@@ -36,10 +40,14 @@ import VirtualChip
 
     // MARK: 61xx response chaining
 
-    @Test("61xx: plain and protected responses chained through GET RESPONSE, unwrapped once, no PACE restart",
-          arguments: [("short-only", 100), ("pace-gm-p256-aes256", 37), ("extended", 1000), ("bac", 64), ("pace-cam", 50)])
+    @Test(
+        "61xx: plain and protected responses chained through GET RESPONSE, unwrapped once, no PACE restart",
+        arguments: [
+            ("short-only", 100), ("pace-gm-p256-aes256", 37), ("extended", 1000), ("bac", 64), ("pace-cam", 50),
+        ])
     func responseChaining(profile: String, partSize: Int) async throws {
-        let doc = try VirtualDocument(generated: Self.generate(profile), faults: ChipFaults(chainResponsesLongerThan: partSize))
+        let doc = try VirtualDocument(
+            generated: Self.generate(profile), faults: ChipFaults(chainResponsesLongerThan: partSize))
         let r = try await doc.read()
         expectComplete(doc, r)
         let getResponses = r.statistics.apdusByInstruction[0xC0] ?? 0
@@ -70,8 +78,9 @@ import VirtualChip
 
     @Test("6Cxx on plain READ BINARY: asked again with the exact length")
     func wrongLeOnPlainReads() async throws {
-        let doc = try VirtualDocument(generated: Self.generate("pace-gm-brainpool-aes128"),
-                                      faults: ChipFaults(wrongLeOnPlainReads: true))
+        let doc = try VirtualDocument(
+            generated: Self.generate("pace-gm-brainpool-aes128"),
+            faults: ChipFaults(wrongLeOnPlainReads: true))
         let r = try await doc.read()
         expectComplete(doc, r, [.cardAccess, .sod, .dg1, .dg2])
         // EF.CardAccess (a plain read): the 6Cxx, then the exact length
@@ -80,8 +89,9 @@ import VirtualChip
 
     // MARK: fewer bytes than asked
 
-    @Test("fewer bytes than asked at every offset: followed to the end, plain and under SM",
-          arguments: ["short-only", "extended", "bac"])
+    @Test(
+        "fewer bytes than asked at every offset: followed to the end, plain and under SM",
+        arguments: ["short-only", "extended", "bac"])
     func shortReads(profile: String) async throws {
         let doc = try VirtualDocument(generated: Self.generate(profile), faults: ChipFaults(shortReads: true))
         let r = try await doc.read()
@@ -90,10 +100,13 @@ import VirtualChip
 
     // MARK: declared length beyond the file
 
-    @Test("a declared length beyond what the chip returns ends that file's read with a clear outcome, not a loop",
-          arguments: [false, true])
+    @Test(
+        "a declared length beyond what the chip returns ends that file's read with a clear outcome, not a loop",
+        arguments: [false, true])
     func declaredLengthBeyondTheFile(shortReads: Bool) async throws {
-        let g = try Self.generate("short-only", dg2Size: 5000) { p in p.files[.dg2] = Array(p.files[.dg2]!.dropLast(700)) }
+        let g = try Self.generate("short-only", dg2Size: 5000) { p in
+            p.files[.dg2] = Array(p.files[.dg2]!.dropLast(700))
+        }
         let doc = try VirtualDocument(generated: g, faults: ChipFaults(shortReads: shortReads))
         let r = try await doc.read()
         #expect(r.files[.dg2]?.count == nil)
@@ -131,12 +144,16 @@ import VirtualChip
 
     @Test("a chip slower than the reader's timeout: the read ends with a timeout after its resumptions")
     func slowChip() async throws {
-        let doc = try VirtualDocument(generated: Self.generate("pace-gm-brainpool-aes128"),
-                                      faults: ChipFaults(delay: 0.06), responseTimeout: 0.02)
+        let doc = try VirtualDocument(
+            generated: Self.generate("pace-gm-brainpool-aes128"),
+            faults: ChipFaults(delay: 0.06), responseTimeout: 0.02)
         let clock = ContinuousClock()
         let start = clock.now
         do {
-            _ = try await doc.read { $0.maxResumptions = 2; $0.representTimeout = 1 }
+            _ = try await doc.read {
+                $0.maxResumptions = 2
+                $0.representTimeout = 1
+            }
             Issue.record("the read of a chip slower than the reader's timeout succeeded")
         } catch {
             guard case .transport(let e, let resumptions) = error else {
@@ -151,8 +168,9 @@ import VirtualChip
 
     @Test("a chip slower than usual but within the reader's timeout reads normally")
     func slowButInTime() async throws {
-        let doc = try VirtualDocument(generated: Self.generate("pace-gm-brainpool-aes128", dg2Size: 3000),
-                                      faults: ChipFaults(delay: 0.002), responseTimeout: 2)
+        let doc = try VirtualDocument(
+            generated: Self.generate("pace-gm-brainpool-aes128", dg2Size: 3000),
+            faults: ChipFaults(delay: 0.002), responseTimeout: 2)
         let r = try await doc.read()
         expectComplete(doc, r)
     }
@@ -160,11 +178,15 @@ import VirtualChip
     // MARK: no wasted exchanges
 
     /// A read of `profile` on an extended-capable reader, the chip's ATR saying what it takes, with its trace.
-    func tracedRead(_ profile: String, atrSaysExtended: Bool) async throws -> (VirtualDocument, ReadResult, [APDUTrace.Entry]) {
+    func tracedRead(_ profile: String, atrSaysExtended: Bool) async throws -> (
+        VirtualDocument, ReadResult, [APDUTrace.Entry]
+    ) {
         let g = try Self.generate(profile) { $0.link.atr = Self.atr(extended: atrSaysExtended) }
         let doc = try VirtualDocument(generated: g, capabilities: .extended)
         let trace = APDUTrace()
-        let r = try await DocumentReader(transport: doc.transport, options: ReadOptions(accessKey: doc.mrzKey), trace: trace).read()
+        let r = try await DocumentReader(
+            transport: doc.transport, options: ReadOptions(accessKey: doc.mrzKey), trace: trace
+        ).read()
         return (doc, r, trace.all)
     }
 
@@ -194,10 +216,15 @@ import VirtualChip
     func cardSecurityOnlyWhenNeeded() async throws {
         // a PACE-GM chip that has an EF.CardSecurity (as many do): nothing needs it
         let camDocument = try Self.generate("pace-cam")
-        let gm = try VirtualDocument(generated: Self.generate("pace-gm-brainpool-aes128") { $0.files[.cardSecurity] = camDocument.profile.files[.cardSecurity] })
+        let gm = try VirtualDocument(
+            generated: Self.generate("pace-gm-brainpool-aes128") {
+                $0.files[.cardSecurity] = camDocument.profile.files[.cardSecurity]
+            })
         #expect(gm.generated.profile.files[.cardSecurity] != nil)
         let trace = APDUTrace()
-        let r = try await DocumentReader(transport: gm.transport, options: ReadOptions(accessKey: gm.mrzKey), trace: trace).read()
+        let r = try await DocumentReader(
+            transport: gm.transport, options: ReadOptions(accessKey: gm.mrzKey), trace: trace
+        ).read()
         #expect(r.files[.cardSecurity]?.count == nil)
         #expect(r.unreadFiles[.cardSecurity] == nil)
         // between PACE and the SELECT of the eMRTD application no READ BINARY: only EF.CardAccess's before PACE
@@ -208,12 +235,14 @@ import VirtualChip
         let cam = try VirtualDocument(generated: camDocument)
         let rc = try await cam.read()
         #expect(rc.chipAuthenticationMapping != nil)
-        #expect(rc.files[.cardSecurity] != nil && same(rc.files[.cardSecurity], cam.generated.profile.files[.cardSecurity]))
+        #expect(
+            rc.files[.cardSecurity] != nil && same(rc.files[.cardSecurity], cam.generated.profile.files[.cardSecurity]))
         let v = cam.verify(rc)
         #expect(v.checks.first { $0.name == .paceChipAuthenticationMapping }?.status == .passed)
 
         let asked = try gm.fresh()
         let ra = try await asked.read { $0.files = [.cardSecurity, .dg1] }
-        #expect(ra.files[.cardSecurity] != nil && same(ra.files[.cardSecurity], gm.generated.profile.files[.cardSecurity]))
+        #expect(
+            ra.files[.cardSecurity] != nil && same(ra.files[.cardSecurity], gm.generated.profile.files[.cardSecurity]))
     }
 }

@@ -1,8 +1,8 @@
-import Testing
 import ISO7816
-import MRTDReader
 import MRTDAccessControl
 import MRTDDocument
+import MRTDReader
+import Testing
 import VirtualChip
 
 /// DH public values are sent and MACed as unsigned integers without leading zero octets
@@ -16,8 +16,9 @@ import VirtualChip
         for _ in 0..<600 {
             let fresh = try doc.fresh()
             do {
-                _ = try await AccessControl.establish(transport: fresh.transport, key: doc.mrzKey, cardAccess: cardAccess,
-                                                      allowBACFallback: false)
+                _ = try await AccessControl.establish(
+                    transport: fresh.transport, key: doc.mrzKey, cardAccess: cardAccess,
+                    allowBACFallback: false)
             } catch {
                 failures += 1
             }

@@ -1,11 +1,11 @@
-import Testing
+import ASN1TLV
 import ISO7816
-import MRTDReader
-import MRTDTrust
 import MRTDAccessControl
 import MRTDDocument
+import MRTDReader
+import MRTDTrust
+import Testing
 import VirtualChip
-import ASN1TLV
 
 /// Reader ↔ virtual chip, in process, through the real protocol stack (issue 2 and 4 acceptance).
 @Suite struct EndToEndTests {
@@ -47,13 +47,18 @@ import ASN1TLV
     @Test(arguments: ["bac", "pace-gm-brainpool-aes128", "pace-im-ecdh", "pace-cam"])
     func wrongMRZFailsAtAuthentication(profile: String) async throws {
         let doc = try VirtualDocument(profile)
-        let wrong = AccessKey.mrz(try MRZKey(documentNumber: "X12345678", dateOfBirth: "740812", dateOfExpiry: "310415"))
+        let wrong = AccessKey.mrz(
+            try MRZKey(documentNumber: "X12345678", dateOfBirth: "740812", dateOfExpiry: "310415"))
         do {
             _ = try await doc.read(wrong)
             Issue.record("a wrong MRZ was accepted")
         } catch {
-            guard case .accessControl(let e) = error else { Issue.record("unexpected \(error)"); return }
-            let expectedStep = profile == "bac" ? AccessControlStep.externalAuthenticate : AccessControlStep.gaMutualAuthentication
+            guard case .accessControl(let e) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
+            let expectedStep =
+                profile == "bac" ? AccessControlStep.externalAuthenticate : AccessControlStep.gaMutualAuthentication
             #expect(e.step == expectedStep, "\(e)")
             #expect(!e.description.contains("X12345678"))
         }
@@ -65,7 +70,10 @@ import ASN1TLV
             _ = try await doc.read(.can("000000"))
             Issue.record("a wrong CAN was accepted")
         } catch {
-            guard case .accessControl(let e) = error else { Issue.record("unexpected \(error)"); return }
+            guard case .accessControl(let e) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
             #expect(e.step == AccessControlStep.gaMutualAuthentication)
         }
     }
@@ -103,7 +111,8 @@ import ASN1TLV
     @Test func noTrustAnchorIsRejected() async throws {
         let doc = try VirtualDocument("pace-gm-brainpool-aes128")
         let r = try await doc.read()
-        let v = DocumentVerifier.verify(r, trustStore: TrustStore(), validationTime: ASN1Time(year: 2026, month: 11, day: 29))
+        let v = DocumentVerifier.verify(
+            r, trustStore: TrustStore(), validationTime: ASN1Time(year: 2026, month: 11, day: 29))
         #expect(v.status == .rejected)
         #expect(v.check(.cscaChain)?.status != .passed)
     }
@@ -112,7 +121,10 @@ import ASN1TLV
         let doc = try VirtualDocument("pace-gm-p256-aes256")
         let challenge: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8]
         let r = try await doc.read { $0.activeAuthenticationChallenge = challenge }
-        guard case .performed(let t, let v) = r.activeAuthentication else { Issue.record("AA did not run"); return }
+        guard case .performed(let t, let v) = r.activeAuthentication else {
+            Issue.record("AA did not run")
+            return
+        }
         #expect(t.challenge == challenge && v.verified)
     }
 }

@@ -1,9 +1,9 @@
-import Testing
-import Foundation
 import ASN1TLV
 import FaceImaging
+import Foundation
 import MRTDDocument
 import MRTDReader
+import Testing
 import VirtualChip
 
 /// The report's `faceImage` and the evidence bundle's face files, for JPEG 2000 and JPEG faces read from the
@@ -50,7 +50,8 @@ struct FaceReportTests {
     }
 
     static func dg2(withImage image: [UInt8], format: ImageFormat) -> [UInt8] {
-        LDSEncoders.dg2(faceRecord: LDSEncoders.faceRecord(image: image, format: format, width: 240, height: 320, colour: true))
+        LDSEncoders.dg2(
+            faceRecord: LDSEncoders.faceRecord(image: image, format: format, width: 240, height: 320, colour: true))
     }
 
     static func storedJP2() throws -> [UInt8] {
@@ -61,8 +62,9 @@ struct FaceReportTests {
     @Test func undecodableFacesGiveAnError() throws {
         let jp2 = try Self.storedJP2()
         var huge = jp2
-        let siz = try #require((0..<(huge.count - 4)).first { (i: Int) -> Bool in huge[i] == 0xFF && huge[i + 1] == 0x51 })
-        huge.replaceSubrange(siz + 4..<siz + 12, with: [0, 0, 0xEA, 0x60, 0, 0, 0xEA, 0x60]) // 60,000 × 60,000
+        let siz = try #require(
+            (0..<(huge.count - 4)).first { (i: Int) -> Bool in huge[i] == 0xFF && huge[i + 1] == 0x51 })
+        huge.replaceSubrange(siz + 4..<siz + 12, with: [0, 0, 0xEA, 0x60, 0, 0, 0xEA, 0x60])  // 60,000 × 60,000
         let cases: [(String, [UInt8], ImageFormat, String)] = [
             ("truncated", Array(jp2.prefix(jp2.count / 2)), .jpeg2000, "JPEG 2000"),
             ("huge", huge, .jpeg2000, "tooLarge"),
@@ -70,8 +72,9 @@ struct FaceReportTests {
         ]
         for (name, image, format, expected) in cases {
             var report = ReadReport()
-            ReportBuilder.fill(&report, files: [.dg2: Self.dg2(withImage: image, format: format)], facts: [:],
-                               reference: ASN1Time(year: 2026, month: 11, day: 29), faceImagePath: "/bundle/face.jp2")
+            ReportBuilder.fill(
+                &report, files: [.dg2: Self.dg2(withImage: image, format: format)], facts: [:],
+                reference: ASN1Time(year: 2026, month: 11, day: 29), faceImagePath: "/bundle/face.jp2")
             let face = try #require(report.faceImage, "\(name)")
             #expect(face.deliveredFormat == nil, "\(name)")
             #expect(face.error?.contains(expected) == true, "\(name): \(face.error ?? "no error")")
@@ -81,8 +84,9 @@ struct FaceReportTests {
         }
         // Negative twin: the intact image has no error.
         var report = ReadReport()
-        ReportBuilder.fill(&report, files: [.dg2: Self.dg2(withImage: jp2, format: .jpeg2000)], facts: [:],
-                           reference: ASN1Time(year: 2026, month: 11, day: 29), faceImagePath: nil)
+        ReportBuilder.fill(
+            &report, files: [.dg2: Self.dg2(withImage: jp2, format: .jpeg2000)], facts: [:],
+            reference: ASN1Time(year: 2026, month: 11, day: 29), faceImagePath: nil)
         #expect(report.faceImage?.error == nil && report.faceImage?.deliveredFormat == "jpeg")
     }
 
@@ -100,9 +104,10 @@ struct FaceReportTests {
         try EvidenceBundle.write(result, to: dir)
         #expect(Self.bytes(dir.appendingPathComponent("face.jp2")) == broken)
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("face.jpg").path))
-        let report = ReportBuilder.report(for: result, verification: doc.verify(result),
-                                          faceImagePath: dir.appendingPathComponent("face.jp2").path)
+        let report = ReportBuilder.report(
+            for: result, verification: doc.verify(result),
+            faceImagePath: dir.appendingPathComponent("face.jp2").path)
         #expect(report.faceImage?.error != nil && report.faceImage?.path == nil)
-        #expect(report.verification?.status == "rejected") // DG2 no longer matches its SOD hash
+        #expect(report.verification?.status == "rejected")  // DG2 no longer matches its SOD hash
     }
 }

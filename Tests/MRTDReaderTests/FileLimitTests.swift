@@ -1,8 +1,8 @@
-import Testing
-import ISO7816
-import MRTDReader
-import MRTDDocument
 import Foundation
+import ISO7816
+import MRTDDocument
+import MRTDReader
+import Testing
 
 /// The reader refuses a file whose declared length is above its kind's cap (`LDSLimits`) after the first
 /// chunk, before reading the rest (issue 11: an EF.COM tag list of 1 MB cost 8–18 s on a live read).
@@ -56,7 +56,8 @@ import Foundation
 /// gigabytes would have been allocated whole).
 @Suite struct BundleLimitTests {
     static func bundle() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mrtdreader-limits-\(UInt32.random(in: 0...UInt32.max))")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "mrtdreader-limits-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         return dir
     }

@@ -1,23 +1,26 @@
-import Testing
 import ISO7816
-import MRTDReader
 import MRTDDocument
+import MRTDReader
 import Synchronization
+import Testing
 
 /// A plain (no secure messaging) file-serving card with configurable quirks, to pin FileReader's
 /// behaviour on status words real chips send.
 final class QuirkyCard: CardEmulator {
     struct Quirks {
-        var maxNe = 256                 // larger Ne → 6700
-        var wrongLeExact: Int? = nil    // Ne other than this → 6Cxx
-        var refuseSFI = false           // SFI reads → 6A86
-        var maxAnswer = Int.max         // returns at most this many bytes with 9000
+        var maxNe = 256  // larger Ne → 6700
+        var wrongLeExact: Int? = nil  // Ne other than this → 6Cxx
+        var refuseSFI = false  // SFI reads → 6A86
+        var maxAnswer = Int.max  // returns at most this many bytes with 9000
     }
     let file: [UInt8]
     let quirks: Quirks
     private let selected = Mutex(false)
     private let log = Mutex<[[UInt8]]>([])
-    init(file: [UInt8], quirks: Quirks) { self.file = file; self.quirks = quirks }
+    init(file: [UInt8], quirks: Quirks) {
+        self.file = file
+        self.quirks = quirks
+    }
     var atr: [UInt8] { [0x3B, 0x00] }
     func powerOn() {}
     func powerOff() {}
@@ -118,14 +121,16 @@ final class QuirkyCard: CardEmulator {
 
     @Test func aDeclaredLengthBeyondTheFileEndsWithAFailureNotWrongBytes() async throws {
         var f = Self.file(300)
-        f[2] = 0x02 // declares 0x022C bytes, the card has 300
+        f[2] = 0x02  // declares 0x022C bytes, the card has 300
         let card = QuirkyCard(file: f, quirks: .init())
         let (p, outcome) = try await read(card, chunk: ChunkPolicy(fixed: 223, extended: false))
         #expect(outcome != .complete)
         #expect(!p.isComplete)
     }
 
-    @Test(arguments: [(StatusWord(rawValue: 0x6982), FileReadOutcome.accessDenied), (StatusWord(rawValue: 0x6A82), .notFound)])
+    @Test(arguments: [
+        (StatusWord(rawValue: 0x6982), FileReadOutcome.accessDenied), (StatusWord(rawValue: 0x6A82), .notFound),
+    ])
     func refusalsAreOutcomes(sw: StatusWord, expected: FileReadOutcome) async throws {
         final class Refusing: CardEmulator {
             let sw: StatusWord

@@ -1,19 +1,22 @@
-import Foundation
-import Testing
-import MRTDReader
-import MRTDDocument
-import VirtualChip
 import FaceImaging
+import Foundation
+import MRTDDocument
+import MRTDReader
+import Testing
+import VirtualChip
 
 /// The HTML report (issue 15 item 3): one self-contained page with every field of the report.
 /// `EMRTD_HTML_REPORT_OUT=/path/report.html swift test --filter HTMLReportTests` also writes the page of the
 /// generated Utopia specimen there (how docs/report-example.png is made).
 @Suite struct HTMLReportTests {
-    static func page() async throws -> (html: String, report: ReadReport, face: HTMLReport.Image, images: [HTMLReport.Image]) {
+    static func page() async throws -> (
+        html: String, report: ReadReport, face: HTMLReport.Image, images: [HTMLReport.Image]
+    ) {
         let (report, result) = try await PersonalDataReportTests.Cache.shared.get()
         let stored = try #require(result.document.faceImage)
         // the face as the command line delivers it: JPEG (the generated specimen stores JPEG 2000)
-        let face = HTMLReport.Image(label: "Face (DG2)", bytes: try DisplayImage.displayJPEG(from: stored.imageData), mimeType: "image/jpeg")
+        let face = HTMLReport.Image(
+            label: "Face (DG2)", bytes: try DisplayImage.displayJPEG(from: stored.imageData), mimeType: "image/jpeg")
         let images = HTMLReport.documentImages(result.document)
         let html = HTMLReport.render(report, face: face, images: images)
         if let out = ProcessInfo.processInfo.environment["EMRTD_HTML_REPORT_OUT"] {
@@ -25,24 +28,36 @@ import FaceImaging
     @Test func everyFieldOfTheReportIsOnThePage() async throws {
         let (html, r, _, _) = try await Self.page()
         let d = try #require(r.document)
-        for v in [d.surname, d.givenNames, d.documentNumber, d.issuingState, d.nationality, d.dateOfBirth, d.dateOfExpiry, d.sex] {
+        for v in [
+            d.surname, d.givenNames, d.documentNumber, d.issuingState, d.nationality, d.dateOfBirth, d.dateOfExpiry,
+            d.sex,
+        ] {
             #expect(html.contains(HTMLReport.escape(v)), "\(v) missing")
         }
         for line in d.mrz.split(separator: "\n") { #expect(html.contains(HTMLReport.escape(String(line)))) }
         let sections = PersonalDataSection.sections(of: d)
-        #expect(sections.map(\.title) == ["Displayed portrait (DG5)", "Displayed signature or usual mark (DG7)",
-                                          "Additional personal details (DG11)", "Additional document details (DG12)",
-                                          "Persons to notify (DG16)"])
+        #expect(
+            sections.map(\.title) == [
+                "Displayed portrait (DG5)", "Displayed signature or usual mark (DG7)",
+                "Additional personal details (DG11)", "Additional document details (DG12)",
+                "Persons to notify (DG16)",
+            ])
         // every DG11, DG12 and DG16 element of the specimen has its row
         let tags = Set(sections.flatMap { $0.rows.map(\.tag) })
-        #expect(tags == ["5F40", "5F43", "5F0E", "5F0F", "5F10", "5F2B", "5F11", "5F42", "5F12", "5F13", "5F14", "5F15", "5F16",
-                         "5F17", "5F18", "5F19", "5F26", "5F1A", "5F1B", "5F1C", "5F1D", "5F1E", "5F55", "5F56", "5F50",
-                         "5F51", "5F52", "5F53"])
+        #expect(
+            tags == [
+                "5F40", "5F43", "5F0E", "5F0F", "5F10", "5F2B", "5F11", "5F42", "5F12", "5F13", "5F14", "5F15", "5F16",
+                "5F17", "5F18", "5F19", "5F26", "5F1A", "5F1B", "5F1C", "5F1D", "5F1E", "5F55", "5F56", "5F50",
+                "5F51", "5F52", "5F53",
+            ])
         for s in sections {
             #expect(html.contains(HTMLReport.escape(s.title)))
             for row in s.rows {
-                #expect(html.contains("<th scope=\"row\">\(HTMLReport.escape(row.label))</th><td>\(HTMLReport.escape(row.value))</td>"),
-                        "\(row.label) missing")
+                #expect(
+                    html.contains(
+                        "<th scope=\"row\">\(HTMLReport.escape(row.label))</th><td>\(HTMLReport.escape(row.value))</td>"
+                    ),
+                    "\(row.label) missing")
             }
         }
         #expect(html.contains("1974-08-12") && html.contains("ZENITH, UTOPIA") && html.contains("ERIKSSON, EVA MARIA"))
@@ -64,7 +79,9 @@ import FaceImaging
 
     @Test func verdictIsAWordAndASymbolNotOnlyAColour() async throws {
         var (_, r, face, _) = try await Self.page()
-        for (status, word, symbol) in [("accepted", "ACCEPTED", "✓"), ("inconclusive", "INCONCLUSIVE", "!"), ("rejected", "REJECTED", "✗")] {
+        for (status, word, symbol) in [
+            ("accepted", "ACCEPTED", "✓"), ("inconclusive", "INCONCLUSIVE", "!"), ("rejected", "REJECTED", "✗"),
+        ] {
             r.verification?.status = status
             let html = HTMLReport.render(r, face: face)
             #expect(html.contains("<header id=\"verdict\" class=\"banner \(status)\" role=\"status\">"))
@@ -72,7 +89,9 @@ import FaceImaging
             #expect(html.contains(".banner.\(status){background:"))
         }
         // a check's status is a word and a symbol as well
-        let statuses = ["passed", "failed", "notPresent", "notChecked"].map { ReadReport.Check(name: "x", status: $0, detail: "").statusText }
+        let statuses = ["passed", "failed", "notPresent", "notChecked"].map {
+            ReadReport.Check(name: "x", status: $0, detail: "").statusText
+        }
         #expect(statuses == ["✓ passed", "✗ FAILED", "– not present", "– not checked"])
         r.verification = nil
         #expect(HTMLReport.render(r, face: nil).contains("<span class=\"word\">NOT VERIFIED</span>"))
@@ -82,12 +101,15 @@ import FaceImaging
     @Test func noExternalResource() async throws {
         let (html, _, _, _) = try await Self.page()
         let lower = html.lowercased()
-        for bad in ["http:", "https:", "href=", "<link", "<script", "@import", "url(", "src=\"//", "src='//", "<iframe", "<object"] {
+        for bad in [
+            "http:", "https:", "href=", "<link", "<script", "@import", "url(", "src=\"//", "src='//", "<iframe",
+            "<object",
+        ] {
             #expect(!lower.contains(bad), "\(bad) found")
         }
         #expect(html.contains("default-src 'none'; img-src data:"))
         let sources = html.components(separatedBy: "src=\"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
-        #expect(sources.count == 6)    // face, DG5, DG7, DG11 proof of citizenship, DG12 front and rear
+        #expect(sources.count == 6)  // face, DG5, DG7, DG11 proof of citizenship, DG12 front and rear
         for s in sources { #expect(s.hasPrefix("data:image/")) }
     }
 
@@ -114,7 +136,8 @@ import FaceImaging
     @Test func jpeg2000IsNamedNotEmbedded() async throws {
         let (_, r, _, _) = try await Self.page()
         let jp2: [UInt8] = [0x00, 0x00, 0x00, 0x0C, 0x6A, 0x50, 0x20, 0x20, 0x0D, 0x0A, 0x87, 0x0A, 0, 0, 0, 0]
-        let html = HTMLReport.render(r, face: HTMLReport.Image(label: "Face (DG2)", bytes: jp2, mimeType: HTMLReport.mimeType(.jpeg2000)))
+        let html = HTMLReport.render(
+            r, face: HTMLReport.Image(label: "Face (DG2)", bytes: jp2, mimeType: HTMLReport.mimeType(.jpeg2000)))
         #expect(!html.contains("src=\""))
         #expect(html.contains("<div class=\"noimage\" id=\"face\">Stored as image/jp2; a browser cannot show it</div>"))
     }
@@ -132,7 +155,9 @@ import FaceImaging
         let html = HTMLReport.render(r, face: HTMLReport.Image(label: evil, bytes: face.bytes, mimeType: face.mimeType))
         #expect(!html.contains("<script") && !html.contains("<img src=x") && !html.contains("'x'"))
         #expect(!html.contains("\u{07}") && !html.contains("\u{1B}"))
-        #expect(html.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&quot;&gt;&lt;img src=x onerror=alert(1)&gt;&amp;amp;"))
+        #expect(
+            html.contains(
+                "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&quot;&gt;&lt;img src=x onerror=alert(1)&gt;&amp;amp;"))
         #expect(html.components(separatedBy: "&lt;script&gt;").count - 1 >= 6)
     }
 

@@ -1,10 +1,10 @@
-import Foundation
-import Testing
-import MRTDReader
-import MRTDDocument
-import VirtualChip
 import ASN1TLV
+import Foundation
+import MRTDDocument
+import MRTDReader
 import MRTDTestSupport
+import Testing
+import VirtualChip
 
 /// Every personal data group of a generated Utopia specimen, read from the virtual chip, lands in the report's
 /// `document` as docs/report.md describes it; broken data groups become warnings, never a crash.
@@ -28,8 +28,11 @@ import MRTDTestSupport
         let report = try await Cache.shared.get().report
         let p = try #require(report.document?.additionalPersonalDetails)
         #expect(p.fullName == ReadReport.Name(primary: "ERIKSSON", secondary: "ANNA MARIA"))
-        #expect(p.otherNames == [ReadReport.Name(primary: "ERIKSSON", secondary: "ANNA"),
-                                 ReadReport.Name(primary: "ERIKSSON", secondary: "MARIA")])
+        #expect(
+            p.otherNames == [
+                ReadReport.Name(primary: "ERIKSSON", secondary: "ANNA"),
+                ReadReport.Name(primary: "ERIKSSON", secondary: "MARIA"),
+            ])
         #expect(p.personalNumber == s.personalNumber)
         #expect(p.fullDateOfBirth == ReadReport.DateValue(value: "1974-08-12", format: "iso8601"))
         #expect(p.placeOfBirth == ["ZENITH", "UTOPIA"])
@@ -38,7 +41,9 @@ import MRTDTestSupport
         #expect(p.personalSummary == s.personalSummary && p.custodyInformation == s.custodyInformation)
         #expect(p.otherValidTravelDocumentNumbers == s.otherTravelDocuments)
         let proof = try #require(p.proofOfCitizenship)
-        #expect(proof.format == "jpeg" && proof.width == 64 && proof.height == 40 && proof.size > 100 && proof.sha256.count == 64)
+        #expect(
+            proof.format == "jpeg" && proof.width == 64 && proof.height == 40 && proof.size > 100
+                && proof.sha256.count == 64)
     }
 
     @Test func everyDG12FieldOfTheSpecimen() async throws {
@@ -60,9 +65,12 @@ import MRTDTestSupport
         let d = try #require(report.document)
         let persons = try #require(d.personsToNotify)
         #expect(persons.count == 2)
-        #expect(persons[0] == ReadReport.PersonToNotify(dateRecorded: ReadReport.DateValue(value: "2021-04-16", format: "iso8601"),
-                                                        name: ReadReport.Name(primary: "ERIKSSON", secondary: "LARS"),
-                                                        telephone: "+1 555 0101", address: ["123 MAPLE STREET", "ZENITH", "UTOPIA"]))
+        #expect(
+            persons[0]
+                == ReadReport.PersonToNotify(
+                    dateRecorded: ReadReport.DateValue(value: "2021-04-16", format: "iso8601"),
+                    name: ReadReport.Name(primary: "ERIKSSON", secondary: "LARS"),
+                    telephone: "+1 555 0101", address: ["123 MAPLE STREET", "ZENITH", "UTOPIA"]))
         #expect(persons[1].name == ReadReport.Name(primary: "ERIKSSON", secondary: "EVA MARIA"))
         #expect(d.displayedPortraits?.map(\.format) == ["jpeg"] && d.displayedPortraits?.first?.width == 60)
         #expect(d.displayedSignatures?.map(\.format) == ["jpeg"] && d.displayedSignatures?.first?.height == 40)
@@ -73,12 +81,16 @@ import MRTDTestSupport
     @Test func jsonCarriesTheDocumentedFields() async throws {
         let report = try await Cache.shared.get().report
         let json = String(decoding: try JSONEncoder().encode(report), as: UTF8.self)
-        for key in ["additionalPersonalDetails", "additionalDocumentDetails", "personsToNotify", "displayedPortraits",
-                    "displayedSignatures", "fullName", "otherNames", "personalNumber", "fullDateOfBirth", "placeOfBirth", "address",
-                    "telephone", "profession", "title", "personalSummary", "proofOfCitizenship", "otherValidTravelDocumentNumbers",
-                    "custodyInformation", "issuingAuthority", "dateOfIssue", "otherPersons", "endorsementsAndObservations",
-                    "taxOrExitRequirements", "imageOfFront", "imageOfRear", "personalizationTime",
-                    "personalizationDeviceSerialNumber", "dateRecorded"] {
+        for key in [
+            "additionalPersonalDetails", "additionalDocumentDetails", "personsToNotify", "displayedPortraits",
+            "displayedSignatures", "fullName", "otherNames", "personalNumber", "fullDateOfBirth", "placeOfBirth",
+            "address",
+            "telephone", "profession", "title", "personalSummary", "proofOfCitizenship",
+            "otherValidTravelDocumentNumbers",
+            "custodyInformation", "issuingAuthority", "dateOfIssue", "otherPersons", "endorsementsAndObservations",
+            "taxOrExitRequirements", "imageOfFront", "imageOfRear", "personalizationTime",
+            "personalizationDeviceSerialNumber", "dateRecorded",
+        ] {
             #expect(json.contains("\"\(key)\":"), "\(key) missing")
         }
         #expect(json.contains(#""schema":"emrtd.report\/1""#) || json.contains(#""schema":"emrtd.report/1""#))
@@ -103,20 +115,25 @@ import MRTDTestSupport
         var files = try await Cache.shared.get().result.files
         files[.dg11] = TLVWriter.encode(0x6B, TLVWriter.encode(0x5F2B, Array("1974<<<<".utf8)))
         var r = ReadReport()
-        ReportBuilder.fill(&r, files: files, facts: [:], reference: ASN1Time(year: 2026, month: 1, day: 1), faceImagePath: nil)
-        #expect(r.document?.additionalPersonalDetails?.fullDateOfBirth == ReadReport.DateValue(value: "1974<<<<", format: "raw"))
+        ReportBuilder.fill(
+            &r, files: files, facts: [:], reference: ASN1Time(year: 2026, month: 1, day: 1), faceImagePath: nil)
+        #expect(
+            r.document?.additionalPersonalDetails?.fullDateOfBirth
+                == ReadReport.DateValue(value: "1974<<<<", format: "raw"))
     }
 
     /// Hostile data groups: the report names the broken file and goes on; nothing of the broken file appears.
     @Test func brokenDataGroupsBecomeWarnings() async throws {
         var files = try await Cache.shared.get().result.files
         let dg11 = try #require(files[.dg11])
-        files[.dg11] = Array(dg11.dropLast(3))                                   // truncated
-        files[.dg12] = TLVWriter.encode(0x6B, [])                                // wrong tag
-        files[.dg16] = TLVWriter.encode(0x70, TLVWriter.encode(0x02, [0x64]))    // count 100
-        files[.dg5] = TLVWriter.encode(0x65, TLVWriter.encode(0x02, [0x02]) + TLVWriter.encode(0x5F40, [0xFF, 0xD8, 0xFF]))
+        files[.dg11] = Array(dg11.dropLast(3))  // truncated
+        files[.dg12] = TLVWriter.encode(0x6B, [])  // wrong tag
+        files[.dg16] = TLVWriter.encode(0x70, TLVWriter.encode(0x02, [0x64]))  // count 100
+        files[.dg5] = TLVWriter.encode(
+            0x65, TLVWriter.encode(0x02, [0x02]) + TLVWriter.encode(0x5F40, [0xFF, 0xD8, 0xFF]))
         var r = ReadReport()
-        ReportBuilder.fill(&r, files: files, facts: [:], reference: ASN1Time(year: 2026, month: 1, day: 1), faceImagePath: nil)
+        ReportBuilder.fill(
+            &r, files: files, facts: [:], reference: ASN1Time(year: 2026, month: 1, day: 1), faceImagePath: nil)
         let d = try #require(r.document)
         #expect(d.additionalPersonalDetails == nil && d.additionalDocumentDetails == nil && d.personsToNotify == nil)
         #expect(r.warnings.contains { $0.hasPrefix("DG11 could not be parsed") })
@@ -132,19 +149,24 @@ import MRTDTestSupport
     @Test func everyTruncationGoesThroughReportAndPage() async throws {
         let files = try await Cache.shared.get().result.files
         let dg1 = try #require(files[.dg1])
-        var warned = 0, total = 0
+        var warned = 0
+        var total = 0
         for f in [LDSFile.dg5, .dg7, .dg11, .dg12, .dg16] {
             let full = try #require(files[f])
             for n in 0..<full.count {
                 var r = ReadReport()
                 let cut = Array(full.prefix(n))
-                ReportBuilder.fill(&r, files: [.dg1: dg1, f: cut], facts: [:], reference: ASN1Time(year: 2026, month: 1, day: 1),
-                                   faceImagePath: nil)
+                ReportBuilder.fill(
+                    &r, files: [.dg1: dg1, f: cut], facts: [:], reference: ASN1Time(year: 2026, month: 1, day: 1),
+                    faceImagePath: nil)
                 let d = try #require(r.document)
-                let html = HTMLReport.render(r, face: nil, images: HTMLReport.documentImages(LDSDocument(files: [f: cut])))
+                let html = HTMLReport.render(
+                    r, face: nil, images: HTMLReport.documentImages(LDSDocument(files: [f: cut])))
                 #expect(!html.contains("<script"))
                 // a prefix never holds the length its outer tag declares: always refused, never half shown
-                if r.warnings == ["\(f.rawValue) could not be parsed: \(try #require(LDSDocument(files: [f: cut]).errors[f]))"] {
+                if r.warnings == [
+                    "\(f.rawValue) could not be parsed: \(try #require(LDSDocument(files: [f: cut]).errors[f]))"
+                ] {
                     warned += 1
                 }
                 #expect(PersonalDataSection.sections(of: d).isEmpty)
@@ -162,7 +184,8 @@ import MRTDTestSupport
             files[f] = [UInt8](try Data(contentsOf: RepositoryPaths.sharedFixtures.appendingPathComponent(dir + name)))
         }
         var r = ReadReport()
-        ReportBuilder.fill(&r, files: files, facts: [:], reference: ASN1Time(year: 2026, month: 1, day: 1), faceImagePath: nil)
+        ReportBuilder.fill(
+            &r, files: files, facts: [:], reference: ASN1Time(year: 2026, month: 1, day: 1), faceImagePath: nil)
         let d = try #require(r.document)
         #expect(d.additionalPersonalDetails == nil && d.additionalDocumentDetails == nil && d.personsToNotify == nil)
         #expect(d.displayedPortraits == nil && d.displayedSignatures == nil && r.warnings.isEmpty)

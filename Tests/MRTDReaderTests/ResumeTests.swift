@@ -1,7 +1,7 @@
-import Testing
 import ISO7816
-import MRTDReader
 import MRTDDocument
+import MRTDReader
+import Testing
 import VirtualChip
 
 /// A card pulled off the reader mid-read (issue 3 acceptance): after re-presentation the read resumes and
@@ -23,7 +23,10 @@ import VirtualChip
                 #expect(r.resumptions == 1, "k=\(k)")
                 #expect(doc.verify(r).status == .accepted, "k=\(k)")
             } catch {
-                guard case .transport = error else { Issue.record("k=\(k): \(error)"); continue }
+                guard case .transport = error else {
+                    Issue.record("k=\(k): \(error)")
+                    continue
+                }
             }
         }
     }
@@ -48,7 +51,10 @@ import VirtualChip
             _ = try await doc.read { $0.representTimeout = 0.1 }
             Issue.record("the read succeeded without the card")
         } catch {
-            guard case .transport(let e, _) = error else { Issue.record("\(error)"); return }
+            guard case .transport(let e, _) = error else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(e.kind == .timeout || e.kind == .cardRemoved)
         }
     }
@@ -60,7 +66,10 @@ import VirtualChip
             _ = try await doc.read { $0.maxResumptions = 0 }
             Issue.record("resumed although no resumption was allowed")
         } catch {
-            guard case .transport = error else { Issue.record("\(error)"); return }
+            guard case .transport = error else {
+                Issue.record("\(error)")
+                return
+            }
         }
     }
 }

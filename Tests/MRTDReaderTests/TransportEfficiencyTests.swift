@@ -1,7 +1,7 @@
-import Testing
 import ISO7816
-import MRTDReader
 import MRTDDocument
+import MRTDReader
+import Testing
 import VirtualChip
 
 /// APDU counts (issue 3 acceptance), asserted from the transport's statistics.
@@ -66,7 +66,8 @@ import VirtualChip
         let readBinaries = r.statistics.apdusByInstruction[0xB0] ?? 0
         // one per 223-byte chunk of every file, plus EF.CardAccess (one plain read) and one for each file the
         // chip does not have (a single READ BINARY answered 6A82)
-        let minimum = r.files.filter { $0.key != .cardAccess }.values.reduce(0) { $0 + ($1.count + 222) / 223 } + 1
+        let minimum =
+            r.files.filter { $0.key != .cardAccess }.values.reduce(0) { $0 + ($1.count + 222) / 223 } + 1
             + r.unreadFiles.count
         #expect(readBinaries == minimum, "\(readBinaries) READ BINARY vs \(minimum) needed")
     }

@@ -1,11 +1,11 @@
-import Testing
+import ASN1TLV
 import ISO7816
-import MRTDReader
-import MRTDTrust
 import MRTDAccessControl
 import MRTDDocument
+import MRTDReader
+import MRTDTrust
+import Testing
 import VirtualChip
-import ASN1TLV
 
 /// Issue 11 W1–W4: clone-detection evidence counts only when it rests on data passive authentication
 /// checked, a withheld mechanism or identity data group never reads as accepted, offline verification
@@ -13,9 +13,13 @@ import ASN1TLV
 @Suite struct VerdictBindingTests {
     static let at = ASN1Time(year: 2026, month: 11, day: 29)
 
-    func check(_ v: VerificationOutcome, _ name: String) -> VerificationCheck? { v.checks.first { $0.name.rawValue == name } }
+    func check(_ v: VerificationOutcome, _ name: String) -> VerificationCheck? {
+        v.checks.first { $0.name.rawValue == name }
+    }
 
-    func offline(_ doc: VirtualDocument, files: [LDSFile: [UInt8]], evidence: CloneDetectionEvidence) -> VerificationOutcome {
+    func offline(_ doc: VirtualDocument, files: [LDSFile: [UInt8]], evidence: CloneDetectionEvidence)
+        -> VerificationOutcome
+    {
         DocumentVerifier.verify(files: files, evidence: evidence, trustStore: doc.store, validationTime: Self.at)
     }
 
@@ -42,13 +46,18 @@ import ASN1TLV
         // that is not this DG15's (an RSA key).
         let other = try VirtualDocument("pace-gm-brainpool-aes128")
         let o = try await other.read()
-        guard case .performed(let foreign, _) = o.activeAuthentication else { Issue.record("no AA"); return }
+        guard case .performed(let foreign, _) = o.activeAuthentication else {
+            Issue.record("no AA")
+            return
+        }
         #expect(try ActiveAuthentication.verify(foreign).verified)
         #expect(foreign.publicKeyInfo != (try ActiveAuthentication.publicKeyInfo(dg15: r.files[.dg15] ?? [])))
         var e = bundleEvidence(r)
         e.activeAuthentication = foreign
         let v = offline(doc, files: r.files, evidence: e)
-        #expect(check(v, "activeAuthentication")?.status == .failed, "\(String(describing: check(v, "activeAuthentication")))")
+        #expect(
+            check(v, "activeAuthentication")?.status == .failed,
+            "\(String(describing: check(v, "activeAuthentication")))")
         #expect(v.chipCloneDetection == .failed)
         #expect(v.status == .inconclusive)
         // the same on the live path: a transcript whose key is not DG15's does not count
@@ -82,10 +91,10 @@ import ASN1TLV
     }
 
     @Test func transcriptSignatureAlgorithmDisagreeingWithDG14Fails() async throws {
-        let doc = try VirtualDocument("pace-gm-brainpool-aes128") // ECDSA AA, algorithm from DG14
+        let doc = try VirtualDocument("pace-gm-brainpool-aes128")  // ECDSA AA, algorithm from DG14
         let r = try await doc.read()
         var e = bundleEvidence(r)
-        e.activeAuthentication?.signatureAlgorithm = "1.2.840.10045.4.1" // ecdsa-with-SHA1, not DG14's
+        e.activeAuthentication?.signatureAlgorithm = "1.2.840.10045.4.1"  // ecdsa-with-SHA1, not DG14's
         let v = offline(doc, files: r.files, evidence: e)
         #expect(check(v, "activeAuthentication")?.status == .failed)
     }
@@ -128,7 +137,7 @@ import ASN1TLV
     }
 
     @Test func offlineChipAuthenticationQuotesTheLiveRecord() async throws {
-        let doc = try VirtualDocument("id-card-td1") // CA only, no AA
+        let doc = try VirtualDocument("id-card-td1")  // CA only, no AA
         let r = try await doc.read(doc.canKey)
         #expect(doc.verify(r).status == .accepted)
         let v = offline(doc, files: r.files, evidence: bundleEvidence(r))
@@ -167,8 +176,9 @@ import ASN1TLV
         var files = r.files
         files[.dg14] = nil
         files[.dg15] = nil
-        let e = CloneDetectionEvidence(chipAuthentication: .notAvailable, activeAuthentication: nil,
-                                       chipAuthenticationMapping: nil, live: false)
+        let e = CloneDetectionEvidence(
+            chipAuthentication: .notAvailable, activeAuthentication: nil,
+            chipAuthenticationMapping: nil, live: false)
         let v = offline(doc, files: files, evidence: e)
         #expect(v.chipCloneDetection == .failed)
         #expect(v.status == .inconclusive)

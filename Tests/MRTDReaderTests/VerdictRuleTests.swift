@@ -1,7 +1,7 @@
-import Testing
 import Foundation
 import MRTDReader
 import MRTDTrust
+import Testing
 
 /// The verdict rule (VerdictRule) on synthetic checks, and its table in docs/report.md.
 @Suite struct VerdictRuleTests {
@@ -13,12 +13,17 @@ import MRTDTrust
     ]
 
     func clone(_ ca: CheckStatus, _ cam: CheckStatus, _ aa: CheckStatus) -> [VerificationCheck] {
-        [VerificationCheck(.chipAuthentication, ca, ""), VerificationCheck(.paceChipAuthenticationMapping, cam, ""),
-         VerificationCheck(.activeAuthentication, aa, "")]
+        [
+            VerificationCheck(.chipAuthentication, ca, ""), VerificationCheck(.paceChipAuthenticationMapping, cam, ""),
+            VerificationCheck(.activeAuthentication, aa, ""),
+        ]
     }
 
     @Test(arguments: [
-        (CheckStatus.passed, CheckStatus.notPresent, CheckStatus.notPresent, VerificationOutcome.CloneDetection.succeeded),
+        (
+            CheckStatus.passed, CheckStatus.notPresent, CheckStatus.notPresent,
+            VerificationOutcome.CloneDetection.succeeded
+        ),
         (.notChecked, .passed, .notPresent, .succeeded),
         (.passed, .notPresent, .failed, .failed),
         (.notPresent, .notPresent, .notPresent, .notAvailable),
@@ -27,7 +32,9 @@ import MRTDTrust
         (.notChecked, .notPresent, .notPresent, .failed),
         (.notChecked, .notChecked, .passed, .succeeded),
     ])
-    func cloneDetectionFold(ca: CheckStatus, cam: CheckStatus, aa: CheckStatus, want: VerificationOutcome.CloneDetection) {
+    func cloneDetectionFold(
+        ca: CheckStatus, cam: CheckStatus, aa: CheckStatus, want: VerificationOutcome.CloneDetection
+    ) {
         let d = VerdictRule.decide(Self.paOK + clone(ca, cam, aa))
         #expect(d.cloneDetection == want)
         #expect(d.chipVerification == .succeeded)
@@ -44,11 +51,15 @@ import MRTDTrust
             #expect(d.status == .rejected)
         }
         // and a missing one too
-        #expect(VerdictRule.decide(Self.paOK.filter { $0.name != name } + clone(.passed, .notPresent, .passed)).status == .rejected)
+        #expect(
+            VerdictRule.decide(Self.paOK.filter { $0.name != name } + clone(.passed, .notPresent, .passed)).status
+                == .rejected)
     }
 
-    @Test(arguments: [CheckName.unlistedDataGroups, .documentSignerCertificate, .cscaCountryMatchesIssuingState, .revocation,
-                      .cardSecuritySignature])
+    @Test(arguments: [
+        CheckName.unlistedDataGroups, .documentSignerCertificate, .cscaCountryMatchesIssuingState, .revocation,
+        .cardSecuritySignature,
+    ])
     func anOptionalChipVerificationCheckRejectsOnlyWhenFailed(name: CheckName) {
         var checks = Self.paOK.filter { $0.name != name }
         checks.append(.notChecked(name, ""))
@@ -69,7 +80,8 @@ import MRTDTrust
         for v in VerificationOutcome.ChipVerification.allCases {
             for c in VerificationOutcome.CloneDetection.allCases {
                 let s = VerdictRule.status(chipVerification: v, cloneDetection: c)
-                let want: VerificationOutcome.Status = v != .succeeded ? .rejected : (c == .failed ? .inconclusive : .accepted)
+                let want: VerificationOutcome.Status =
+                    v != .succeeded ? .rejected : (c == .failed ? .inconclusive : .accepted)
                 #expect(s == want, "\(v) \(c)")
             }
         }
@@ -77,10 +89,12 @@ import MRTDTrust
 
     /// docs/report.md's verdict table names every check, with the role the code gives it.
     @Test func theDocumentedTableNamesEveryCheckWithItsRole() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let doc = try String(contentsOf: root.appendingPathComponent("docs/report.md"), encoding: .utf8)
         for name in CheckName.allCases {
-            let row = try #require(doc.split(separator: "\n").first { $0.hasPrefix("| `\(name.rawValue)` |") }, "\(name) has no row")
+            let row = try #require(
+                doc.split(separator: "\n").first { $0.hasPrefix("| `\(name.rawValue)` |") }, "\(name) has no row")
             let role = row.split(separator: "|")[1].trimmingCharacters(in: .whitespaces)
             switch VerdictRule.role(of: name) {
             case .chipVerification(required: true): #expect(role == "chip verification, required", "\(name)")

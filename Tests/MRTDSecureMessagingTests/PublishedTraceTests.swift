@@ -1,8 +1,8 @@
-import Testing
 import ISO7816
 import MRTDCrypto
 import MRTDSecureMessaging
 import MRTDTestSupport
+import Testing
 
 func keys(_ v: Vector, _ cipher: CipherAlgorithm) -> SessionKeys {
     SessionKeys(cipher: cipher, encryption: SecretBytes(v["ks_enc"]), mac: SecretBytes(v["ks_mac"]))
@@ -13,10 +13,13 @@ func keys(_ v: Vector, _ cipher: CipherAlgorithm) -> SessionKeys {
     /// App. D.4: every intermediate value of the three protected exchanges.
     @Test func appendixD4Intermediates() throws {
         let v = try Vector("sm/icao-9303-11-appD4-sm-3des.json")
-        let kEnc = SecretBytes(v["ks_enc"]), kMac = SecretBytes(v["ks_mac"])
+        let kEnc = SecretBytes(v["ks_enc"])
+        let kMac = SecretBytes(v["ks_mac"])
         for step in v.list("steps") {
             let plain = try CommandAPDU(bytes: step["unprotected_command"])
-            #expect(Padding.pad([plain.cla | 0x0C, plain.ins, plain.p1, plain.p2], blockSize: 8) == step["cmd_header_padded"])
+            #expect(
+                Padding.pad([plain.cla | 0x0C, plain.ins, plain.p1, plain.p2], blockSize: 8)
+                    == step["cmd_header_padded"])
             if step.fields["data_padded"] != nil {
                 #expect(Padding.pad(plain.data, blockSize: 8) == step["data_padded"])
                 #expect(try TripleDES.encryptCBC(key: kEnc, step["data_padded"]) == step["encrypted_data"])
@@ -24,7 +27,8 @@ func keys(_ v: Vector, _ cipher: CipherAlgorithm) -> SessionKeys {
             #expect(try RetailMAC.mac(key: kMac, step["n"], padded: true) == step["cc"])
             #expect(try RetailMAC.mac(key: kMac, flipBit(step["n"], at: 9), padded: true) != step["cc"])
             #expect(step["n"] == Padding.pad(step["ssc"] + step["m"], blockSize: 8))
-            let responseK = step.fields["response_k"] != nil ? step["response_k"] : step.nested("computed")["response_k"]
+            let responseK =
+                step.fields["response_k"] != nil ? step["response_k"] : step.nested("computed")["response_k"]
             #expect(try RetailMAC.mac(key: kMac, responseK, padded: true) == step["response_cc"])
         }
     }
@@ -80,7 +84,9 @@ func keys(_ v: Vector, _ cipher: CipherAlgorithm) -> SessionKeys {
         let error = #expect(throws: SecureMessagingError.self) { try session.unprotect(corrupted) }
         #expect(error?.code == .macMismatch)
         #expect(session.isDead)
-        let again = #expect(throws: SecureMessagingError.self) { try session.protect(CommandAPDU(bytes: step["unprotected_command"])) }
+        let again = #expect(throws: SecureMessagingError.self) {
+            try session.protect(CommandAPDU(bytes: step["unprotected_command"]))
+        }
         #expect(again?.code == .sessionDead)
     }
 
@@ -89,7 +95,9 @@ func keys(_ v: Vector, _ cipher: CipherAlgorithm) -> SessionKeys {
         let v = try Vector("sm/icao-9303-11-appD4-sm-3des.json")
         var chip = SecureMessagingSession(keys: keys(v, .tripleDES), ssc: v["ssc_initial"])
         let command = v.list("steps")[0]["protected_command"]
-        let error = #expect(throws: SecureMessagingError.self) { try chip.unprotectCommand(CommandAPDU(bytes: flipBit(command, at: 20))) }
+        let error = #expect(throws: SecureMessagingError.self) {
+            try chip.unprotectCommand(CommandAPDU(bytes: flipBit(command, at: 20)))
+        }
         #expect(error?.code == .macMismatch)
         #expect(chip.isDead)
     }
@@ -144,7 +152,9 @@ func keys(_ v: Vector, _ cipher: CipherAlgorithm) -> SessionKeys {
         }
         _ = try twin.protect(CommandAPDU(bytes: hex(plainCommands.last!)))
         let bad = apdus.last!["response"]
-        let error = #expect(throws: SecureMessagingError.self) { try twin.unprotect(ResponseAPDU(bytes: flipBit(bad, at: bad.count - 3))) }
+        let error = #expect(throws: SecureMessagingError.self) {
+            try twin.unprotect(ResponseAPDU(bytes: flipBit(bad, at: bad.count - 3)))
+        }
         #expect(error?.code == .macMismatch)
         #expect(twin.isDead)
         #expect(throws: SecureMessagingError.self) { try twin.unprotect(ResponseAPDU(bytes: bad)) }
@@ -164,9 +174,12 @@ func keys(_ v: Vector, _ cipher: CipherAlgorithm) -> SessionKeys {
     @Test(arguments: ["ecdh", "dh"])
     func bsiAESSteps(_ prefix: String) throws {
         let v = try Vector("sm/bsi-tr03110-eac-worked-example-aes-sm.json")
-        let kEnc = SecretBytes(v["\(prefix)_ks_enc"]), kMac = SecretBytes(v["\(prefix)_ks_mac"])
+        let kEnc = SecretBytes(v["\(prefix)_ks_enc"])
+        let kMac = SecretBytes(v["\(prefix)_ks_mac"])
         let iv = try AES.encryptECB(key: kEnc, v["\(prefix)_enc_ssc"])
-        #expect(try AES.encryptCBC(key: kEnc, iv: iv, Padding.pad(v["\(prefix)_plain"], blockSize: 16)) == v["\(prefix)_cipher"])
+        #expect(
+            try AES.encryptCBC(key: kEnc, iv: iv, Padding.pad(v["\(prefix)_plain"], blockSize: 16))
+                == v["\(prefix)_cipher"])
         let macInput = Padding.pad(v["\(prefix)_mac_ssc"] + v["\(prefix)_mac_input_data"], blockSize: 16)
         #expect(Array(try AESCMAC.mac(key: kMac, macInput).prefix(8)) == v["\(prefix)_mac"])
         #expect(Array(try AESCMAC.mac(key: kMac, flipBit(macInput, at: 15)).prefix(8)) != v["\(prefix)_mac"])
@@ -175,7 +188,9 @@ func keys(_ v: Vector, _ cipher: CipherAlgorithm) -> SessionKeys {
         var session = SecureMessagingSession(keys: SessionKeys(cipher: .aes128, encryption: kEnc, mac: kMac))
         let protected = try session.protect(CommandAPDU(ins: 0x22, p1: 0x81, p2: 0xB6, data: v["\(prefix)_plain"]))
         let cryptogram = v["\(prefix)_cipher"]
-        #expect(Array(protected.data.prefix(3 + cryptogram.count)) == [0x87, UInt8(cryptogram.count + 1), 0x01] + cryptogram)
+        #expect(
+            Array(protected.data.prefix(3 + cryptogram.count)) == [0x87, UInt8(cryptogram.count + 1), 0x01] + cryptogram
+        )
         let answer = ResponseAPDU(data: hex("99029000") + [0x8E, 0x08] + v["\(prefix)_mac"], sw: 0x9000)
         #expect(try session.unprotect(answer).statusWord == .success)
     }
@@ -188,7 +203,9 @@ func keys(_ v: Vector, _ cipher: CipherAlgorithm) -> SessionKeys {
         let session = SecureMessagingSession(keys: k)
         #expect(try session.encryptCAMData(v["chip_auth_data_ca_ic"]) == v["encrypted_chip_auth_data_a_ic"])
         #expect(try session.decryptCAMData(v["encrypted_chip_auth_data_a_ic"]) == v["chip_auth_data_ca_ic"])
-        #expect((try? session.decryptCAMData(flipBit(v["encrypted_chip_auth_data_a_ic"], at: 47))) != v["chip_auth_data_ca_ic"])
+        #expect(
+            (try? session.decryptCAMData(flipBit(v["encrypted_chip_auth_data_a_ic"], at: 47)))
+                != v["chip_auth_data_ca_ic"])
         // the CAM step does not advance the SSC
         #expect(session.sendSequenceCounter == [UInt8](repeating: 0, count: 16))
         // session keys from K via the KDF (§9.7.1)

@@ -1,9 +1,9 @@
-import Testing
 import ISO7816
 import MRTDCrypto
 import MRTDSecureMessaging
 import MRTDTestSupport
 import Synchronization
+import Testing
 
 private func randomKeys(_ cipher: CipherAlgorithm) -> SessionKeys {
     SessionKeys.derive(sharedSecret: SystemRandom().randomBytes(count: 32), cipher: cipher)
@@ -12,16 +12,16 @@ private func randomKeys(_ cipher: CipherAlgorithm) -> SessionKeys {
 /// Reader ↔ chip-side round trips, length rules, failure handling and the SecureChannel actor.
 @Suite struct RoundTripTests {
     static let commands: [CommandAPDU] = [
-        CommandAPDU(ins: 0xA4, p1: 0x02, p2: 0x0C, data: [0x01, 0x1E]),                       // case 3
-        CommandAPDU(ins: 0xB0, p1: 0x00, p2: 0x00, ne: 4),                                     // case 2 short
-        CommandAPDU(ins: 0xB0, p1: 0x00, p2: 0x00, ne: 256),                                   // Le '00'
-        CommandAPDU(ins: 0xB0, p1: 0x00, p2: 0x00, ne: 1000),                                  // extended Le
-        CommandAPDU(ins: 0xB0, p1: 0x00, p2: 0x00, ne: 65536),                                 // extended Le '0000'
-        CommandAPDU(ins: 0xB1, p1: 0x01, p2: 0x01, data: [0x54, 0x02, 0x7F, 0xF0], ne: 256),   // odd INS → DO'85'
+        CommandAPDU(ins: 0xA4, p1: 0x02, p2: 0x0C, data: [0x01, 0x1E]),  // case 3
+        CommandAPDU(ins: 0xB0, p1: 0x00, p2: 0x00, ne: 4),  // case 2 short
+        CommandAPDU(ins: 0xB0, p1: 0x00, p2: 0x00, ne: 256),  // Le '00'
+        CommandAPDU(ins: 0xB0, p1: 0x00, p2: 0x00, ne: 1000),  // extended Le
+        CommandAPDU(ins: 0xB0, p1: 0x00, p2: 0x00, ne: 65536),  // extended Le '0000'
+        CommandAPDU(ins: 0xB1, p1: 0x01, p2: 0x01, data: [0x54, 0x02, 0x7F, 0xF0], ne: 256),  // odd INS → DO'85'
         CommandAPDU(ins: 0x88, p1: 0x00, p2: 0x00, data: [UInt8](repeating: 7, count: 8), ne: 256),
-        CommandAPDU(ins: 0xD6, p1: 0x00, p2: 0x00, data: [UInt8](repeating: 0xAB, count: 300)), // needs extended
-        CommandAPDU(cla: 0x10, ins: 0x86, p1: 0x00, p2: 0x00, data: [0x7C, 0x00], ne: 256),    // chained
-        CommandAPDU(ins: 0x84, p1: 0x00, p2: 0x00),                                            // case 1
+        CommandAPDU(ins: 0xD6, p1: 0x00, p2: 0x00, data: [UInt8](repeating: 0xAB, count: 300)),  // needs extended
+        CommandAPDU(cla: 0x10, ins: 0x86, p1: 0x00, p2: 0x00, data: [0x7C, 0x00], ne: 256),  // chained
+        CommandAPDU(ins: 0x84, p1: 0x00, p2: 0x00),  // case 1
     ]
 
     @Test(arguments: CipherAlgorithm.allCases)
@@ -40,7 +40,8 @@ private func randomKeys(_ cipher: CipherAlgorithm) -> SessionKeys {
             let unwrapped = try chip.unprotectCommand(onTheWire)
             #expect(unwrapped.bytes == command.bytes)
             #expect(unwrapped.ne == command.ne)
-            let plainResponse = ResponseAPDU(data: [UInt8](repeating: UInt8(i), count: i * 37), sw: i == 3 ? 0x6282 : 0x9000)
+            let plainResponse = ResponseAPDU(
+                data: [UInt8](repeating: UInt8(i), count: i * 37), sw: i == 3 ? 0x6282 : 0x9000)
             let wrapped = try chip.protectResponse(plainResponse)
             if command.ins & 1 == 1 && !plainResponse.data.isEmpty { #expect(wrapped.data.first == 0x85) }
             let back = try reader.unprotect(ResponseAPDU(bytes: wrapped.bytes))
@@ -71,11 +72,11 @@ private func randomKeys(_ cipher: CipherAlgorithm) -> SessionKeys {
         let encoded = protected.bytes
         if ne > 256 {
             #expect(protected.isExtended)
-            #expect(Array(encoded.suffix(2)) == [0, 0])       // outer Le '0000'
-            #expect(encoded[4] == 0)                          // extended Lc marker
+            #expect(Array(encoded.suffix(2)) == [0, 0])  // outer Le '0000'
+            #expect(encoded[4] == 0)  // extended Lc marker
         } else {
             #expect(!protected.isExtended)
-            #expect(encoded.last == 0)                        // outer Le '00'
+            #expect(encoded.last == 0)  // outer Le '00'
         }
     }
 
@@ -123,7 +124,9 @@ private func randomKeys(_ cipher: CipherAlgorithm) -> SessionKeys {
 
         var other = SecureMessagingSession(keys: k)
         _ = try other.protect(CommandAPDU(ins: 0xB0, p1: 0, p2: 0, ne: 4))
-        let malformed = #expect(throws: SecureMessagingError.self) { try other.unprotect(ResponseAPDU(data: [0x99, 0x02, 0x90], sw: 0x9000)) }
+        let malformed = #expect(throws: SecureMessagingError.self) {
+            try other.unprotect(ResponseAPDU(data: [0x99, 0x02, 0x90], sw: 0x9000))
+        }
         #expect(malformed?.code == .malformedResponse)
         #expect(other.isDead)
     }
@@ -133,12 +136,16 @@ private func randomKeys(_ cipher: CipherAlgorithm) -> SessionKeys {
     /// copy of a session shares its contexts but keeps its own SSC.
     @Test(arguments: CipherAlgorithm.allCases)
     func reKeyedSessionUsesNewKeys(_ cipher: CipherAlgorithm) throws {
-        let old = randomKeys(cipher), new = randomKeys(cipher)
+        let old = randomKeys(cipher)
+        let new = randomKeys(cipher)
         let command = CommandAPDU(ins: 0xB0, p1: 0x81, p2: 0, ne: 4)
         var reader = SecureMessagingSession(keys: old)
         var chipOld = SecureMessagingSession(keys: old)
         _ = try chipOld.unprotectCommand(reader.protect(command))
-        #expect(try reader.unprotect(chipOld.protectResponse(ResponseAPDU(data: [1, 2, 3, 4], sw: 0x9000))).data == [1, 2, 3, 4])
+        #expect(
+            try reader.unprotect(chipOld.protectResponse(ResponseAPDU(data: [1, 2, 3, 4], sw: 0x9000))).data == [
+                1, 2, 3, 4,
+            ])
 
         reader = SecureMessagingSession(keys: new)
         let protected = try reader.protect(command)
@@ -146,8 +153,10 @@ private func randomKeys(_ cipher: CipherAlgorithm) -> SessionKeys {
         let bs = cipher.blockSize
         let ssc = [UInt8](repeating: 0, count: bs - 1) + [1]
         let input = ssc + Padding.pad([0x0C, 0xB0, 0x81, 0x00], blockSize: bs) + [0x97, 0x01, 0x04]
-        let mac = cipher == .tripleDES ? try RetailMAC.mac(key: new.mac, input)
-                                       : Array(try AESCMAC.mac(key: new.mac, Padding.pad(input, blockSize: 16)).prefix(8))
+        let mac =
+            cipher == .tripleDES
+            ? try RetailMAC.mac(key: new.mac, input)
+            : Array(try AESCMAC.mac(key: new.mac, Padding.pad(input, blockSize: 16)).prefix(8))
         #expect(protected.data == [0x97, 0x01, 0x04, 0x8E, 0x08] + mac)
         var stale = SecureMessagingSession(keys: old)
         #expect(throws: SecureMessagingError.self) { try stale.unprotectCommand(protected) }
@@ -166,19 +175,29 @@ private func randomKeys(_ cipher: CipherAlgorithm) -> SessionKeys {
 
     /// A key that does not fit the cipher fails the operation (and kills the session), as before.
     @Test func unfitKeyFailsTheOperation() throws {
-        let keys = SessionKeys(cipher: .aes256, encryption: SecretBytes([UInt8](repeating: 1, count: 20)), mac: SecretBytes([UInt8](repeating: 2, count: 32)))
+        let keys = SessionKeys(
+            cipher: .aes256, encryption: SecretBytes([UInt8](repeating: 1, count: 20)),
+            mac: SecretBytes([UInt8](repeating: 2, count: 32)))
         var session = SecureMessagingSession(keys: keys)
-        let error = #expect(throws: SecureMessagingError.self) { try session.protect(CommandAPDU(ins: 0xA4, p1: 2, p2: 0x0C, data: [1, 0x1E])) }
+        let error = #expect(throws: SecureMessagingError.self) {
+            try session.protect(CommandAPDU(ins: 0xA4, p1: 2, p2: 0x0C, data: [1, 0x1E]))
+        }
         #expect(error?.code == .commandTooLong)
         #expect(session.isDead)
-        let badMAC = SessionKeys(cipher: .aes128, encryption: SecretBytes([UInt8](repeating: 1, count: 16)), mac: SecretBytes([UInt8](repeating: 2, count: 8)))
+        let badMAC = SessionKeys(
+            cipher: .aes128, encryption: SecretBytes([UInt8](repeating: 1, count: 16)),
+            mac: SecretBytes([UInt8](repeating: 2, count: 8)))
         var other = SecureMessagingSession(keys: badMAC)
-        let macError = #expect(throws: SecureMessagingError.self) { try other.protect(CommandAPDU(ins: 0xB0, p1: 0, p2: 0, ne: 4)) }
+        let macError = #expect(throws: SecureMessagingError.self) {
+            try other.protect(CommandAPDU(ins: 0xB0, p1: 0, p2: 0, ne: 4))
+        }
         #expect(macError?.code == .malformedResponse)
     }
 
     @Test func descriptionsAreRedacted() {
-        let k = SessionKeys(cipher: .aes128, encryption: SecretBytes([UInt8](repeating: 0xAB, count: 16)), mac: SecretBytes([UInt8](repeating: 0xCD, count: 16)))
+        let k = SessionKeys(
+            cipher: .aes128, encryption: SecretBytes([UInt8](repeating: 0xAB, count: 16)),
+            mac: SecretBytes([UInt8](repeating: 0xCD, count: 16)))
         let s = SecureMessagingSession(keys: k)
         #expect(!"\(s)".contains("AB") && !"\(s)".contains("171"))
         #expect(!"\(k)".contains("AB") && !"\(k)".contains("171"))
@@ -196,12 +215,18 @@ final class SMChipTransport: CardTransport {
     func failNextTransmit() { state.withLock { $0.failNext = true } }
     func transmit(_ command: CommandAPDU) async throws -> ResponseAPDU {
         try state.withLock { s in
-            if s.failNext { s.failNext = false; throw TransportError(.cardRemoved, function: "transmit", "card removed") }
+            if s.failNext {
+                s.failNext = false
+                throw TransportError(.cardRemoved, function: "transmit", "card removed")
+            }
             guard command.isSecureMessaging else { return ResponseAPDU(sw: 0x9000) }
             let plain = try s.session.unprotectCommand(command)
             let data = [UInt8](repeating: plain.p2, count: plain.ne ?? 0 > 256 ? 300 : plain.ne ?? 0)
             var response = try s.session.protectResponse(ResponseAPDU(data: data, sw: 0x9000))
-            if s.corruptNext { s.corruptNext = false; response.data[response.data.count - 1] ^= 1 }
+            if s.corruptNext {
+                s.corruptNext = false
+                response.data[response.data.count - 1] ^= 1
+            }
             return response
         }
     }
@@ -236,7 +261,9 @@ final class SMChipTransport: CardTransport {
         let channel = SecureChannel(transport: transport, session: SecureMessagingSession(keys: k))
         _ = try await channel.transmit(CommandAPDU(ins: 0xB0, p1: 0, p2: 1, ne: 8))
         transport.corruptNextResponse()
-        await #expect(throws: SecureMessagingError.self) { try await channel.transmit(CommandAPDU(ins: 0xB0, p1: 0, p2: 1, ne: 8)) }
+        await #expect(throws: SecureMessagingError.self) {
+            try await channel.transmit(CommandAPDU(ins: 0xB0, p1: 0, p2: 1, ne: 8))
+        }
         #expect(await channel.isDead)
         do {
             _ = try await channel.transmit(CommandAPDU(ins: 0xB0, p1: 0, p2: 1, ne: 8))
@@ -257,7 +284,9 @@ final class SMChipTransport: CardTransport {
         let transport = SMChipTransport(session: SecureMessagingSession(keys: k))
         let channel = SecureChannel(transport: transport, session: SecureMessagingSession(keys: k))
         transport.failNextTransmit()
-        await #expect(throws: TransportError.self) { try await channel.transmit(CommandAPDU(ins: 0xB0, p1: 0, p2: 1, ne: 8)) }
+        await #expect(throws: TransportError.self) {
+            try await channel.transmit(CommandAPDU(ins: 0xB0, p1: 0, p2: 1, ne: 8))
+        }
         #expect(await channel.isDead)
         let plain = try await channel.transmitPlain(CommandAPDU(ins: 0xA4, p1: 4, p2: 0x0C, data: [0xA0]))
         #expect(plain.statusWord == .success)
@@ -270,10 +299,12 @@ final class SMChipTransport: CardTransport {
     @Test(arguments: [CipherAlgorithm.tripleDES, .aes128, .aes256])
     func manyExchangesStayInStep(_ cipher: CipherAlgorithm) throws {
         let k = SessionKeys.derive(sharedSecret: [UInt8](repeating: 1, count: 32), cipher: cipher)
-        var reader = SecureMessagingSession(keys: k), chip = SecureMessagingSession(keys: k)
+        var reader = SecureMessagingSession(keys: k)
+        var chip = SecureMessagingSession(keys: k)
         let data = [UInt8](repeating: 0x42, count: SecureMessagingSession.maxShortResponsePlaintext(cipher: cipher))
         for i in 0..<500 {
-            let command = try reader.protect(CommandAPDU(ins: 0xB0, p1: UInt8(i >> 8 & 0x7F), p2: UInt8(i & 0xFF), ne: data.count))
+            let command = try reader.protect(
+                CommandAPDU(ins: 0xB0, p1: UInt8(i >> 8 & 0x7F), p2: UInt8(i & 0xFF), ne: data.count))
             _ = try chip.unprotectCommand(command)
             let response = try chip.protectResponse(ResponseAPDU(data: data, sw: 0x9000))
             #expect(try reader.unprotect(response).data == data)

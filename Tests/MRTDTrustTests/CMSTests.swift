@@ -3,6 +3,7 @@ import MRTDCrypto
 import MRTDDocument
 import MRTDTestSupport
 import Testing
+
 @testable import MRTDTrust
 
 /// RFC 5652 SignedData reading over the specimen SODs and an EF.CardSecurity sample.
@@ -23,7 +24,10 @@ struct CMSTests {
         #expect(Hex.encode(serial) == s.expectedDSSerial)
         let embedded = sd.certificates.filter { si.sid.matches($0) }
         #expect(embedded.count == 1)
-        #expect(try si.signatureAlgorithm.signatureAlgorithm(digest: si.digestAlgorithm.hashAlgorithm(step: .cms), step: .cms).reportName == s.expectedSignature)
+        #expect(
+            try si.signatureAlgorithm.signatureAlgorithm(
+                digest: si.digestAlgorithm.hashAlgorithm(step: .cms), step: .cms
+            ).reportName == s.expectedSignature)
         // Signed attributes as read, re-tagged 0x31: every byte but the first is the one read.
         let encoded = try #require(si.signedAttributesEncoded)
         let retagged = try #require(si.signedAttributesForSignature)
@@ -32,7 +36,8 @@ struct CMSTests {
         let sodBytes = try Fixtures.bytes(s.sodFile)
         #expect(firstIndex(of: encoded, in: sodBytes) != nil)
         // The messageDigest attribute is the hash of eContent (intermediate value of verification).
-        let md = try #require(si.signedAttribute(TrustOID.messageDigestAttribute).first?.values.first).octetStringValue()
+        let md = try #require(si.signedAttribute(TrustOID.messageDigestAttribute).first?.values.first)
+            .octetStringValue()
         let h = try si.digestAlgorithm.hashAlgorithm(step: .cms)
         #expect(md == h.hash(sd.eContent!))
         #expect(md != h.hash(flipBit(sd.eContent!, at: 10)))
@@ -55,13 +60,20 @@ struct CMSTests {
     @Test func contentTypeMismatchIsRefusedBeforeAnySignatureWork() throws {
         // A SignedData whose contentType attribute names another type than eContentType.
         let eContent: [UInt8] = Array("hello".utf8)
-        let attrs = DER.implicit(0, DER.sequence(DER.objectIdentifier("1.2.840.113549.1.9.3"), DER.set([DER.objectIdentifier("2.23.136.1.1.2")]))
-            + DER.sequence(DER.objectIdentifier("1.2.840.113549.1.9.4"), DER.set([DER.octetString(HashAlgorithm.sha256.hash(eContent))])), constructed: true)
-        let si = DER.sequence(DER.integer(3), DER.implicit(0, [1, 2, 3]), DER.sequence(DER.objectIdentifier("2.16.840.1.101.3.4.2.1")),
-                              attrs, DER.sequence(DER.objectIdentifier("1.2.840.10045.4.3.2")), DER.octetString([0x30, 0x00]))
-        let sd = DER.sequence(DER.integer(3), DER.set([DER.sequence(DER.objectIdentifier("2.16.840.1.101.3.4.2.1"))]),
-                              DER.sequence(DER.objectIdentifier("2.23.136.1.1.1"), DER.explicit(0, DER.octetString(eContent))),
-                              DER.set([si]))
+        let attrs = DER.implicit(
+            0,
+            DER.sequence(
+                DER.objectIdentifier("1.2.840.113549.1.9.3"), DER.set([DER.objectIdentifier("2.23.136.1.1.2")]))
+                + DER.sequence(
+                    DER.objectIdentifier("1.2.840.113549.1.9.4"),
+                    DER.set([DER.octetString(HashAlgorithm.sha256.hash(eContent))])), constructed: true)
+        let si = DER.sequence(
+            DER.integer(3), DER.implicit(0, [1, 2, 3]), DER.sequence(DER.objectIdentifier("2.16.840.1.101.3.4.2.1")),
+            attrs, DER.sequence(DER.objectIdentifier("1.2.840.10045.4.3.2")), DER.octetString([0x30, 0x00]))
+        let sd = DER.sequence(
+            DER.integer(3), DER.set([DER.sequence(DER.objectIdentifier("2.16.840.1.101.3.4.2.1"))]),
+            DER.sequence(DER.objectIdentifier("2.23.136.1.1.1"), DER.explicit(0, DER.octetString(eContent))),
+            DER.set([si]))
         let ci = DER.sequence(DER.objectIdentifier("1.2.840.113549.1.7.2"), DER.explicit(0, sd))
         let parsed = try CMSSignedData(contentInfo: ci)
         #expect(parsed.signerInfos[0].sid == .subjectKeyIdentifier([1, 2, 3]))

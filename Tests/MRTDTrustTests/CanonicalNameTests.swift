@@ -1,5 +1,6 @@
-import Testing
 import ASN1TLV
+import Testing
+
 @testable import MRTDTrust
 
 /// The byte-level canonical form of ASCII name values must equal the Unicode-aware one.
@@ -13,7 +14,10 @@ import ASN1TLV
         return out
     }
 
-    @Test(arguments: ["CSCA Germany", "  csca-germany ", "Bundesdruckerei\tGmbH", "A,B+C=D#E\\F", "UTO", "", "  ", "Ministry  of\nInterior"])
+    @Test(arguments: [
+        "CSCA Germany", "  csca-germany ", "Bundesdruckerei\tGmbH", "A,B+C=D#E\\F", "UTO", "", "  ",
+        "Ministry  of\nInterior",
+    ])
     func asciiFastPathMatchesTheGeneralForm(_ value: String) {
         #expect(DistinguishedName.canonicalValue(value) == Self.slow(value))
     }
@@ -36,7 +40,10 @@ import ASN1TLV
         #expect(a.rdns.map(\.count) == [1, 2])
         // The same attributes as separate RDNs are a different name; so is another value.
         #expect(a != (try DistinguishedName(encoded: Self.name([c], [cn], [o]))))
-        #expect(a != (try DistinguishedName(encoded: Self.name([c], [cn, Self.atv("2.5.4.10", DER.utf8String("Ministrz"))]))))
+        #expect(
+            a
+                != (try DistinguishedName(
+                    encoded: Self.name([c], [cn, Self.atv("2.5.4.10", DER.utf8String("Ministrz"))]))))
         // RDN order matters.
         #expect(a != (try DistinguishedName(encoded: Self.name([cn, o], [c]))))
     }
@@ -44,7 +51,8 @@ import ASN1TLV
     @Test func stringTypesFoldToTheSameForm() throws {
         // "Ærø" as UTF8String and as BMPString (UTF-16BE), with different case and spacing.
         let utf8 = try DistinguishedName(encoded: Self.name([Self.atv("2.5.4.3", DER.utf8String("Ærø  Kommune"))]))
-        let bmpValue = TLVWriter.encode(0x1E, Array("ærø kommune".utf16).flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] })
+        let bmpValue = TLVWriter.encode(
+            0x1E, Array("ærø kommune".utf16).flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] })
         let bmp = try DistinguishedName(encoded: Self.name([Self.atv("2.5.4.3", bmpValue)]))
         #expect(utf8 == bmp)
         #expect(utf8.commonName == "Ærø  Kommune")
@@ -59,17 +67,21 @@ import ASN1TLV
     @Test func malformedNamesAreRefused() {
         let good = Self.name([Self.atv("2.5.4.6", DER.printableString("UT"))])
         #expect((try? DistinguishedName(encoded: good)) != nil)
-        #expect(throws: TrustError.self) { try DistinguishedName(encoded: good + [0x00]) } // trailing byte
-        #expect(throws: TrustError.self) { try DistinguishedName(encoded: DER.sequence(DER.set([]))) } // empty RDN
-        #expect(throws: TrustError.self) { // attribute type is not an OID
-            try DistinguishedName(encoded: DER.sequence(DER.set([DER.sequence(DER.integer(1), DER.printableString("UT"))])))
+        #expect(throws: TrustError.self) { try DistinguishedName(encoded: good + [0x00]) }  // trailing byte
+        #expect(throws: TrustError.self) { try DistinguishedName(encoded: DER.sequence(DER.set([]))) }  // empty RDN
+        #expect(throws: TrustError.self) {  // attribute type is not an OID
+            try DistinguishedName(
+                encoded: DER.sequence(DER.set([DER.sequence(DER.integer(1), DER.printableString("UT"))])))
         }
-        #expect(throws: TrustError.self) { // OID with a leading 0x80 arc octet
-            try DistinguishedName(encoded: DER.sequence(DER.set([DER.sequence(TLVWriter.encode(0x06, [0x55, 0x80, 0x06]), DER.printableString("UT"))])))
+        #expect(throws: TrustError.self) {  // OID with a leading 0x80 arc octet
+            try DistinguishedName(
+                encoded: DER.sequence(
+                    DER.set([DER.sequence(TLVWriter.encode(0x06, [0x55, 0x80, 0x06]), DER.printableString("UT"))])))
         }
-        #expect(throws: TrustError.self) { // an attribute with three fields
-            try DistinguishedName(encoded: DER.sequence(DER.set([DER.sequence(DER.objectIdentifier("2.5.4.6"), DER.printableString("UT"), DER.null())])))
+        #expect(throws: TrustError.self) {  // an attribute with three fields
+            try DistinguishedName(
+                encoded: DER.sequence(
+                    DER.set([DER.sequence(DER.objectIdentifier("2.5.4.6"), DER.printableString("UT"), DER.null())])))
         }
     }
 }
-

@@ -2,6 +2,7 @@ import ASN1TLV
 import MRTDCrypto
 import MRTDTestSupport
 import Testing
+
 @testable import MRTDTrust
 
 /// X.509 model (RFC 5280 §4.1) over real CSCA certificates. Expected values were read with
@@ -19,10 +20,12 @@ struct CertificateTests {
     }
 
     static let roots: [Expectation] = [
-        Expectation(file: Fixtures.nlRoot, subject: "serialNumber=7, CN=CSCA NL, OU=Kingdom of the Netherlands, O=Kingdom of the Netherlands, C=NL",
-                    country: "NL", serialHex: "026FE53B",
-                    notBefore: ASN1Time(year: 2024, month: 6, day: 21), notAfter: ASN1Time(year: 2037, month: 6, day: 30),
-                    algorithm: .rsaPKCS1v15(.sha256)),
+        Expectation(
+            file: Fixtures.nlRoot,
+            subject: "serialNumber=7, CN=CSCA NL, OU=Kingdom of the Netherlands, O=Kingdom of the Netherlands, C=NL",
+            country: "NL", serialHex: "026FE53B",
+            notBefore: ASN1Time(year: 2024, month: 6, day: 21), notAfter: ASN1Time(year: 2037, month: 6, day: 30),
+            algorithm: .rsaPKCS1v15(.sha256))
     ]
 
     @Test(arguments: roots)
@@ -59,18 +62,21 @@ struct CertificateTests {
     }
 
     @Test func canonicalNamesIgnoreStringTypeCaseAndSpaces() throws {
-        let a = try DistinguishedName(encoded: DER.sequence([
-            DER.set([DER.sequence(DER.objectIdentifier("2.5.4.6"), DER.printableString("DE"))]),
-            DER.set([DER.sequence(DER.objectIdentifier("2.5.4.3"), DER.printableString("CSCA  Germany "))]),
-        ]))
-        let b = try DistinguishedName(encoded: DER.sequence([
-            DER.set([DER.sequence(DER.objectIdentifier("2.5.4.6"), DER.utf8String("de"))]),
-            DER.set([DER.sequence(DER.objectIdentifier("2.5.4.3"), DER.utf8String("csca germany"))]),
-        ]))
-        let c = try DistinguishedName(encoded: DER.sequence([
-            DER.set([DER.sequence(DER.objectIdentifier("2.5.4.6"), DER.utf8String("DE"))]),
-            DER.set([DER.sequence(DER.objectIdentifier("2.5.4.3"), DER.utf8String("csca germanz"))]),
-        ]))
+        let a = try DistinguishedName(
+            encoded: DER.sequence([
+                DER.set([DER.sequence(DER.objectIdentifier("2.5.4.6"), DER.printableString("DE"))]),
+                DER.set([DER.sequence(DER.objectIdentifier("2.5.4.3"), DER.printableString("CSCA  Germany "))]),
+            ]))
+        let b = try DistinguishedName(
+            encoded: DER.sequence([
+                DER.set([DER.sequence(DER.objectIdentifier("2.5.4.6"), DER.utf8String("de"))]),
+                DER.set([DER.sequence(DER.objectIdentifier("2.5.4.3"), DER.utf8String("csca germany"))]),
+            ]))
+        let c = try DistinguishedName(
+            encoded: DER.sequence([
+                DER.set([DER.sequence(DER.objectIdentifier("2.5.4.6"), DER.utf8String("DE"))]),
+                DER.set([DER.sequence(DER.objectIdentifier("2.5.4.3"), DER.utf8String("csca germanz"))]),
+            ]))
         #expect(a == b)
         #expect(a != c)
         #expect(a.country == "DE")
@@ -88,7 +94,11 @@ struct CertificateTests {
     @Test func signatureAlgorithmMapping() throws {
         let pss = DER.sequence(
             DER.explicit(0, DER.sequence(DER.objectIdentifier("2.16.840.1.101.3.4.2.2"))),
-            DER.explicit(1, DER.sequence(DER.objectIdentifier("1.2.840.113549.1.1.8"), DER.sequence(DER.objectIdentifier("2.16.840.1.101.3.4.2.2")))),
+            DER.explicit(
+                1,
+                DER.sequence(
+                    DER.objectIdentifier("1.2.840.113549.1.1.8"),
+                    DER.sequence(DER.objectIdentifier("2.16.840.1.101.3.4.2.2")))),
             DER.explicit(2, DER.integer(48)))
         let cases: [(AlgorithmIdentifier, SignatureAlgorithm)] = [
             (AlgorithmIdentifier(oid: "1.2.840.113549.1.1.5"), .rsaPKCS1v15(.sha1)),
@@ -97,14 +107,24 @@ struct CertificateTests {
             (AlgorithmIdentifier(oid: "1.2.840.10045.4.3.3"), .ecdsa(.sha384)),
             (AlgorithmIdentifier(oid: "1.2.840.10045.4.1"), .ecdsa(.sha1)),
             (AlgorithmIdentifier(oid: "0.4.0.127.0.7.1.1.4.1.3"), .ecdsaPlain(.sha256)),
-            (AlgorithmIdentifier(oid: "1.2.840.113549.1.1.10", parameters: pss), .rsaPSS(hash: .sha384, mgf1Hash: .sha384, saltLength: 48)),
-            (AlgorithmIdentifier(oid: "1.2.840.113549.1.1.10", parameters: DER.sequence([])), .rsaPSS(hash: .sha1, mgf1Hash: .sha1, saltLength: 20)),
+            (
+                AlgorithmIdentifier(oid: "1.2.840.113549.1.1.10", parameters: pss),
+                .rsaPSS(hash: .sha384, mgf1Hash: .sha384, saltLength: 48)
+            ),
+            (
+                AlgorithmIdentifier(oid: "1.2.840.113549.1.1.10", parameters: DER.sequence([])),
+                .rsaPSS(hash: .sha1, mgf1Hash: .sha1, saltLength: 20)
+            ),
         ]
         for (id, expected) in cases {
             #expect(try id.signatureAlgorithm(step: .signature) == expected)
         }
-        #expect(try AlgorithmIdentifier(oid: "1.2.840.113549.1.1.1").signatureAlgorithm(digest: .sha256, step: .cms) == .rsaPKCS1v15(.sha256))
-        #expect(throws: TrustError.self) { try AlgorithmIdentifier(oid: "1.2.840.113549.1.1.4").signatureAlgorithm(step: .cms) } // MD5
+        #expect(
+            try AlgorithmIdentifier(oid: "1.2.840.113549.1.1.1").signatureAlgorithm(digest: .sha256, step: .cms)
+                == .rsaPKCS1v15(.sha256))
+        #expect(throws: TrustError.self) {
+            try AlgorithmIdentifier(oid: "1.2.840.113549.1.1.4").signatureAlgorithm(step: .cms)
+        }  // MD5
         let badTrailer = DER.sequence(DER.explicit(3, DER.integer(2)))
         #expect(throws: TrustError.self) {
             try AlgorithmIdentifier(oid: "1.2.840.113549.1.1.10", parameters: badTrailer).signatureAlgorithm(step: .cms)
@@ -114,7 +134,8 @@ struct CertificateTests {
 
 func firstIndex(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
     guard needle.count <= haystack.count else { return nil }
-    for i in 0...(haystack.count - needle.count) where haystack[i] == needle[0] && Array(haystack[i..<(i + needle.count)]) == needle {
+    for i in 0...(haystack.count - needle.count)
+    where haystack[i] == needle[0] && Array(haystack[i..<(i + needle.count)]) == needle {
         return i
     }
     return nil

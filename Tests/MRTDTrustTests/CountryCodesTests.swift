@@ -1,4 +1,5 @@
 import Testing
+
 @testable import MRTDTrust
 
 /// ICAO 9303-3 issuing-state codes against certificate countryName values.
@@ -9,7 +10,8 @@ struct CountryCodesTests {
         ("COL", "CO"), ("CHE", "CH"), ("XPO", "XPO"), ("nld", "nl"),
     ]
     static let mismatching: [(String, String)] = [
-        ("D", "NL"), ("NLD", "DE"), ("DEU", "D"), ("XPO", "XP"), ("XXA", "XX"), ("UTO", "DE"), ("AUT", "AU"), ("", "DE"),
+        ("D", "NL"), ("NLD", "DE"), ("DEU", "D"), ("XPO", "XP"), ("XXA", "XX"), ("UTO", "DE"), ("AUT", "AU"),
+        ("", "DE"),
     ]
 
     @Test(arguments: matching)

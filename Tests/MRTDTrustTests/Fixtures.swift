@@ -1,6 +1,7 @@
 import ASN1TLV
 import Foundation
 import MRTDDocument
+
 @testable import MRTDTrust
 
 /// Locates ../shared/fixtures by walking up from this file (worktrees live one level deeper than
@@ -10,7 +11,9 @@ enum Fixtures {
         var dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         for _ in 0..<8 {
             let candidate = dir.appendingPathComponent("shared/fixtures")
-            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("PROVENANCE.md").path) { return candidate }
+            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("PROVENANCE.md").path) {
+                return candidate
+            }
             dir = dir.deletingLastPathComponent()
         }
         return URL(fileURLWithPath: "/work/shared/fixtures")
@@ -51,7 +54,9 @@ struct Specimen: CustomStringConvertible, Sendable {
     /// The data groups the SOD lists (`includingUnlisted` adds the others present as files).
     func dataGroups(includingUnlisted: Bool = false) throws -> [Int: [UInt8]] {
         var d: [Int: [UInt8]] = [:]
-        for (dg, f) in dataGroupFiles where includingUnlisted || !unlisted.contains(dg) { d[dg] = try Fixtures.bytes(f) }
+        for (dg, f) in dataGroupFiles where includingUnlisted || !unlisted.contains(dg) {
+            d[dg] = try Fixtures.bytes(f)
+        }
         return d
     }
 
@@ -63,29 +68,40 @@ struct Specimen: CustomStringConvertible, Sendable {
     }
 
     static let all: [Specimen] = [
-        Specimen(name: "bsi2008", sodFile: "specimens/bsi2008/EF_SOD.bin",
-                 dataGroupFiles: [1: "specimens/bsi2008/Datagroup1.bin", 2: "specimens/bsi2008/Datagroup2.bin",
-                                  3: "specimens/bsi2008/Datagroup3.bin", 4: "specimens/bsi2008/Datagroup4.bin",
-                                  14: "specimens/bsi2008/Datagroup14.bin", 15: "specimens/bsi2008/Datagroup15.bin"],
-                 unlisted: [4, 15],
-                 validationTime: ASN1Time(year: 2008, month: 6, day: 1),
-                 expectedSignature: "ecdsa-with-SHA1", expectedDSSerial: "1267", expectedCountry: "DE"),
-        Specimen(name: "bsi-tr03105-5", sodFile: "specimens/bsi-tr03105-5/EF_SOD.bin",
-                 dataGroupFiles: [1: "specimens/bsi-tr03105-5/Datagroup1.bin", 14: "specimens/bsi-tr03105-5/Datagroup14.bin",
-                                  15: "specimens/bsi-tr03105-5/Datagroup15.bin"],
-                 unlisted: [15],
-                 validationTime: ASN1Time(year: 2014, month: 6, day: 1),
-                 expectedSignature: "RSASSA-PSS sha256 MGF1-sha256 salt 32", expectedDSSerial: "0142FD5CF927", expectedCountry: "DE"),
-        Specimen(name: "nl-2006", sodFile: "specimens/nl-2006/ef011D.bin",
-                 dataGroupFiles: [1: "specimens/nl-2006/ef0101.bin", 2: "specimens/nl-2006/ef0102.bin", 15: "specimens/nl-2006/ef010F.bin"],
-                 unlisted: [],
-                 validationTime: ASN1Time(year: 2007, month: 1, day: 1),
-                 expectedSignature: "sha256WithRSAEncryption", expectedDSSerial: "16", expectedCountry: "NL"),
+        Specimen(
+            name: "bsi2008", sodFile: "specimens/bsi2008/EF_SOD.bin",
+            dataGroupFiles: [
+                1: "specimens/bsi2008/Datagroup1.bin", 2: "specimens/bsi2008/Datagroup2.bin",
+                3: "specimens/bsi2008/Datagroup3.bin", 4: "specimens/bsi2008/Datagroup4.bin",
+                14: "specimens/bsi2008/Datagroup14.bin", 15: "specimens/bsi2008/Datagroup15.bin",
+            ],
+            unlisted: [4, 15],
+            validationTime: ASN1Time(year: 2008, month: 6, day: 1),
+            expectedSignature: "ecdsa-with-SHA1", expectedDSSerial: "1267", expectedCountry: "DE"),
+        Specimen(
+            name: "bsi-tr03105-5", sodFile: "specimens/bsi-tr03105-5/EF_SOD.bin",
+            dataGroupFiles: [
+                1: "specimens/bsi-tr03105-5/Datagroup1.bin", 14: "specimens/bsi-tr03105-5/Datagroup14.bin",
+                15: "specimens/bsi-tr03105-5/Datagroup15.bin",
+            ],
+            unlisted: [15],
+            validationTime: ASN1Time(year: 2014, month: 6, day: 1),
+            expectedSignature: "RSASSA-PSS sha256 MGF1-sha256 salt 32", expectedDSSerial: "0142FD5CF927",
+            expectedCountry: "DE"),
+        Specimen(
+            name: "nl-2006", sodFile: "specimens/nl-2006/ef011D.bin",
+            dataGroupFiles: [
+                1: "specimens/nl-2006/ef0101.bin", 2: "specimens/nl-2006/ef0102.bin",
+                15: "specimens/nl-2006/ef010F.bin",
+            ],
+            unlisted: [],
+            validationTime: ASN1Time(year: 2007, month: 1, day: 1),
+            expectedSignature: "sha256WithRSAEncryption", expectedDSSerial: "16", expectedCountry: "NL"),
     ]
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// CPU time of the calling thread spent in `body`, in milliseconds: unlike wall time it does not grow

@@ -2,6 +2,7 @@ import ASN1TLV
 import Foundation
 import MRTDCrypto
 import Testing
+
 @testable import MRTDTrust
 
 /// `TrustLimits`: trust material is read only from regular files, never beyond its cap, PEM files are
@@ -11,7 +12,8 @@ import Testing
 /// up to 53 s and 1.9 GB). Hostile inputs are generated here; nothing big is committed.
 @Suite struct TrustLimitsTests {
     static func scratch() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mrtdtrust-limits-\(UInt32.random(in: 0...UInt32.max))")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "mrtdtrust-limits-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         return dir
     }
@@ -25,8 +27,10 @@ import Testing
         try #require(ftruncate(fd, off_t(size)) == 0)
     }
 
-    static func expectRefused(_ refusals: [TrustStore.Refusal], code: TrustError.Code, mentioning: String,
-                              sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectRefused(
+        _ refusals: [TrustStore.Refusal], code: TrustError.Code, mentioning: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(refusals.count == 1, "\(refusals)", sourceLocation: sourceLocation)
         guard let r = refusals.first else { return }
         #expect(r.error.code == code, "\(r)", sourceLocation: sourceLocation)
@@ -37,7 +41,7 @@ import Testing
         let dir = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
         let big = dir.appendingPathComponent("huge.cer")
-        try Self.sparseFile(big, size: 64 << 30)   // 64 GiB reported, nothing on disk
+        try Self.sparseFile(big, size: 64 << 30)  // 64 GiB reported, nothing on disk
         var store = TrustStore()
         let refused = try store.load(path: big.path)
         Self.expectRefused(refused, code: .limitExceeded, mentioning: "TrustLimits.maxFileBytes")
@@ -57,7 +61,8 @@ import Testing
         let zeros = dir.appendingPathComponent("zeros.ml")
         try Self.sparseFile(zeros, size: 100_000_000)
         var store = TrustStore()
-        Self.expectRefused(try store.load(path: zeros.path), code: .limitExceeded, mentioning: "\(TrustLimits.maxFileBytes) bytes")
+        Self.expectRefused(
+            try store.load(path: zeros.path), code: .limitExceeded, mentioning: "\(TrustLimits.maxFileBytes) bytes")
         // within the cap, zeros are read and refused as no trust material at all
         let small = dir.appendingPathComponent("zeros-small.ml")
         try Self.sparseFile(small, size: 1 << 20)
@@ -80,7 +85,8 @@ import Testing
             #expect(error.reason.contains("is a FIFO"))
         }
         // a FIFO inside a folder is skipped (only regular files are listed), not waited on
-        try FileManager.default.copyItem(atPath: Fixtures.path(Fixtures.deRoot), toPath: dir.appendingPathComponent("root.cer").path)
+        try FileManager.default.copyItem(
+            atPath: Fixtures.path(Fixtures.deRoot), toPath: dir.appendingPathComponent("root.cer").path)
         var folderStore = TrustStore()
         let refused = try folderStore.load(path: dir.path)
         #expect(refused.isEmpty && folderStore.certificates.count == 1)
@@ -107,12 +113,14 @@ import Testing
         let five = dir.appendingPathComponent("5000.pem")
         try Self.pem(csca, copies: 5000).write(to: five, atomically: false, encoding: .utf8)
         var store = TrustStore()
-        Self.expectRefused(try store.load(path: five.path), code: .limitExceeded, mentioning: "TrustLimits.maxPEMBlocks")
+        Self.expectRefused(
+            try store.load(path: five.path), code: .limitExceeded, mentioning: "TrustLimits.maxPEMBlocks")
         #expect(store.isEmpty && store.masterListSignerRoots.isEmpty)
         // 20,000: above the file cap, refused before it is read
         let twenty = dir.appendingPathComponent("20000.pem")
         try Self.pem(csca, copies: 20_000).write(to: twenty, atomically: false, encoding: .utf8)
-        Self.expectRefused(try store.load(path: twenty.path), code: .limitExceeded, mentioning: "TrustLimits.maxFileBytes")
+        Self.expectRefused(
+            try store.load(path: twenty.path), code: .limitExceeded, mentioning: "TrustLimits.maxFileBytes")
         // a PEM within the caps loads (and its duplicates merge)
         let few = dir.appendingPathComponent("3.pem")
         try Self.pem(csca, copies: 3).write(to: few, atomically: false, encoding: .utf8)
@@ -128,8 +136,10 @@ import Testing
         var store = TrustStore()
         let refused = try store.load(path: dir.path)
         #expect(refused.count == 5)
-        #expect(refused.filter { $0.error.code == .limitExceeded && $0.error.reason.contains("TrustLimits.maxLoadBytes") }.count == 1,
-                "\(refused)")
+        #expect(
+            refused.filter { $0.error.code == .limitExceeded && $0.error.reason.contains("TrustLimits.maxLoadBytes") }
+                .count == 1,
+            "\(refused)")
     }
 
     @Test func countsPEMBlocks() {
@@ -151,7 +161,8 @@ import Testing
         let signedDataOID: [UInt8] = [0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x02]
         let mlOID: [UInt8] = [0x06, 0x06, 0x67, 0x81, 0x08, 0x01, 0x01, 0x02]
         let eci = TLVWriter.encode(0x30, mlOID + TLVWriter.encode(0xA0, TLVWriter.encode(0x04, content)))
-        let sd = TLVWriter.encode(0x30, [0x02, 0x01, 0x03] + TLVWriter.encode(0x31, []) + eci + TLVWriter.encode(0x31, signerInfos))
+        let sd = TLVWriter.encode(
+            0x30, [0x02, 0x01, 0x03] + TLVWriter.encode(0x31, []) + eci + TLVWriter.encode(0x31, signerInfos))
         return TLVWriter.encode(0x30, signedDataOID + TLVWriter.encode(0xA0, sd))
     }
 
@@ -176,7 +187,9 @@ import Testing
         }
         #expect(store.certificates.isEmpty)
         // the same through CSCAMasterList.verified
-        #expect(throws: TrustError.self) { try CSCAMasterList.verified(bytes: bytes, signerRoots: [try Certificate(der: csca)]) }
+        #expect(throws: TrustError.self) {
+            try CSCAMasterList.verified(bytes: bytes, signerRoots: [try Certificate(der: csca)])
+        }
     }
 
     @Test func masterListAboveItsCapIsRefusedUnparsed() throws {
@@ -196,7 +209,8 @@ import Testing
             try store.addCertificate(der: big, source: "big.cer")
             Issue.record("a certificate above the cap was read")
         } catch {
-            #expect(error.error.code == .limitExceeded && error.error.reason.contains("TrustLimits.maxCertificateBytes"))
+            #expect(
+                error.error.code == .limitExceeded && error.error.reason.contains("TrustLimits.maxCertificateBytes"))
         }
         let bigCRL = TLVWriter.encode(0x30, [UInt8](repeating: 0, count: TrustLimits.maxCRLBytes))
         do {

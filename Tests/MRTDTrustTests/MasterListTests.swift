@@ -3,6 +3,7 @@ import Foundation
 import MRTDCrypto
 import MRTDTestSupport
 import Testing
+
 @testable import MRTDTrust
 
 /// ICAO 9303-12 §9 CSCA master lists: the real German and Dutch lists against their roots.
@@ -40,7 +41,11 @@ struct MasterListTests {
         for c in ml.certificates {
             #expect(c.subjectKeyIdentifier == c.decoded.subjectKeyIdentifier)
             if c.subjectKeyIdentifier != nil { withSKI += 1 }
-            #expect(c.extensions.count == (try TLVParser.parse(c.tbsCertificate).children.last.map { $0.tag == 0xA3 ? $0.children[0].children.count : 0 } ?? 0))
+            #expect(
+                c.extensions.count
+                    == (try TLVParser.parse(c.tbsCertificate).children.last.map {
+                        $0.tag == 0xA3 ? $0.children[0].children.count : 0
+                    } ?? 0))
             // A self-issued certificate's issuer is read once, as its subject: both must still compare and render alike.
             let reread = try DistinguishedName(encoded: c.issuer.encoded)
             #expect(c.issuer.canonical == reread.canonical)
@@ -55,7 +60,9 @@ struct MasterListTests {
         let certs = Array(ml.certificates.prefix(64))
         let results = await withTaskGroup(of: [Bool].self) { group in
             for _ in 0..<8 {
-                group.addTask { certs.map { $0.isCA && $0.decoded.keyUsage != nil && $0.extensions.count == $0.extensions.count } }
+                group.addTask {
+                    certs.map { $0.isCA && $0.decoded.keyUsage != nil && $0.extensions.count == $0.extensions.count }
+                }
             }
             var all: [[Bool]] = []
             for await r in group { all.append(r) }
@@ -80,12 +87,12 @@ struct MasterListTests {
         let root = try Certificate(der: try Fixtures.bytes(Fixtures.deRoot))
         let v = try ml.verify(signerRoots: [root])
         let spki = try TLVParser.parse(v.signer.subjectPublicKeyInfo)
-        #expect(spki.children[0].children[1].tag == 0x30) // ECParameters SEQUENCE, not a curve OID
+        #expect(spki.children[0].children[1].tag == 0x30)  // ECParameters SEQUENCE, not a curve OID
         guard case .ec(let curve) = try v.signer.publicKey().kind else {
             Issue.record("expected an EC key")
             return
         }
-        #expect(curve.namedCurve == .brainpoolP256r1) // explicit parameters matched to the named curve
+        #expect(curve.namedCurve == .brainpoolP256r1)  // explicit parameters matched to the named curve
         guard case .ec(let rootCurve) = try root.publicKey().kind else {
             Issue.record("expected an EC root key")
             return
@@ -95,7 +102,8 @@ struct MasterListTests {
 
     @Test(arguments: lists)
     func wrongRootIsRefused(_ r: RealList) throws {
-        let other = try Certificate(der: try Fixtures.bytes(r.root == Fixtures.deRoot ? Fixtures.nlRoot : Fixtures.deRoot))
+        let other = try Certificate(
+            der: try Fixtures.bytes(r.root == Fixtures.deRoot ? Fixtures.nlRoot : Fixtures.deRoot))
         let ml = try CSCAMasterList(bytes: try Fixtures.bytes(r.list))
         do {
             _ = try ml.verify(signerRoots: [other])
@@ -113,7 +121,7 @@ struct MasterListTests {
         let root = try Certificate(der: try Fixtures.bytes(r.root))
         // A byte inside the 50th certificate of certList (inside eContent, structure intact).
         let cert = ml.certificates[50].encoded
-        let contentIndex = try #require(firstIndex(of: cert, in: bytes)) + cert.count - 3 // inside its signature value
+        let contentIndex = try #require(firstIndex(of: cert, in: bytes)) + cert.count - 3  // inside its signature value
         // The last byte of the file is the last byte of the SignerInfo signature.
         let sig = ml.signedData.signerInfos[0].signature
         #expect(Array(bytes.suffix(sig.count)) == sig)
@@ -139,7 +147,9 @@ struct MasterListTests {
 
     @Test func storeWithoutPinnedRootRefusesMasterList() throws {
         var store = TrustStore()
-        #expect(throws: TrustStore.Refusal.self) { try store.addMasterList(try Fixtures.bytes(Fixtures.nlMasterList), source: "nl") }
+        #expect(throws: TrustStore.Refusal.self) {
+            try store.addMasterList(try Fixtures.bytes(Fixtures.nlMasterList), source: "nl")
+        }
         #expect(store.refused.first?.error.code == .untrusted)
     }
 }

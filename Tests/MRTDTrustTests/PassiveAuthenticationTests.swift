@@ -3,15 +3,19 @@ import MRTDCrypto
 import MRTDDocument
 import MRTDTestSupport
 import Testing
+
 @testable import MRTDTrust
 
 /// ICAO 9303-11 §5.1 passive authentication over the specimen documents: their SODs verify with the
 /// embedded document signer at an explicit validation time; their CSCAs are not available.
 struct PassiveAuthenticationTests {
-    func report(_ s: Specimen, store: TrustStore = TrustStore(), dataGroups: [Int: [UInt8]]? = nil, sod: SODFile? = nil,
-                time: ASN1Time? = nil, cardSecurity: [UInt8]? = nil) throws -> PassiveAuthenticationReport {
-        PassiveAuthentication.verify(sod: try sod ?? s.sod(), dataGroups: try dataGroups ?? s.dataGroups(), issuingState: try s.issuingState(),
-                                     cardSecurity: cardSecurity, trustStore: store, validationTime: time ?? s.validationTime)
+    func report(
+        _ s: Specimen, store: TrustStore = TrustStore(), dataGroups: [Int: [UInt8]]? = nil, sod: SODFile? = nil,
+        time: ASN1Time? = nil, cardSecurity: [UInt8]? = nil
+    ) throws -> PassiveAuthenticationReport {
+        PassiveAuthentication.verify(
+            sod: try sod ?? s.sod(), dataGroups: try dataGroups ?? s.dataGroups(), issuingState: try s.issuingState(),
+            cardSecurity: cardSecurity, trustStore: store, validationTime: time ?? s.validationTime)
     }
 
     @Test(arguments: Specimen.all)
@@ -24,7 +28,7 @@ struct PassiveAuthenticationTests {
         #expect(r[.sodSignature]?.detail.contains(s.expectedSignature) == true)
         #expect(r[.documentSignerCertificate]?.status == .passed, "\(r[.documentSignerCertificate]!)")
         #expect(r.documentSigner?.serialHex == s.expectedDSSerial)
-        #expect(r[.cscaChain]?.status == .notChecked) // empty store: says so
+        #expect(r[.cscaChain]?.status == .notChecked)  // empty store: says so
         #expect(r[.revocation]?.status == .notChecked)
         #expect(r[.cardSecuritySignature]?.status == .notPresent)
         #expect(!r.hasFailure)
@@ -52,8 +56,9 @@ struct PassiveAuthenticationTests {
             #expect(check.status == .passed, "\(check)")
         }
         // The same document presented with another issuing state fails.
-        let other = PassiveAuthentication.verify(sod: try s.sod(), dataGroups: try s.dataGroups(), issuingState: "FRA",
-                                                 trustStore: TrustStore(), validationTime: s.validationTime)
+        let other = PassiveAuthentication.verify(
+            sod: try s.sod(), dataGroups: try s.dataGroups(), issuingState: "FRA",
+            trustStore: TrustStore(), validationTime: s.validationTime)
         #expect(other[.cscaCountryMatchesIssuingState]?.status == (s.name == "bsi2008" ? .notChecked : .failed))
     }
 
@@ -81,12 +86,14 @@ struct PassiveAuthenticationTests {
             #expect(r[.unlistedDataGroups]?.status == .passed)
         } else {
             #expect(r[.unlistedDataGroups]?.status == .failed)
-            #expect(r[.unlistedDataGroups]?.detail.hasPrefix(dgList(s.unlisted) + " read") == true, "\(r[.unlistedDataGroups]!)")
+            #expect(
+                r[.unlistedDataGroups]?.detail.hasPrefix(dgList(s.unlisted) + " read") == true,
+                "\(r[.unlistedDataGroups]!)")
         }
     }
 
     @Test func dataGroupNotListedInTheSODFails() throws {
-        let s = Specimen.all[2] // nl-2006 lists DG1, DG2, DG15 (and maybe more); DG11 is not listed
+        let s = Specimen.all[2]  // nl-2006 lists DG1, DG2, DG15 (and maybe more); DG11 is not listed
         var groups = try s.dataGroups()
         let sod = try s.sod()
         #expect(sod.ldsSecurityObject.dataGroupHashes[11] == nil)
@@ -107,7 +114,7 @@ struct PassiveAuthenticationTests {
         let r1 = try report(s, sod: try SODFile(bytes: flipBit(bytes, at: i + 2)))
         #expect(r1[.sodSignature]?.status == .failed)
         #expect(r1[.sodSignature]?.detail.contains("messageDigest") == true)
-        #expect(r1[.dataGroupHashes]?.status == .failed) // DG1 no longer matches the altered SOD
+        #expect(r1[.dataGroupHashes]?.status == .failed)  // DG1 no longer matches the altered SOD
         // 2. A flipped bit in the signature value (the last bytes of the SOD).
         let sig = try CMSSignedData(signedData: sod.signedData).signerInfos[0].signature
         #expect(Array(bytes.suffix(sig.count)) == sig)
@@ -131,10 +138,11 @@ struct PassiveAuthenticationTests {
         let cs = try Fixtures.bytes(Fixtures.cardSecurity)
         let r = try report(s, time: ASN1Time(year: 2016, month: 3, day: 20), cardSecurity: cs)
         let check = try #require(r[.cardSecuritySignature])
-        #expect(check.status == .notChecked, "\(check)") // signature verified, no CSCA to chain to
+        #expect(check.status == .notChecked, "\(check)")  // signature verified, no CSCA to chain to
         #expect(check.detail.contains("signature verified"))
-        #expect(check.detail.contains("no signed attributes")) // this real sample signs eContent directly
-        let bad = try report(s, time: ASN1Time(year: 2016, month: 3, day: 20), cardSecurity: flipBit(cs, at: cs.count - 3))
+        #expect(check.detail.contains("no signed attributes"))  // this real sample signs eContent directly
+        let bad = try report(
+            s, time: ASN1Time(year: 2016, month: 3, day: 20), cardSecurity: flipBit(cs, at: cs.count - 3))
         #expect(bad[.cardSecuritySignature]?.status == .failed)
     }
 
@@ -143,17 +151,21 @@ struct PassiveAuthenticationTests {
         let cs = try Fixtures.bytes(Fixtures.cardSecurity)
         let time = ASN1Time(year: 2016, month: 3, day: 20)
         for sodBytes in [nil, Array(try Fixtures.bytes(s.sodFile).prefix(100))] {
-            let r = PassiveAuthentication.verify(sodBytes: sodBytes, dataGroups: try s.dataGroups(), issuingState: "D",
-                                                 cardSecurity: cs, trustStore: TrustStore(), validationTime: time)
+            let r = PassiveAuthentication.verify(
+                sodBytes: sodBytes, dataGroups: try s.dataGroups(), issuingState: "D",
+                cardSecurity: cs, trustStore: TrustStore(), validationTime: time)
             #expect(r[.sodSignature]?.status == .failed)
-            #expect(r[.sodSignature]?.detail.contains(sodBytes == nil ? "not read" : "unreadable") == true, "\(r[.sodSignature]!)")
+            #expect(
+                r[.sodSignature]?.detail.contains(sodBytes == nil ? "not read" : "unreadable") == true,
+                "\(r[.sodSignature]!)")
             #expect(r[.dataGroupHashes]?.status == .failed)
             #expect(r[.unlistedDataGroups]?.status == .failed)
             #expect(r[.documentSignerCertificate]?.status == .notPresent)
-            #expect(r[.cardSecuritySignature]?.detail.contains("signature verified") == true) // independent of the SOD
+            #expect(r[.cardSecuritySignature]?.detail.contains("signature verified") == true)  // independent of the SOD
         }
-        let ok = PassiveAuthentication.verify(sodBytes: try Fixtures.bytes(s.sodFile), dataGroups: try s.dataGroups(), issuingState: "D",
-                                              trustStore: TrustStore(), validationTime: s.validationTime)
+        let ok = PassiveAuthentication.verify(
+            sodBytes: try Fixtures.bytes(s.sodFile), dataGroups: try s.dataGroups(), issuingState: "D",
+            trustStore: TrustStore(), validationTime: s.validationTime)
         #expect(ok[.sodSignature]?.status == .passed)
     }
 
@@ -162,8 +174,9 @@ struct PassiveAuthenticationTests {
         let custom = PassiveAuthenticationPolicy.icao9303
             .removing(.revocation)
             .replacing(PassiveAuthenticationCheck(name: .cscaChain) { _ in .notChecked(.cscaChain, "custom") })
-        let r = custom.evaluate(PassiveAuthenticationInput(sod: try s.sod(), dataGroups: try s.dataGroups(), issuingState: "D"),
-                                trustStore: TrustStore(), validationTime: s.validationTime)
+        let r = custom.evaluate(
+            PassiveAuthenticationInput(sod: try s.sod(), dataGroups: try s.dataGroups(), issuingState: "D"),
+            trustStore: TrustStore(), validationTime: s.validationTime)
         #expect(r[.revocation] == nil)
         #expect(r[.cscaChain]?.detail == "custom")
         #expect(r.checks.count == PassiveAuthenticationPolicy.icao9303.checks.count - 1)

@@ -2,6 +2,7 @@ import ASN1TLV
 import MRTDDocument
 import MRTDTestSupport
 import Testing
+
 @testable import MRTDTrust
 
 /// Damaged inputs must be refused or reported, never crash: every truncation and single-bit flips
@@ -11,7 +12,7 @@ struct RobustnessTests {
     struct LCG {
         var state: UInt64
         mutating func next(_ bound: Int) -> Int {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return Int((state >> 33) % UInt64(bound))
         }
     }
@@ -41,7 +42,7 @@ struct RobustnessTests {
             if (try? CertificateRevocationList(der: damaged)) != nil { parsed += 1 }
             _ = TrustStore.detectKind(damaged)
         }
-        #expect(parsed > 0) // most flips land in values, not in structure
+        #expect(parsed > 0)  // most flips land in values, not in structure
     }
 
     /// Flips anywhere in an SOD: a report always comes back; a flip inside the signed content, the
@@ -62,8 +63,9 @@ struct RobustnessTests {
         for _ in 0..<80 {
             let index = 4 + rng.next(bytes.count - 4)
             let damaged = flipBit(bytes, at: index, bit: rng.next(8))
-            let r = PassiveAuthentication.verify(sodBytes: damaged, dataGroups: groups, issuingState: "D",
-                                                 trustStore: TrustStore(), validationTime: s.validationTime)
+            let r = PassiveAuthentication.verify(
+                sodBytes: damaged, dataGroups: groups, issuingState: "D",
+                trustStore: TrustStore(), validationTime: s.validationTime)
             #expect(r.checks.count == PassiveAuthenticationPolicy.icao9303.checks.count)
             if covered.contains(where: { $0.contains(index) }) {
                 coveredFlips += 1

@@ -3,6 +3,7 @@ import Foundation
 import MRTDCrypto
 import MRTDTestSupport
 import Testing
+
 @testable import MRTDTrust
 
 /// The trust store over the real master lists, roots and CRL.
@@ -20,7 +21,7 @@ struct TrustStoreTests {
         #expect(store.refused.isEmpty, "\(store.refused)")
         #expect(store.masterLists.count == 2)
         #expect(store.cscas.count > 600)
-        #expect(store.duplicateCount > 0) // the lists overlap, and the roots are in them
+        #expect(store.duplicateCount > 0)  // the lists overlap, and the roots are in them
         let de = try Certificate(der: try Fixtures.bytes(Fixtures.deRoot))
         #expect(store.certificates(subjectKeyIdentifier: try #require(de.subjectKeyIdentifier)).contains(de))
         #expect(store.certificates(subject: de.subject).contains(de))
@@ -28,7 +29,7 @@ struct TrustStoreTests {
         #expect(summary.masterLists.allSatisfy { $0.result == "verified" })
         #expect(summary.countries.contains { $0.country == "DE" })
         #expect(summary.countries.contains { $0.country == "NL" })
-        #expect(summary.countries.flatMap(\.cscas).contains { $0.validity == "expired" }) // kept, flagged
+        #expect(summary.countries.flatMap(\.cscas).contains { $0.validity == "expired" })  // kept, flagged
         let json = try summary.json()
         let decoded = try JSONDecoder().decode(TrustStore.Summary.self, from: Data(json.utf8))
         #expect(decoded == summary)
@@ -75,7 +76,7 @@ struct TrustStoreTests {
         let refusedStrict = try strict.load(paths: [Fixtures.path("masterlists")], directCSCAsSignMasterLists: false)
         #expect(refusedStrict.count == 2)
         #expect(refusedStrict.allSatisfy { $0.kind == .masterList && $0.error.code == .untrusted })
-        #expect(strict.cscas.count == 2) // only the two roots
+        #expect(strict.cscas.count == 2)  // only the two roots
         let text = strict.summary(at: ASN1Time(year: 2026, month: 11, day: 29)).text
         #expect(text.contains("REFUSED"))
     }
@@ -91,7 +92,8 @@ struct TrustStoreTests {
         let der = try Fixtures.bytes(Fixtures.nlRoot)
         let b64 = Data(der).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
         let pem = "-----BEGIN CERTIFICATE-----\n\(b64)\n-----END CERTIFICATE-----\n"
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mrtdtrust-\(UInt32.random(in: 0...UInt32.max))")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "mrtdtrust-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         try Data(der).write(to: dir.appendingPathComponent("a.cer"))

@@ -1,5 +1,5 @@
-import Testing
 import MRTDTrust
+import Testing
 
 /// A check's detail is one line whatever its source text held.
 struct VerificationCheckTests {

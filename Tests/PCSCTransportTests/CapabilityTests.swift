@@ -41,15 +41,17 @@ struct CapabilityTests {
     static func props(maxData: UInt32?) -> ReaderProperties {
         var p = ReaderProperties()
         if let maxData {
-            p.tlvProperties[ReaderProperties.propertyMaxAPDUDataSize] = withUnsafeBytes(of: maxData.littleEndian, Array.init)
+            p.tlvProperties[ReaderProperties.propertyMaxAPDUDataSize] = withUnsafeBytes(
+                of: maxData.littleEndian, Array.init)
         }
         return p
     }
 
     static func profile(_ ext: Bool?, cmd: Int? = nil, resp: Int? = nil) -> ReaderProfile {
-        ReaderProfile(id: "p", vendor: "v", model: "m", match: ["*"], extendedLength: ext, maxCommandSize: cmd,
-                      maxResponseSize: resp, quirks: [], sources: [.init(title: "t", url: "u")], status: "untested",
-                      testedWith: nil, notes: nil)
+        ReaderProfile(
+            id: "p", vendor: "v", model: "m", match: ["*"], extendedLength: ext, maxCommandSize: cmd,
+            maxResponseSize: resp, quirks: [], sources: [.init(title: "t", url: "u")], status: "untested",
+            testedWith: nil, notes: nil)
     }
 
     struct Case: Sendable, CustomTestStringConvertible {
@@ -65,26 +67,39 @@ struct CapabilityTests {
     }
 
     static let cases: [Case] = [
-        Case(name: "neither source: unknown, short sizes, probe", maxData: nil, profile: nil,
-             extended: false, known: false, cmd: 261, resp: 258, source: "unknown"),
-        Case(name: "driver short only", maxData: 0, profile: nil, extended: false, known: true, cmd: 261, resp: 258, source: "reader"),
-        Case(name: "driver extended 64K", maxData: 65536, profile: nil, extended: true, known: true, cmd: 65544, resp: 65538, source: "reader"),
-        Case(name: "driver extended 1024", maxData: 1024, profile: nil, extended: true, known: true, cmd: 1033, resp: 1026, source: "reader"),
-        Case(name: "profile only", maxData: nil, profile: profile(true, cmd: 3000, resp: 4000),
-             extended: true, known: true, cmd: 3000, resp: 4000, source: "profile"),
-        Case(name: "profile without extended knowledge counts as unknown", maxData: nil, profile: profile(nil),
-             extended: false, known: false, cmd: 261, resp: 258, source: "unknown"),
-        Case(name: "profile quirk: short only overrides the driver", maxData: 65536, profile: profile(false),
-             extended: false, known: true, cmd: 261, resp: 258, source: "reader+profile"),
-        Case(name: "driver short only: profile cannot widen", maxData: 0, profile: profile(true),
-             extended: false, known: true, cmd: 261, resp: 258, source: "reader+profile"),
-        Case(name: "both extended: the smaller sizes", maxData: 65536, profile: profile(true, cmd: 2000, resp: 65538),
-             extended: true, known: true, cmd: 2000, resp: 65538, source: "reader+profile"),
+        Case(
+            name: "neither source: unknown, short sizes, probe", maxData: nil, profile: nil,
+            extended: false, known: false, cmd: 261, resp: 258, source: "unknown"),
+        Case(
+            name: "driver short only", maxData: 0, profile: nil, extended: false, known: true, cmd: 261, resp: 258,
+            source: "reader"),
+        Case(
+            name: "driver extended 64K", maxData: 65536, profile: nil, extended: true, known: true, cmd: 65544,
+            resp: 65538, source: "reader"),
+        Case(
+            name: "driver extended 1024", maxData: 1024, profile: nil, extended: true, known: true, cmd: 1033,
+            resp: 1026, source: "reader"),
+        Case(
+            name: "profile only", maxData: nil, profile: profile(true, cmd: 3000, resp: 4000),
+            extended: true, known: true, cmd: 3000, resp: 4000, source: "profile"),
+        Case(
+            name: "profile without extended knowledge counts as unknown", maxData: nil, profile: profile(nil),
+            extended: false, known: false, cmd: 261, resp: 258, source: "unknown"),
+        Case(
+            name: "profile quirk: short only overrides the driver", maxData: 65536, profile: profile(false),
+            extended: false, known: true, cmd: 261, resp: 258, source: "reader+profile"),
+        Case(
+            name: "driver short only: profile cannot widen", maxData: 0, profile: profile(true),
+            extended: false, known: true, cmd: 261, resp: 258, source: "reader+profile"),
+        Case(
+            name: "both extended: the smaller sizes", maxData: 65536, profile: profile(true, cmd: 2000, resp: 65538),
+            extended: true, known: true, cmd: 2000, resp: 65538, source: "reader+profile"),
     ]
 
     @Test("combining driver properties and profile", arguments: cases)
     func combine(_ c: Case) {
-        let report = ReaderCapabilityReport(readerName: "R 00 00", properties: Self.props(maxData: c.maxData), profile: c.profile)
+        let report = ReaderCapabilityReport(
+            readerName: "R 00 00", properties: Self.props(maxData: c.maxData), profile: c.profile)
         #expect(report.capabilities.supportsExtendedLength == c.extended)
         #expect(report.capabilities.isKnown == c.known)
         #expect(report.capabilities.maxCommandSize == c.cmd)

@@ -1,10 +1,10 @@
-import MRTDTestSupport
 import Foundation
 import ISO7816
+import MRTDTestSupport
 import PCSCTransport
-import VirtualChip
 import Synchronization
 import Testing
+import VirtualChip
 
 /// A virtual card served on vpcd slot 0 for the duration of a test.
 final class ServedCard: Sendable {
@@ -14,9 +14,10 @@ final class ServedCard: Sendable {
 
     init(_ card: TestCard, removeCardAfterAPDUs: Int? = nil, leaveOnPowerOn: Int? = nil, connectTimeout: Double = 5) {
         self.card = card
-        self.bridge = VPCDBridge(emulator: card, port: PCSCTestEnvironment.vpcdPort,
-                                 removeCardAfterAPDUs: removeCardAfterAPDUs, connectTimeout: connectTimeout,
-                                 leaveOnPowerOn: leaveOnPowerOn)
+        self.bridge = VPCDBridge(
+            emulator: card, port: PCSCTestEnvironment.vpcdPort,
+            removeCardAfterAPDUs: removeCardAfterAPDUs, connectTimeout: connectTimeout,
+            leaveOnPowerOn: leaveOnPowerOn)
         let bridge = self.bridge
         self.task = Task { try await bridge.run() }
     }
@@ -49,9 +50,11 @@ func waitAbsent(_ context: PCSCContext) async throws {
 /// The real-stack tests: libpcsclite → pcscd → vpcd driver → TCP → VPCDBridge → TestCard.
 /// They share vpcd slot 0, so they run one after another.
 // Skipped (with the reason printed and as the skip comment) when pcscd or vpcd is not installed.
-@Suite("PC/SC through pcscd and vpcd", .serialized,
-       .enabled(if: PCSCTestEnvironment.isAvailable,
-                Comment(rawValue: PCSCTestEnvironment.unavailableReason ?? "pcscd/vpcd available")))
+@Suite(
+    "PC/SC through pcscd and vpcd", .serialized,
+    .enabled(
+        if: PCSCTestEnvironment.isAvailable,
+        Comment(rawValue: PCSCTestEnvironment.unavailableReason ?? "pcscd/vpcd available")))
 struct PCSCIntegrationTests {
     let reader = PCSCTestEnvironment.readerName
 
@@ -59,8 +62,10 @@ struct PCSCIntegrationTests {
     func listing() async throws {
         let context = try await PCSCContext.establish()
         let names = try await context.readerNames()
-        #expect(names.contains(reader),
-                "pcscd does not list \(reader) (readers: \(names)); was pcscd started before vsmartcard-vpcd was installed? restart it")
+        #expect(
+            names.contains(reader),
+            "pcscd does not list \(reader) (readers: \(names)); was pcscd started before vsmartcard-vpcd was installed? restart it"
+        )
         let states = try await context.readerStates()
         #expect(states.map(\.reader) == names)
     }
@@ -111,7 +116,9 @@ struct PCSCIntegrationTests {
         // Capabilities: vpcd answers no PC/SC part 10 request; the tested profile decides.
         let report = transport.capabilityReport
         #expect(report.profile?.id == "vsmartcard-vpcd")
-        #expect(report.source == "profile" || report.source == "reader+profile", "vpcd 3.3 reports no properties, later versions do")
+        #expect(
+            report.source == "profile" || report.source == "reader+profile",
+            "vpcd 3.3 reports no properties, later versions do")
         let caps = await (transport as any CardTransport).capabilities
         #expect(caps.isKnown && caps.supportsExtendedLength)
         #expect(caps.maxCommandSize == 65535 && caps.maxResponseSize == 65535)
@@ -175,7 +182,9 @@ struct PCSCIntegrationTests {
         // Not re-presented: the reconnect gives up after its timeout, as a timeout.
         try await waitAbsent(context)
         let started = ContinuousClock.now
-        let timeout = await #expect(throws: TransportError.self) { try await transport.reconnect(reset: false, timeout: 1) }
+        let timeout = await #expect(throws: TransportError.self) {
+            try await transport.reconnect(reset: false, timeout: 1)
+        }
         #expect(timeout?.kind == .timeout)
         #expect(ContinuousClock.now - started < .seconds(4))
 
@@ -210,11 +219,15 @@ struct PCSCIntegrationTests {
         }
         #expect(await saw([.readerAdded(reader: reader)]), "\(seen.withLock { $0 })")
         let served = ServedCard(TestCard())
-        #expect(await saw([.readerAdded(reader: reader), .cardInserted(reader: reader, atr: TestCard.atrT1)]),
-                "\(seen.withLock { $0 })")
+        #expect(
+            await saw([.readerAdded(reader: reader), .cardInserted(reader: reader, atr: TestCard.atrT1)]),
+            "\(seen.withLock { $0 })")
         try await served.remove()
-        #expect(await saw([.readerAdded(reader: reader), .cardInserted(reader: reader, atr: TestCard.atrT1),
-                           .cardRemoved(reader: reader)]), "\(seen.withLock { $0 })")
+        #expect(
+            await saw([
+                .readerAdded(reader: reader), .cardInserted(reader: reader, atr: TestCard.atrT1),
+                .cardRemoved(reader: reader),
+            ]), "\(seen.withLock { $0 })")
     }
 
     @Test("cancelling a wait ends it through SCardCancel, promptly")

@@ -1,18 +1,21 @@
-import MRTDTestSupport
 import Foundation
 import ISO7816
+import MRTDTestSupport
 import PCSCTransport
-import VirtualChip
 import Testing
+import VirtualChip
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Presence races and PC/SC faults (issue 11, item 4), through pcscd and vpcd: a card that flickers out
 /// between "present" and the connection, a card reset by another application, pcscd restarted.
-@Suite("PC/SC presence races and faults", .serialized,
-       .enabled(if: PCSCTestEnvironment.isAvailable,
-                Comment(rawValue: PCSCTestEnvironment.unavailableReason ?? "pcscd/vpcd available")))
+@Suite(
+    "PC/SC presence races and faults", .serialized,
+    .enabled(
+        if: PCSCTestEnvironment.isAvailable,
+        Comment(rawValue: PCSCTestEnvironment.unavailableReason ?? "pcscd/vpcd available")))
 struct PresenceRaceTests {
     let reader = PCSCTestEnvironment.readerName
     let echo = CommandAPDU(ins: 0xEE, p1: 0, p2: 0, data: [7, 7, 7], ne: 3)
@@ -126,9 +129,11 @@ struct PresenceRaceTests {
     /// Restarting pcscd disturbs every other PC/SC user of the machine, so this test runs only when
     /// EMRTD_TEST_PCSCD_RESTART=1 (not yet in `.ci/run`: its first run did not complete); run it alone, holding
     /// `flock /tmp/emrtd-pcsc.lock`. It leaves pcscd running.
-    @Test("pcscd restarted (SCARD_E_NO_SERVICE / SERVICE_STOPPED): a new context and a retry within the timeout",
-          .enabled(if: ProcessInfo.processInfo.environment["EMRTD_TEST_PCSCD_RESTART"] == "1",
-                   "set EMRTD_TEST_PCSCD_RESTART=1 to restart pcscd in this test"))
+    @Test(
+        "pcscd restarted (SCARD_E_NO_SERVICE / SERVICE_STOPPED): a new context and a retry within the timeout",
+        .enabled(
+            if: ProcessInfo.processInfo.environment["EMRTD_TEST_PCSCD_RESTART"] == "1",
+            "set EMRTD_TEST_PCSCD_RESTART=1 to restart pcscd in this test"))
     func pcscdRestart() async throws {
         let slot = try await VPCDSlotLock.acquire()
         defer { _ = slot }
@@ -147,7 +152,9 @@ struct PresenceRaceTests {
         defer { second.bridge.stop() }
         let lost = await #expect(throws: TransportError.self) { try await transport.transmit(echo) }
         #expect(lost?.kind == .cardReset, "got \(String(describing: lost))")
-        try await withTimeout(30, "reconnect after the restart") { try await transport.reconnect(reset: true, timeout: 20) }
+        try await withTimeout(30, "reconnect after the restart") {
+            try await transport.reconnect(reset: true, timeout: 20)
+        }
         #expect(try await transport.transmit(echo).data == [7, 7, 7])
         try await transport.disconnect()
         try await second.remove()
@@ -184,7 +191,11 @@ enum PCSCDaemon {
         p.arguments = ["-c", "setsid \(PCSCTestEnvironment.pcscdPath) --foreground >>/tmp/pcscd.log 2>&1 </dev/null &"]
         try p.run()
         p.waitUntilExit()
-        let up = await eventually(10) { (try? await PCSCContext.establish().readerNames().contains(PCSCTestEnvironment.readerName)) ?? false }
-        if !up { throw TimedOut(what: "pcscd listing \(PCSCTestEnvironment.readerName) after the restart", seconds: 10) }
+        let up = await eventually(10) {
+            (try? await PCSCContext.establish().readerNames().contains(PCSCTestEnvironment.readerName)) ?? false
+        }
+        if !up {
+            throw TimedOut(what: "pcscd listing \(PCSCTestEnvironment.readerName) after the restart", seconds: 10)
+        }
     }
 }

@@ -2,8 +2,8 @@ import Foundation
 import ISO7816
 import MRTDTestSupport
 import PCSCTransport
-import VirtualChip
 import Testing
+import VirtualChip
 
 struct ReaderProfileTests {
     static let readersFile = RepositoryPaths.root.appendingPathComponent("hardware/readers.json")
@@ -20,25 +20,33 @@ struct ReaderProfileTests {
     func sourcesAndStatus() {
         for p in ReaderProfiles.builtIn.profiles {
             #expect(!p.sources.isEmpty, "\(p.id)")
-            #expect(p.sources.allSatisfy { $0.url.hasPrefix("https://") || $0.url.hasPrefix("file:") || $0.url.hasPrefix("/") }, "\(p.id)")
+            #expect(
+                p.sources.allSatisfy {
+                    $0.url.hasPrefix("https://") || $0.url.hasPrefix("file:") || $0.url.hasPrefix("/")
+                }, "\(p.id)")
             #expect(p.isTested == (p.id == "vsmartcard-vpcd"), "\(p.id) status \(p.status)")
         }
     }
 
-    @Test("PC/SC reader names select their profile", arguments: [
-        ("Virtual PCD 00 00", "vsmartcard-vpcd"),
-        ("Virtual PCD 00 01", "vsmartcard-vpcd"),
-        ("ACS ACR1252 Dual Reader [ACR1252 Dual Reader PICC] 00 00", "acs-acr1252u"),
-        ("ACS ACR1281U 00 00", "acs-acr1281u"),
-        ("ACS ACR122U PICC Interface 00 00", "acs-acr122u"),
-        ("HID Global OMNIKEY 5022 Smart Card Reader 00 00", "hid-omnikey-5022"),
-        ("HID Global OMNIKEY 5422 Smartcard Reader [OMNIKEY 5422CL Smartcard Reader] 01 00", "hid-omnikey-5422"),
-        ("HID OMNIKEY 5427 CK [OMNIKEY 5427 CK] 00 00", "hid-omnikey-5427"),
-        ("Identiv uTrust 3700 F CL Reader [uTrust 3700 F CL Reader] 00 00", "identiv-utrust-3700f"),
-        ("Identiv Identiv uTrust 4701 F Dual Interface Reader [uTrust 4701 F CL Reader] 01 00", "identiv-utrust-4701f"),
-        ("REINER SCT cyberJack RFID basis 00 00", "reinersct-cyberjack-rfid"),
-        ("Feitian R502 [R502 Contactless Reader] 00 00", "feitian-r502"),
-    ])
+    @Test(
+        "PC/SC reader names select their profile",
+        arguments: [
+            ("Virtual PCD 00 00", "vsmartcard-vpcd"),
+            ("Virtual PCD 00 01", "vsmartcard-vpcd"),
+            ("ACS ACR1252 Dual Reader [ACR1252 Dual Reader PICC] 00 00", "acs-acr1252u"),
+            ("ACS ACR1281U 00 00", "acs-acr1281u"),
+            ("ACS ACR122U PICC Interface 00 00", "acs-acr122u"),
+            ("HID Global OMNIKEY 5022 Smart Card Reader 00 00", "hid-omnikey-5022"),
+            ("HID Global OMNIKEY 5422 Smartcard Reader [OMNIKEY 5422CL Smartcard Reader] 01 00", "hid-omnikey-5422"),
+            ("HID OMNIKEY 5427 CK [OMNIKEY 5427 CK] 00 00", "hid-omnikey-5427"),
+            ("Identiv uTrust 3700 F CL Reader [uTrust 3700 F CL Reader] 00 00", "identiv-utrust-3700f"),
+            (
+                "Identiv Identiv uTrust 4701 F Dual Interface Reader [uTrust 4701 F CL Reader] 01 00",
+                "identiv-utrust-4701f"
+            ),
+            ("REINER SCT cyberJack RFID basis 00 00", "reinersct-cyberjack-rfid"),
+            ("Feitian R502 [R502 Contactless Reader] 00 00", "feitian-r502"),
+        ])
     func matching(_ row: (String, String)) {
         #expect(ReaderProfiles.builtIn.profile(forReader: row.0)?.id == row.1)
     }
@@ -49,17 +57,19 @@ struct ReaderProfileTests {
         #expect(ReaderProfiles.builtIn.profile(forReader: "Virtual PCD") == nil)
     }
 
-    @Test("glob patterns: whole-name, case-insensitive, * and ?", arguments: [
-        ("ACS ACR1252*", "acs acr1252 dual reader 00 00", true),
-        ("ACS ACR1252*", "xACS ACR1252 00 00", false),
-        ("*OMNIKEY 5422*", "HID Global OMNIKEY 5422 Smartcard Reader 00 00", true),
-        ("Virtual PCD ?? ??", "Virtual PCD 00 01", true),
-        ("Virtual PCD ?? ??", "Virtual PCD 00 001", false),
-        ("a*b*c", "abc", true),
-        ("a*b*c", "acb", false),
-        ("", "", true),
-        ("*", "", true),
-    ])
+    @Test(
+        "glob patterns: whole-name, case-insensitive, * and ?",
+        arguments: [
+            ("ACS ACR1252*", "acs acr1252 dual reader 00 00", true),
+            ("ACS ACR1252*", "xACS ACR1252 00 00", false),
+            ("*OMNIKEY 5422*", "HID Global OMNIKEY 5422 Smartcard Reader 00 00", true),
+            ("Virtual PCD ?? ??", "Virtual PCD 00 01", true),
+            ("Virtual PCD ?? ??", "Virtual PCD 00 001", false),
+            ("a*b*c", "abc", true),
+            ("a*b*c", "acb", false),
+            ("", "", true),
+            ("*", "", true),
+        ])
     func glob(_ row: (String, String, Bool)) {
         #expect(ReaderProfiles.glob(row.0, matches: row.1) == row.2)
     }
@@ -67,15 +77,18 @@ struct ReaderProfileTests {
     static func file(_ readers: String, schema: String = "emrtd.readers/1") -> Data {
         Data(#"{"schema": "\#(schema)", "readers": [\#(readers)]}"#.utf8)
     }
-    static let good = #"{"id": "x", "vendor": "V", "model": "M", "match": ["M*"], "extendedLength": true, "maxCommandSize": 1000, "maxResponseSize": 2000, "quirks": [], "sources": [{"title": "t", "url": "https://example.org"}], "status": "untested"}"#
+    static let good =
+        #"{"id": "x", "vendor": "V", "model": "M", "match": ["M*"], "extendedLength": true, "maxCommandSize": 1000, "maxResponseSize": 2000, "quirks": [], "sources": [{"title": "t", "url": "https://example.org"}], "status": "untested"}"#
 
-    @Test("a valid file parses; each broken rule is refused with a reason", arguments: [
-        ("schema", "emrtd.readers/2", "schema"),
-        ("no source", #""sources": [{"title": "t", "url": "https://example.org"}]"#, "cites no source"),
-        ("no pattern", #""match": ["M*"]"#, "no match pattern"),
-        ("status", #""status": "untested""#, "status must be"),
-        ("size", #""maxCommandSize": 1000"#, "maxCommandSize"),
-    ])
+    @Test(
+        "a valid file parses; each broken rule is refused with a reason",
+        arguments: [
+            ("schema", "emrtd.readers/2", "schema"),
+            ("no source", #""sources": [{"title": "t", "url": "https://example.org"}]"#, "cites no source"),
+            ("no pattern", #""match": ["M*"]"#, "no match pattern"),
+            ("status", #""status": "untested""#, "status must be"),
+            ("size", #""maxCommandSize": 1000"#, "maxCommandSize"),
+        ])
     func validation(_ row: (String, String, String)) throws {
         _ = try ReaderProfiles(json: Self.file(Self.good))
         let broken: Data
@@ -109,16 +122,30 @@ struct EventDiffTests {
         let empty = Self.state(.empty, counter: 4)
         let present = Self.state([.present, .inUse], counter: 5, atr: atr)
         #expect(PCSCEvent.diff(from: [:], to: [Self.r: empty]) == [.readerAdded(reader: Self.r)])
-        #expect(PCSCEvent.diff(from: [:], to: [Self.r: present]) == [.readerAdded(reader: Self.r), .cardInserted(reader: Self.r, atr: atr)])
-        #expect(PCSCEvent.diff(from: [Self.r: empty], to: [Self.r: present]) == [.cardInserted(reader: Self.r, atr: atr)])
-        #expect(PCSCEvent.diff(from: [Self.r: present], to: [Self.r: Self.state(.empty, counter: 6)]) == [.cardRemoved(reader: Self.r)])
-        #expect(PCSCEvent.diff(from: [Self.r: present], to: [:]) == [.cardRemoved(reader: Self.r), .readerRemoved(reader: Self.r)])
+        #expect(
+            PCSCEvent.diff(from: [:], to: [Self.r: present]) == [
+                .readerAdded(reader: Self.r), .cardInserted(reader: Self.r, atr: atr),
+            ])
+        #expect(
+            PCSCEvent.diff(from: [Self.r: empty], to: [Self.r: present]) == [.cardInserted(reader: Self.r, atr: atr)])
+        #expect(
+            PCSCEvent.diff(from: [Self.r: present], to: [Self.r: Self.state(.empty, counter: 6)]) == [
+                .cardRemoved(reader: Self.r)
+            ])
+        #expect(
+            PCSCEvent.diff(from: [Self.r: present], to: [:]) == [
+                .cardRemoved(reader: Self.r), .readerRemoved(reader: Self.r),
+            ])
         #expect(PCSCEvent.diff(from: [Self.r: empty], to: [:]) == [.readerRemoved(reader: Self.r)])
         // No change, or only the in-use flag: no event.
-        #expect(PCSCEvent.diff(from: [Self.r: present], to: [Self.r: Self.state(.present, counter: 5, atr: atr)]).isEmpty)
+        #expect(
+            PCSCEvent.diff(from: [Self.r: present], to: [Self.r: Self.state(.present, counter: 5, atr: atr)]).isEmpty)
         // Removed and put back between two looks: the counter moved by 2.
         let back = Self.state(.present, counter: 7, atr: atr)
-        #expect(PCSCEvent.diff(from: [Self.r: present], to: [Self.r: back]) == [.cardRemoved(reader: Self.r), .cardInserted(reader: Self.r, atr: atr)])
+        #expect(
+            PCSCEvent.diff(from: [Self.r: present], to: [Self.r: back]) == [
+                .cardRemoved(reader: Self.r), .cardInserted(reader: Self.r, atr: atr),
+            ])
         // A mute card.
         let mute = Self.state([.present, .mute], counter: 5)
         #expect(PCSCEvent.diff(from: [Self.r: empty], to: [Self.r: mute]) == [.cardMute(reader: Self.r)])
@@ -126,8 +153,10 @@ struct EventDiffTests {
 
     @Test("reader selection: exact, unique substring, default; errors name the choices")
     func selection() throws {
-        let states = ["ACS ACR1252 Dual Reader [PICC] 00 00", "ACS ACR1252 Dual Reader [SAM] 00 01", "Virtual PCD 00 00"]
-            .map { PCSCReaderState(reader: $0, flags: .empty) }
+        let states = [
+            "ACS ACR1252 Dual Reader [PICC] 00 00", "ACS ACR1252 Dual Reader [SAM] 00 01", "Virtual PCD 00 00",
+        ]
+        .map { PCSCReaderState(reader: $0, flags: .empty) }
         #expect(try PCSCContext.selectReader("Virtual PCD 00 00", from: states) == "Virtual PCD 00 00")
         #expect(try PCSCContext.selectReader("picc", from: states) == "ACS ACR1252 Dual Reader [PICC] 00 00")
         #expect(try PCSCContext.selectReader(nil, from: states) == states[0].reader)
@@ -172,22 +201,25 @@ struct VPCDBridgeUnitTests {
 }
 
 struct VPCDAddressTests {
-    @Test("--vpcd HOST:PORT parsing", arguments: [
-        ("", "127.0.0.1", 35963),
-        ("localhost:35964", "localhost", 35964),
-        ("35964", "127.0.0.1", 35964),
-        ("vpcd.local", "vpcd.local", 35963),
-        ("[::1]:35963", "::1", 35963),
-        (":35964", "127.0.0.1", 35964),
-        ("::1", "::1", 35963),
-    ])
+    @Test(
+        "--vpcd HOST:PORT parsing",
+        arguments: [
+            ("", "127.0.0.1", 35963),
+            ("localhost:35964", "localhost", 35964),
+            ("35964", "127.0.0.1", 35964),
+            ("vpcd.local", "vpcd.local", 35963),
+            ("[::1]:35963", "::1", 35963),
+            (":35964", "127.0.0.1", 35964),
+            ("::1", "::1", 35963),
+        ])
     func valid(_ row: (String, String, Int)) {
         let parsed = VPCDBridge.parseAddress(row.0)
         #expect(parsed?.host == row.1)
         #expect(parsed.map { Int($0.port) } == row.2)
     }
 
-    @Test("bad --vpcd values are refused", arguments: ["host:0", "host:65536", "host:x", "[::1", "[::1]x", "[::1]:99999"])
+    @Test(
+        "bad --vpcd values are refused", arguments: ["host:0", "host:65536", "host:x", "[::1", "[::1]x", "[::1]:99999"])
     func invalid(_ text: String) {
         #expect(VPCDBridge.parseAddress(text) == nil)
     }

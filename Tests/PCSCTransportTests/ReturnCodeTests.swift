@@ -69,8 +69,9 @@ struct ReturnCodeTests {
         (0x8010_006F, "SCARD_W_CARD_NOT_AUTHENTICATED", .other),
     ]
 
-    @Test("each pcsclite.h error code maps to its kind, names the call and says what happened",
-          arguments: expected)
+    @Test(
+        "each pcsclite.h error code maps to its kind, names the call and says what happened",
+        arguments: expected)
     func mapping(_ row: (UInt32, String, TransportError.Kind)) throws {
         let (code, symbol, kind) = row
         let rc = PCSCReturnCode(code)
@@ -95,7 +96,7 @@ struct ReturnCodeTests {
 
     @Test("LONG is 8 bytes on 64-bit Linux: a sign-extended return value maps the same")
     func signExtended() {
-        let asLong = Int(Int32(bitPattern: 0x8010_0069)) // what a 32-bit LONG would sign-extend to
+        let asLong = Int(Int32(bitPattern: 0x8010_0069))  // what a 32-bit LONG would sign-extend to
         #expect(PCSCReturnCode(returned: asLong) == .removedCard)
         #expect(PCSCReturnCode(returned: Int(0x8010_0069)) == .removedCard)
     }

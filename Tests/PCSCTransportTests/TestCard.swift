@@ -30,9 +30,19 @@ final class TestCard: CardEmulator {
         self.pendingLength = pendingLength
     }
 
-    func powerOn() { state.withLock { $0.powerOns += 1; $0.pending = [] } }
+    func powerOn() {
+        state.withLock {
+            $0.powerOns += 1
+            $0.pending = []
+        }
+    }
     func powerOff() { state.withLock { $0.pending = [] } }
-    func reset() { state.withLock { $0.resets += 1; $0.pending = [] } }
+    func reset() {
+        state.withLock {
+            $0.resets += 1
+            $0.pending = []
+        }
+    }
 
     var commands: [[UInt8]] { state.withLock { $0.commands } }
     var resets: Int { state.withLock { $0.resets } }

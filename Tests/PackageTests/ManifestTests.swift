@@ -37,19 +37,22 @@ struct ManifestTests {
     static func manifestTargets() throws -> [Target] {
         let text = try String(contentsOf: RepositoryPaths.root.appendingPathComponent("Package.swift"), encoding: .utf8)
         // `.target(name: "X", dependencies: ["A", "B"], …)` and the other target kinds; dependencies may span lines.
-        let pattern = #"\.(target|executableTarget|systemLibrary|testTarget)\(\s*name:\s*"([A-Za-z0-9_]+)"(\s*,\s*dependencies:\s*\[([^\]]*)\])?"#
+        let pattern =
+            #"\.(target|executableTarget|systemLibrary|testTarget)\(\s*name:\s*"([A-Za-z0-9_]+)"(\s*,\s*dependencies:\s*\[([^\]]*)\])?"#
         let regex = try NSRegularExpression(pattern: pattern)
         let ns = text as NSString
         return regex.matches(in: text, range: NSRange(location: 0, length: ns.length)).map { m in
             let deps: [String]
             if m.range(at: 4).location != NSNotFound {
                 deps = ns.substring(with: m.range(at: 4)).split(separator: ",").map {
-                    $0.trimmingCharacters(in: .whitespacesAndNewlines).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                    $0.trimmingCharacters(in: .whitespacesAndNewlines).trimmingCharacters(
+                        in: CharacterSet(charactersIn: "\""))
                 }.filter { !$0.isEmpty }
             } else {
                 deps = []
             }
-            return Target(name: ns.substring(with: m.range(at: 2)), kind: ns.substring(with: m.range(at: 1)), dependencies: deps)
+            return Target(
+                name: ns.substring(with: m.range(at: 2)), kind: ns.substring(with: m.range(at: 1)), dependencies: deps)
         }
     }
 
@@ -58,7 +61,8 @@ struct ManifestTests {
         let dir = RepositoryPaths.root.appendingPathComponent("Sources/\(module)")
         guard let walker = FileManager.default.enumerator(at: dir, includingPropertiesForKeys: nil) else { return [:] }
         let regex = try NSRegularExpression(
-            pattern: #"^\s*(?:@[A-Za-z_]+\s+)*(?:(?:public|package|internal|fileprivate|private)\s+)?import\s+(?:(?:struct|class|enum|protocol|func|var|let|typealias)\s+)?([A-Za-z0-9_]+)"#,
+            pattern:
+                #"^\s*(?:@[A-Za-z_]+\s+)*(?:(?:public|package|internal|fileprivate|private)\s+)?import\s+(?:(?:struct|class|enum|protocol|func|var|let|typealias)\s+)?([A-Za-z0-9_]+)"#,
             options: [.anchorsMatchLines])
         var result: [String: Set<String>] = [:]
         for case let url as URL in walker where url.pathExtension == "swift" {
@@ -79,7 +83,9 @@ struct ManifestTests {
         let names = Set(targets.map(\.name))
         for target in targets where target.kind == "target" || target.kind == "executableTarget" {
             let dir = RepositoryPaths.root.appendingPathComponent("Sources/\(target.name)")
-            let isSwift = (try? FileManager.default.subpathsOfDirectory(atPath: dir.path))?.contains { $0.hasSuffix(".swift") } ?? false
+            let isSwift =
+                (try? FileManager.default.subpathsOfDirectory(atPath: dir.path))?.contains { $0.hasSuffix(".swift") }
+                ?? false
             guard isSwift else { continue }  // C targets include headers, they do not import modules
             let byFile = try Self.imports(of: target.name, packageModules: names)
             let imported = byFile.values.reduce(into: Set<String>()) { $0.formUnion($1) }
@@ -106,7 +112,8 @@ struct ManifestTests {
         #expect(Set(cTargets).isSuperset(of: ["CLibCrypto", "CPCSCLite"]))
         var importers: [String: Set<String>] = [:]
         for target in targets where target.kind == "target" || target.kind == "executableTarget" {
-            for module in try Self.imports(of: target.name, packageModules: names).values.reduce(into: Set<String>(), { $0.formUnion($1) })
+            for module in try Self.imports(of: target.name, packageModules: names).values.reduce(
+                into: Set<String>(), { $0.formUnion($1) })
             where cTargets.contains(module) {
                 importers[module, default: []].insert(target.name)
             }
@@ -130,7 +137,8 @@ struct ManifestTests {
         let names = Set(targets.map(\.name))
         for target in targets where target.kind != "testTarget" {
             guard let rank = Self.layers[target.name] else {
-                Issue.record("\(target.name) has no layer: place it in docs/architecture.md §2 and in ManifestTests.layers")
+                Issue.record(
+                    "\(target.name) has no layer: place it in docs/architecture.md §2 and in ManifestTests.layers")
                 continue
             }
             for dependency in target.dependencies {

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import StepUp
+
 @testable import EMRTDCLI
+@testable import StepUp
 
 /// `emrtd stepup …` end to end (StepUpCommandLine is what `runStepUpCommand` calls), with the real
 /// URLSession transport against the stand-in server. Every test scans all output for secrets.
@@ -12,8 +13,10 @@ import Testing
         var json: JSONValue? { rec.stdoutJSON }
     }
 
-    func run(_ args: [String], env: [String: String] = [:], stdin: String = "", chipReader: (any ReadIDChipReader)? = nil,
-             sha256: (@Sendable ([UInt8]) -> [UInt8])? = nil, files: [String: String] = [:]) async -> Run {
+    func run(
+        _ args: [String], env: [String: String] = [:], stdin: String = "", chipReader: (any ReadIDChipReader)? = nil,
+        sha256: (@Sendable ([UInt8]) -> [UInt8])? = nil, files: [String: String] = [:]
+    ) async -> Run {
         let rec = Recorder()
         let io = StepUpCommandIO(
             stdout: { rec.out($0) }, stderr: { rec.err($0) }, readStdin: { Data(stdin.utf8) },
@@ -22,22 +25,27 @@ import Testing
                 return Data(f.utf8)
             },
             transport: URLSessionHTTPTransport(), sleep: { rec.slept($0) })
-        let code = await StepUpCommandLine.run(arguments: args, environment: env, chipReader: chipReader, sha256: sha256,
-                                               io: io)
+        let code = await StepUpCommandLine.run(
+            arguments: args, environment: env, chipReader: chipReader, sha256: sha256,
+            io: io)
         return Run(code: code, rec: rec)
     }
 
     func env(_ s: StandInServer, _ extra: [String: String] = [:]) -> [String: String] {
-        var e = [StepUpEnvironment.clientId: s.clientId, StepUpEnvironment.clientSecret: s.clientSecret,
-                 StepUpEnvironment.tokenURL: s.tokenURL, StepUpEnvironment.baseURL: s.reuseIDBaseURL,
-                 StepUpEnvironment.timeout: "2"]
+        var e = [
+            StepUpEnvironment.clientId: s.clientId, StepUpEnvironment.clientSecret: s.clientSecret,
+            StepUpEnvironment.tokenURL: s.tokenURL, StepUpEnvironment.baseURL: s.reuseIDBaseURL,
+            StepUpEnvironment.timeout: "2",
+        ]
         for (k, v) in extra { e[k] = v }
         return e
     }
 
     // MARK: help and usage
 
-    @Test(arguments: [["--help"], ["decode", "--help"], ["start", "--help"], ["run", "--help"], ["stepup", "--help"]])
+    @Test(arguments: [
+        ["--help"], ["decode", "--help"], ["start", "--help"], ["run", "--help"], ["stepup", "--help"],
+    ])
     func helpPrintsUsage(_ args: [String]) async {
         let r = await run(args)
         #expect(r.code == 0)
@@ -99,9 +107,12 @@ import Testing
     @Test func startPrintsReuseIDsAnswerAndNoSecret() async throws {
         let s = try StandInServer()
         defer { s.stop() }
-        let r = await run(["start", "--user-id", "a1e26081-35b4-4557-a46a-ef50bc91672f",
-                           "--device-id", "b1g73121-55c4-9238-l39j-ek60dc91872g", "--doc-types", "138,169,147",
-                           "--default-id", "169", "--verbose"], env: env(s))
+        let r = await run(
+            [
+                "start", "--user-id", "a1e26081-35b4-4557-a46a-ef50bc91672f",
+                "--device-id", "b1g73121-55c4-9238-l39j-ek60dc91872g", "--doc-types", "138,169,147",
+                "--default-id", "169", "--verbose",
+            ], env: env(s))
         #expect(r.code == 0, "\(r.rec.stderr)")
         let j = try #require(r.json)
         #expect(j["response"]?["data"]?["status"] == .string("Pending"))
@@ -133,8 +144,11 @@ import Testing
     @Test func startRefusesReadIDWithVideoIDOptionsBeforeAnyCall() async throws {
         let s = try StandInServer()
         defer { s.stop() }
-        let r = await run(["start", "--user-id", "a1e26081-35b4-4557-a46a-ef50bc91672f", "--device-id", "k",
-                           "--provider", "readid", "--doc-types", "1"], env: env(s))
+        let r = await run(
+            [
+                "start", "--user-id", "a1e26081-35b4-4557-a46a-ef50bc91672f", "--device-id", "k",
+                "--provider", "readid", "--doc-types", "1",
+            ], env: env(s))
         #expect(r.code == 2)
         #expect(r.json?["error"]?["code"] == .string("provider-options-not-applicable"))
         #expect(s.requests.isEmpty)
@@ -143,9 +157,11 @@ import Testing
     @Test func startRemoteFailureExits6WithTraceId() async throws {
         let s = try StandInServer()
         defer { s.stop() }
-        s.script("/reuseid/step-up", .signicatError(404, code: "user_not_found", title: "Not Found", traceId: "cli-404"))
-        let r = await run(["start", "--user-id", "a1e26081-35b4-4557-a46a-ef50bc91672f", "--device-id", "k", "--verbose"],
-                          env: env(s))
+        s.script(
+            "/reuseid/step-up", .signicatError(404, code: "user_not_found", title: "Not Found", traceId: "cli-404"))
+        let r = await run(
+            ["start", "--user-id", "a1e26081-35b4-4557-a46a-ef50bc91672f", "--device-id", "k", "--verbose"],
+            env: env(s))
         #expect(r.code == 6)
         #expect(r.json?["error"]?["code"] == .string("http-not-found"))
         #expect(r.json?["error"]?["traceId"] == .string("cli-404"))
@@ -157,8 +173,11 @@ import Testing
     @Test func startInsecureBaseURLIsRefused() async throws {
         let s = try StandInServer()
         defer { s.stop() }
-        let r = await run(["start", "--user-id", "a1e26081-35b4-4557-a46a-ef50bc91672f", "--device-id", "k",
-                           "--base-url", "http://reuseid.example.test/"], env: env(s))
+        let r = await run(
+            [
+                "start", "--user-id", "a1e26081-35b4-4557-a46a-ef50bc91672f", "--device-id", "k",
+                "--base-url", "http://reuseid.example.test/",
+            ], env: env(s))
         #expect(r.code == 2)
         #expect(r.json?["error"]?["code"] == .string("insecure-url"))
         #expect(s.requests.isEmpty)
@@ -186,22 +205,28 @@ import Testing
         expectNoSecret(r.rec.stderr, [s.videoIDAuthorization])
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: [
-        (StandInServer.Behavior.signicatError(401, code: "unauthorized", title: "Unauthorized", traceId: "r-401"), "http-unauthorized"),
-        (.signicatError(403, code: "forbidden", title: "Forbidden", traceId: "r-403"), "http-forbidden"),
-        (.signicatError(404, code: "not_found", title: "Not Found", traceId: "r-404"), "http-not-found"),
-        (.text(500, "oops"), "http-server-error"),
-        (.hang(seconds: 10), "timeout"),
-        (.text(200, "<html/>"), "non-json-response"),
-        (.json(200, #"{"id": "x"}"#), "missing-authorization"),
-        (.json(200, #"{"id": "x", "authorization": 12345}"#), "invalid-response"),
-        (.json(200, #"{"id": 7, "authorization": "abc"}"#), "invalid-response"),
-    ])
+    @Test(
+        .timeLimit(.minutes(1)),
+        arguments: [
+            (
+                StandInServer.Behavior.signicatError(
+                    401, code: "unauthorized", title: "Unauthorized", traceId: "r-401"), "http-unauthorized"
+            ),
+            (.signicatError(403, code: "forbidden", title: "Forbidden", traceId: "r-403"), "http-forbidden"),
+            (.signicatError(404, code: "not_found", title: "Not Found", traceId: "r-404"), "http-not-found"),
+            (.text(500, "oops"), "http-server-error"),
+            (.hang(seconds: 10), "timeout"),
+            (.text(200, "<html/>"), "non-json-response"),
+            (.json(200, #"{"id": "x"}"#), "missing-authorization"),
+            (.json(200, #"{"id": "x", "authorization": 12345}"#), "invalid-response"),
+            (.json(200, #"{"id": 7, "authorization": "abc"}"#), "invalid-response"),
+        ])
     func runVideoIDRemoteFailuresExit6(_ b: StandInServer.Behavior, _ code: String) async throws {
         let s = try StandInServer()
         defer { s.stop() }
         s.script("/v2/videoid.request", b)
-        let r = await run(["run", Seeds.postContext(Seeds.videoIDOperation(url: s.videoIDURL)), "--timeout", "0.5"], env: env(s))
+        let r = await run(
+            ["run", Seeds.postContext(Seeds.videoIDOperation(url: s.videoIDURL)), "--timeout", "0.5"], env: env(s))
         #expect(r.code == 6)
         #expect(r.json?["error"]?["code"] == .string(code))
         expectNoSecret(r.rec.everything, s.allSecrets)
@@ -214,7 +239,8 @@ import Testing
         let r = await run(["run", "-"], env: env(s), stdin: Seeds.preOperationContext, chipReader: reader)
         #expect(r.code == 2)
         #expect(r.json?["error"]?["code"] == .string("not-ready-for-proofing"))
-        #expect(r.json?["error"]?["missingFields"] == .array(["version", "token", "url", "processId"].map { .string($0) }))
+        #expect(
+            r.json?["error"]?["missingFields"] == .array(["version", "token", "url", "processId"].map { .string($0) }))
         #expect(s.requests.isEmpty && reader.plans.isEmpty)
     }
 
@@ -226,7 +252,9 @@ import Testing
         #expect(r.code == 0, "\(r.rec.stderr)")
         #expect(r.json?["phase"] == .string("post_operation_context"))
         #expect(r.json?["readyForProofing"] == .bool(true))
-        #expect(r.rec.stderr.contains("both-contexts") && r.rec.stderr.contains("post_operation_context"), "\(r.rec.stderr)")
+        #expect(
+            r.rec.stderr.contains("both-contexts") && r.rec.stderr.contains("post_operation_context"), "\(r.rec.stderr)"
+        )
         if case .array(let w)? = r.json?["warnings"] { #expect(!w.isEmpty) } else { Issue.record("no warnings member") }
     }
 
@@ -243,8 +271,9 @@ import Testing
         let s = try StandInServer()
         defer { s.stop() }
         let reader = FakeChipReader(status: .accepted)
-        let r = await run(["run", "-", "--timeout", "3", "--card-timeout", "45", "--can", "123456"], env: env(s),
-                          stdin: Seeds.postContext(Seeds.readIDOperation()), chipReader: reader)
+        let r = await run(
+            ["run", "-", "--timeout", "3", "--card-timeout", "45", "--can", "123456"], env: env(s),
+            stdin: Seeds.postContext(Seeds.readIDOperation()), chipReader: reader)
         #expect(r.code == 0, "\(r.rec.stderr)")
         let plan = try #require(reader.plans.first)
         #expect(plan.readerArguments == ["--card-timeout", "45", "--can", "123456"], "\(plan.readerArguments)")
@@ -255,13 +284,18 @@ import Testing
 
     // MARK: run — ReadID
 
-    @Test(arguments: [(StepUpStatus.accepted, ChipCloneDetection.succeeded, Int32(0)),
-                      (.inconclusive, .failed, 10), (.rejected, .succeeded, 11)])
-    func runReadIDExitCodeFollowsTheVerdict(_ status: StepUpStatus, _ clone: ChipCloneDetection, _ exit: Int32) async throws {
+    @Test(arguments: [
+        (StepUpStatus.accepted, ChipCloneDetection.succeeded, Int32(0)),
+        (.inconclusive, .failed, 10), (.rejected, .succeeded, 11),
+    ])
+    func runReadIDExitCodeFollowsTheVerdict(_ status: StepUpStatus, _ clone: ChipCloneDetection, _ exit: Int32)
+        async throws
+    {
         let verification: ChipVerification = status == .rejected ? .failed : .succeeded
         let reader = FakeChipReader(status: status, verification: verification, clone: clone)
-        let r = await run(["run", "ctx.json", "--mrz", "P<UTOERIKSSON<<ANNA<MARIA", "--reader", "Virtual PCD 00 00"],
-                          chipReader: reader, files: ["ctx.json": Seeds.postContext(Seeds.readIDOperation())])
+        let r = await run(
+            ["run", "ctx.json", "--mrz", "P<UTOERIKSSON<<ANNA<MARIA", "--reader", "Virtual PCD 00 00"],
+            chipReader: reader, files: ["ctx.json": Seeds.postContext(Seeds.readIDOperation())])
         #expect(r.code == exit, "\(r.rec.stderr)")
         let j = try #require(r.json)
         #expect(j["status"] == .string(status.rawValue))
@@ -277,8 +311,9 @@ import Testing
         defer { s.stop() }
         let reader = FakeChipReader(status: .accepted)
         let sha: @Sendable ([UInt8]) -> [UInt8] = { _ in Array(0..<32) }
-        let r = await run(["run", "-", "--bind-process-id", "--can", "123456", "--result-url", s.resultURL, "--verbose"],
-                          env: env(s), stdin: Seeds.postContext(Seeds.readIDOperation()), chipReader: reader, sha256: sha)
+        let r = await run(
+            ["run", "-", "--bind-process-id", "--can", "123456", "--result-url", s.resultURL, "--verbose"],
+            env: env(s), stdin: Seeds.postContext(Seeds.readIDOperation()), chipReader: reader, sha256: sha)
         #expect(r.code == 0, "\(r.rec.stderr)")
         #expect(reader.plans.first?.activeAuthenticationChallenge == Array(0..<8))
         #expect(reader.plans.first?.readerArguments == ["--can", "123456"])
@@ -292,8 +327,9 @@ import Testing
         let s = try StandInServer()
         defer { s.stop() }
         s.script("/results", .signicatError(403, code: "forbidden", title: "Forbidden", traceId: "up-403"))
-        let r = await run(["run", "-"], env: env(s, [StepUpEnvironment.resultURL: s.resultURL]),
-                          stdin: Seeds.postContext(Seeds.readIDOperation()), chipReader: FakeChipReader(status: .accepted))
+        let r = await run(
+            ["run", "-"], env: env(s, [StepUpEnvironment.resultURL: s.resultURL]),
+            stdin: Seeds.postContext(Seeds.readIDOperation()), chipReader: FakeChipReader(status: .accepted))
         #expect(r.code == 6)
         #expect(r.json?["status"] == .string("accepted"))
         #expect(r.rec.stderr.contains("up-403"))
@@ -301,26 +337,30 @@ import Testing
 
     @Test func runReadIDBindingWithoutSHA256IsAConfigurationError() async {
         let reader = FakeChipReader(status: .accepted)
-        let r = await run(["run", "-", "--bind-process-id"], stdin: Seeds.postContext(Seeds.readIDOperation()),
-                          chipReader: reader)
+        let r = await run(
+            ["run", "-", "--bind-process-id"], stdin: Seeds.postContext(Seeds.readIDOperation()),
+            chipReader: reader)
         #expect(r.code == 2)
         #expect(reader.plans.isEmpty)
-        let both = await run(["run", "-", "--bind-process-id", "--aa-challenge", "0011223344556677"],
-                             stdin: Seeds.postContext(Seeds.readIDOperation()), chipReader: reader, sha256: { _ in [] })
+        let both = await run(
+            ["run", "-", "--bind-process-id", "--aa-challenge", "0011223344556677"],
+            stdin: Seeds.postContext(Seeds.readIDOperation()), chipReader: reader, sha256: { _ in [] })
         #expect(both.code == 2)
     }
 
     @Test func runReadIDChipReaderChoosesItsExitCode() async {
-        let denied = await run(["run", "-"], stdin: Seeds.postContext(Seeds.readIDOperation()),
-                               chipReader: FakeChipReader(.failure(FakeAccessDenied())))
+        let denied = await run(
+            ["run", "-"], stdin: Seeds.postContext(Seeds.readIDOperation()),
+            chipReader: FakeChipReader(.failure(FakeAccessDenied())))
         #expect(denied.code == 4)
         #expect(denied.rec.stderr.contains("access control failed"))
         struct Leaky: StepUpExitCoded {
             var stepUpExitCode: Int32 { 3 }
             var stepUpReason: String { "upload to ReadID with token \(Seeds.token) failed" }
         }
-        let leaky = await run(["run", "-"], stdin: Seeds.postContext(Seeds.readIDOperation()),
-                              chipReader: FakeChipReader(.failure(Leaky())))
+        let leaky = await run(
+            ["run", "-"], stdin: Seeds.postContext(Seeds.readIDOperation()),
+            chipReader: FakeChipReader(.failure(Leaky())))
         #expect(leaky.code == 3)
         expectNoSecret(leaky.rec.everything, [Seeds.token])
         let none = await run(["run", "-"], stdin: Seeds.postContext(Seeds.readIDOperation()), chipReader: nil)

@@ -1,25 +1,31 @@
 import Foundation
 import Testing
+
 @testable import StepUp
 
 /// The real URLSession client against the stand-in server (docs/architecture.md §8.1 item 1, §2).
 @Suite struct HTTPClientTests {
-    func tokens(_ s: StandInServer, _ rec: Recorder, secret: String? = nil, clock: TestClock? = nil,
-                margin: Double = 30, timeout: Double = 5) -> OAuthTokenClient {
-        OAuthTokenClient(tokenURL: URL(string: s.tokenURL)!,
-                         credentials: ClientCredentials(clientId: s.clientId, clientSecret: SecretString(secret ?? s.clientSecret)),
-                         refreshMargin: margin, http: makeHTTP(rec, timeout: timeout, clock: clock))
+    func tokens(
+        _ s: StandInServer, _ rec: Recorder, secret: String? = nil, clock: TestClock? = nil,
+        margin: Double = 30, timeout: Double = 5
+    ) -> OAuthTokenClient {
+        OAuthTokenClient(
+            tokenURL: URL(string: s.tokenURL)!,
+            credentials: ClientCredentials(clientId: s.clientId, clientSecret: SecretString(secret ?? s.clientSecret)),
+            refreshMargin: margin, http: makeHTTP(rec, timeout: timeout, clock: clock))
     }
 
     func startClient(_ s: StandInServer, _ rec: Recorder, timeout: Double = 5) -> StartStepUpClient {
         let http = makeHTTP(rec, timeout: timeout)
-        return StartStepUpClient(configuration: StartStepUpConfiguration(baseURL: URL(string: s.reuseIDBaseURL)!),
-                                 tokens: tokens(s, rec), http: http)
+        return StartStepUpClient(
+            configuration: StartStepUpConfiguration(baseURL: URL(string: s.reuseIDBaseURL)!),
+            tokens: tokens(s, rec), http: http)
     }
 
     func startRequest() throws -> StartStepUpRequest {
-        try StartStepUpRequest(userId: UUID(uuidString: "a1e26081-35b4-4557-a46a-ef50bc91672f")!,
-                               deviceId: "b1g73121-55c4-9238-l39j-ek60dc91872g")
+        try StartStepUpRequest(
+            userId: UUID(uuidString: "a1e26081-35b4-4557-a46a-ef50bc91672f")!,
+            deviceId: "b1g73121-55c4-9238-l39j-ek60dc91872g")
     }
 
     // MARK: token client
@@ -37,7 +43,8 @@ import Testing
         #expect(reqs.count == 1)
         let r = try #require(reqs.first)
         #expect(r.method == "POST")
-        #expect(r.header("Authorization") == "Basic " + Data("\(s.clientId):\(s.clientSecret)".utf8).base64EncodedString())
+        #expect(
+            r.header("Authorization") == "Basic " + Data("\(s.clientId):\(s.clientSecret)".utf8).base64EncodedString())
         #expect(r.header("Content-Type") == "application/x-www-form-urlencoded")
         #expect(r.bodyText == "grant_type=client_credentials&scope=signicat-api")
         expectNoSecret(rec.everything + "\(t1)", s.allSecrets)
@@ -99,21 +106,36 @@ import Testing
     }
 
     static let tokenFailures: [Failure] = [
-        Failure(name: "token 500", behaviors: [.text(500, "boom", contentType: "text/plain")], code: .httpServerError,
-                status: 500, traceId: nil, attempts: 1, sleeps: []),
-        Failure(name: "token 403 with Signicat error", behaviors: [.signicatError(403, code: "forbidden", title: "Forbidden", traceId: "tk-403")],
-                code: .httpForbidden, status: 403, traceId: "tk-403", attempts: 1, sleeps: []),
-        Failure(name: "token 429 then success", behaviors: [.signicatError(429, code: "rate", title: "Too Many", traceId: "tk-429",
-                                                                           headers: ["Retry-After": "1"])],
-                code: .httpRateLimited, status: nil, traceId: nil, attempts: 2, sleeps: [1]),
-        Failure(name: "token non-JSON", behaviors: [.text(200, "<html/>")], code: .nonJSONResponse, status: 200, traceId: nil,
-                attempts: 1, sleeps: []),
-        Failure(name: "token without access_token", behaviors: [.json(200, #"{"token_type": "Bearer", "expires_in": 600}"#)],
-                code: .invalidResponse, status: 200, traceId: nil, attempts: 1, sleeps: []),
-        Failure(name: "token of another type", behaviors: [.json(200, #"{"access_token": "at_mac-type-token", "token_type": "MAC"}"#)],
-                code: .invalidResponse, status: 200, traceId: nil, attempts: 1, sleeps: []),
-        Failure(name: "token timeout", behaviors: [.hang(seconds: 10)], code: .timeout, status: nil, traceId: nil,
-                attempts: 1, sleeps: []),
+        Failure(
+            name: "token 500", behaviors: [.text(500, "boom", contentType: "text/plain")], code: .httpServerError,
+            status: 500, traceId: nil, attempts: 1, sleeps: []),
+        Failure(
+            name: "token 403 with Signicat error",
+            behaviors: [.signicatError(403, code: "forbidden", title: "Forbidden", traceId: "tk-403")],
+            code: .httpForbidden, status: 403, traceId: "tk-403", attempts: 1, sleeps: []),
+        Failure(
+            name: "token 429 then success",
+            behaviors: [
+                .signicatError(
+                    429, code: "rate", title: "Too Many", traceId: "tk-429",
+                    headers: ["Retry-After": "1"])
+            ],
+            code: .httpRateLimited, status: nil, traceId: nil, attempts: 2, sleeps: [1]),
+        Failure(
+            name: "token non-JSON", behaviors: [.text(200, "<html/>")], code: .nonJSONResponse, status: 200,
+            traceId: nil,
+            attempts: 1, sleeps: []),
+        Failure(
+            name: "token without access_token",
+            behaviors: [.json(200, #"{"token_type": "Bearer", "expires_in": 600}"#)],
+            code: .invalidResponse, status: 200, traceId: nil, attempts: 1, sleeps: []),
+        Failure(
+            name: "token of another type",
+            behaviors: [.json(200, #"{"access_token": "at_mac-type-token", "token_type": "MAC"}"#)],
+            code: .invalidResponse, status: 200, traceId: nil, attempts: 1, sleeps: []),
+        Failure(
+            name: "token timeout", behaviors: [.hang(seconds: 10)], code: .timeout, status: nil, traceId: nil,
+            attempts: 1, sleeps: []),
     ]
 
     @Test(.timeLimit(.minutes(1)), arguments: tokenFailures)
@@ -187,7 +209,8 @@ import Testing
         defer { s.stop() }
         let client = startClient(s, Recorder())
         _ = try await client.start(try startRequest())
-        s.script("/reuseid/step-up", .signicatError(401, code: "token_expired", title: "Unauthorized", traceId: "t-401"))
+        s.script(
+            "/reuseid/step-up", .signicatError(401, code: "token_expired", title: "Unauthorized", traceId: "t-401"))
         _ = try await client.start(try startRequest())
         #expect(s.requests(to: "/auth/open/connect/token").count == 2)
         #expect(s.requests(to: "/reuseid/step-up").count == 3)
@@ -206,31 +229,58 @@ import Testing
     }
 
     static let failures: [Failure] = [
-        Failure(name: "401 with Signicat error", behaviors: [.signicatError(401, code: "unauthorized", title: "Unauthorized", traceId: "tr-401")],
-                code: .httpUnauthorized, status: 401, traceId: "tr-401", attempts: 1, sleeps: []),
-        Failure(name: "403 with Signicat error", behaviors: [.signicatError(403, code: "forbidden", title: "Forbidden", traceId: "tr-403")],
-                code: .httpForbidden, status: 403, traceId: "tr-403", attempts: 1, sleeps: []),
-        Failure(name: "404 with Signicat error", behaviors: [.signicatError(404, code: "user_not_found", title: "Not Found", traceId: "tr-404")],
-                code: .httpNotFound, status: 404, traceId: "tr-404", attempts: 1, sleeps: []),
-        Failure(name: "400 is never retried", behaviors: [.signicatError(400, code: "validation", title: "Bad Request", traceId: "tr-400")],
-                code: .httpUnexpectedStatus, status: 400, traceId: "tr-400", attempts: 1, sleeps: []),
-        Failure(name: "500 is not retried", behaviors: [.signicatError(500, code: "internal", title: "Error", traceId: "tr-500")],
-                code: .httpServerError, status: 500, traceId: "tr-500", attempts: 1, sleeps: []),
-        Failure(name: "429 with Retry-After, three times", behaviors: Array(repeating: .signicatError(
-            429, code: "rate_limited", title: "Too Many Requests", traceId: "tr-429", headers: ["Retry-After": "2"]), count: 3),
-                code: .httpRateLimited, status: 429, traceId: "tr-429", attempts: 3, sleeps: [2, 2]),
-        Failure(name: "429 with a Retry-After too long to wait", behaviors: [.signicatError(
-            429, code: "rate_limited", title: "Too Many Requests", traceId: "tr-429b", headers: ["Retry-After": "3600"])],
-                code: .httpRateLimited, status: 429, traceId: "tr-429b", attempts: 1, sleeps: []),
-        Failure(name: "503 without Retry-After backs off, three times", behaviors: Array(repeating: .text(503, "busy"), count: 3),
-                code: .httpServerError, status: 503, traceId: nil, attempts: 3, sleeps: [0.5, 1]),
-        Failure(name: "timeout", behaviors: [.hang(seconds: 10)], code: .timeout, status: nil, traceId: nil, attempts: 1, sleeps: []),
-        Failure(name: "non-JSON 200 body", behaviors: [.text(200, "<html>maintenance</html>")], code: .nonJSONResponse,
-                status: 200, traceId: nil, attempts: 1, sleeps: []),
-        Failure(name: "redirect is not followed", behaviors: [.respond(status: 302, headers: ["Location": "/elsewhere"], body: Data())],
-                code: .httpUnexpectedStatus, status: 302, traceId: nil, attempts: 1, sleeps: []),
-        Failure(name: "connection closed without answer", behaviors: [.drop], code: .transportFailure, status: nil,
-                traceId: nil, attempts: 1, sleeps: []),
+        Failure(
+            name: "401 with Signicat error",
+            behaviors: [.signicatError(401, code: "unauthorized", title: "Unauthorized", traceId: "tr-401")],
+            code: .httpUnauthorized, status: 401, traceId: "tr-401", attempts: 1, sleeps: []),
+        Failure(
+            name: "403 with Signicat error",
+            behaviors: [.signicatError(403, code: "forbidden", title: "Forbidden", traceId: "tr-403")],
+            code: .httpForbidden, status: 403, traceId: "tr-403", attempts: 1, sleeps: []),
+        Failure(
+            name: "404 with Signicat error",
+            behaviors: [.signicatError(404, code: "user_not_found", title: "Not Found", traceId: "tr-404")],
+            code: .httpNotFound, status: 404, traceId: "tr-404", attempts: 1, sleeps: []),
+        Failure(
+            name: "400 is never retried",
+            behaviors: [.signicatError(400, code: "validation", title: "Bad Request", traceId: "tr-400")],
+            code: .httpUnexpectedStatus, status: 400, traceId: "tr-400", attempts: 1, sleeps: []),
+        Failure(
+            name: "500 is not retried",
+            behaviors: [.signicatError(500, code: "internal", title: "Error", traceId: "tr-500")],
+            code: .httpServerError, status: 500, traceId: "tr-500", attempts: 1, sleeps: []),
+        Failure(
+            name: "429 with Retry-After, three times",
+            behaviors: Array(
+                repeating: .signicatError(
+                    429, code: "rate_limited", title: "Too Many Requests", traceId: "tr-429",
+                    headers: ["Retry-After": "2"]), count: 3),
+            code: .httpRateLimited, status: 429, traceId: "tr-429", attempts: 3, sleeps: [2, 2]),
+        Failure(
+            name: "429 with a Retry-After too long to wait",
+            behaviors: [
+                .signicatError(
+                    429, code: "rate_limited", title: "Too Many Requests", traceId: "tr-429b",
+                    headers: ["Retry-After": "3600"])
+            ],
+            code: .httpRateLimited, status: 429, traceId: "tr-429b", attempts: 1, sleeps: []),
+        Failure(
+            name: "503 without Retry-After backs off, three times",
+            behaviors: Array(repeating: .text(503, "busy"), count: 3),
+            code: .httpServerError, status: 503, traceId: nil, attempts: 3, sleeps: [0.5, 1]),
+        Failure(
+            name: "timeout", behaviors: [.hang(seconds: 10)], code: .timeout, status: nil, traceId: nil, attempts: 1,
+            sleeps: []),
+        Failure(
+            name: "non-JSON 200 body", behaviors: [.text(200, "<html>maintenance</html>")], code: .nonJSONResponse,
+            status: 200, traceId: nil, attempts: 1, sleeps: []),
+        Failure(
+            name: "redirect is not followed",
+            behaviors: [.respond(status: 302, headers: ["Location": "/elsewhere"], body: Data())],
+            code: .httpUnexpectedStatus, status: 302, traceId: nil, attempts: 1, sleeps: []),
+        Failure(
+            name: "connection closed without answer", behaviors: [.drop], code: .transportFailure, status: nil,
+            traceId: nil, attempts: 1, sleeps: []),
     ]
 
     @Test(.timeLimit(.minutes(1)), arguments: failures)
@@ -261,8 +311,11 @@ import Testing
     @Test func rateLimitThenSuccessWaitsRetryAfter() async throws {
         let s = try StandInServer()
         defer { s.stop() }
-        s.script("/reuseid/step-up", .signicatError(429, code: "rate_limited", title: "Too Many Requests", traceId: "t",
-                                                    headers: ["Retry-After": "1"]))
+        s.script(
+            "/reuseid/step-up",
+            .signicatError(
+                429, code: "rate_limited", title: "Too Many Requests", traceId: "t",
+                headers: ["Retry-After": "1"]))
         let rec = Recorder()
         let response = try await startClient(s, rec).start(try startRequest())
         #expect(response.status == "Pending")
@@ -285,8 +338,11 @@ import Testing
         let client = startClient(s, rec)
         _ = try await client.tokens.accessToken()
         let issued = try #require(s.issuedTokens.first)
-        s.script("/reuseid/step-up", .signicatError(403, code: "forbidden", title: "Forbidden for \(issued)",
-                                                    traceId: "tr", detail: "Bearer \(issued) lacks scope"))
+        s.script(
+            "/reuseid/step-up",
+            .signicatError(
+                403, code: "forbidden", title: "Forbidden for \(issued)",
+                traceId: "tr", detail: "Bearer \(issued) lacks scope"))
         let e = await stepUpError { _ = try await client.start(try startRequest()) }
         #expect(e?.code == .httpForbidden)
         #expect(e?.remoteError?.detail?.contains(Redactor.mask) == true)
@@ -300,7 +356,8 @@ import Testing
         let s = try StandInServer()
         defer { s.stop() }
         let rec = Recorder()
-        let op = try SignicatOperationDocument.decode(Data(Seeds.videoIDOperation(url: s.videoIDURL + suffix).utf8)).operation
+        let op = try SignicatOperationDocument.decode(Data(Seeds.videoIDOperation(url: s.videoIDURL + suffix).utf8))
+            .operation
         let launch = try await VideoIDClient(http: makeHTTP(rec)).authorize(op)
         #expect(launch.url == s.videoIDURL + suffix)
         #expect(launch.authorization.reveal() == s.videoIDAuthorization)
@@ -317,36 +374,58 @@ import Testing
     }
 
     @Test func urlJoining() {
-        let cases = [("https://h/v2", "https://h/v2/videoid.request"), ("https://h/v2/", "https://h/v2/videoid.request"),
-                     ("https://h", "https://h/videoid.request"), ("https://h/", "https://h/videoid.request"),
-                     ("https://h:8443/a/b//", "https://h:8443/a/b/videoid.request"),
-                     ("https://h/v2?x=1", "https://h/v2/videoid.request?x=1")]
+        let cases = [
+            ("https://h/v2", "https://h/v2/videoid.request"), ("https://h/v2/", "https://h/v2/videoid.request"),
+            ("https://h", "https://h/videoid.request"), ("https://h/", "https://h/videoid.request"),
+            ("https://h:8443/a/b//", "https://h:8443/a/b/videoid.request"),
+            ("https://h/v2?x=1", "https://h/v2/videoid.request?x=1"),
+        ]
         for (base, want) in cases {
             #expect(URLPolicy.join(URL(string: base)!, "videoid.request").absoluteString == want, "\(base)")
         }
-        #expect(URLPolicy.join(URL(string: "https://h/reuseid/")!, "/step-up").absoluteString == "https://h/reuseid/step-up")
+        #expect(
+            URLPolicy.join(URL(string: "https://h/reuseid/")!, "/step-up").absoluteString == "https://h/reuseid/step-up"
+        )
     }
 
     static let videoIDFailures: [Failure] = [
-        Failure(name: "401", behaviors: [.signicatError(401, code: "unauthorized", title: "Unauthorized", traceId: "v-401")],
-                code: .httpUnauthorized, status: 401, traceId: "v-401", attempts: 1, sleeps: []),
-        Failure(name: "403", behaviors: [.signicatError(403, code: "forbidden", title: "Forbidden", traceId: "v-403")],
-                code: .httpForbidden, status: 403, traceId: "v-403", attempts: 1, sleeps: []),
-        Failure(name: "404", behaviors: [.signicatError(404, code: "not_found", title: "Not Found", traceId: "v-404")],
-                code: .httpNotFound, status: 404, traceId: "v-404", attempts: 1, sleeps: []),
-        Failure(name: "429 then 429 then 429", behaviors: Array(repeating: .signicatError(
-            429, code: "rate", title: "Too Many", traceId: "v-429", headers: ["Retry-After": "1"]), count: 3),
-                code: .httpRateLimited, status: 429, traceId: "v-429", attempts: 3, sleeps: [1, 1]),
-        Failure(name: "500", behaviors: [.text(500, "oops", contentType: "text/plain")], code: .httpServerError, status: 500,
-                traceId: nil, attempts: 1, sleeps: []),
-        Failure(name: "timeout", behaviors: [.hang(seconds: 10)], code: .timeout, status: nil, traceId: nil, attempts: 1, sleeps: []),
-        Failure(name: "non-JSON", behaviors: [.text(200, "not json")], code: .nonJSONResponse, status: 200, traceId: nil,
-                attempts: 1, sleeps: []),
-        Failure(name: "no authorization", behaviors: [.json(200, #"{"id": "87a819bd-9419-417a-9e55-cab8789d4115"}"#,
-                                                            headers: ["X-TRACE-ID": "v-noauth"])],
-                code: .missingAuthorization, status: 200, traceId: "v-noauth", attempts: 1, sleeps: []),
-        Failure(name: "empty authorization", behaviors: [.json(200, #"{"id": "x", "authorization": ""}"#)],
-                code: .missingAuthorization, status: 200, traceId: nil, attempts: 1, sleeps: []),
+        Failure(
+            name: "401",
+            behaviors: [.signicatError(401, code: "unauthorized", title: "Unauthorized", traceId: "v-401")],
+            code: .httpUnauthorized, status: 401, traceId: "v-401", attempts: 1, sleeps: []),
+        Failure(
+            name: "403", behaviors: [.signicatError(403, code: "forbidden", title: "Forbidden", traceId: "v-403")],
+            code: .httpForbidden, status: 403, traceId: "v-403", attempts: 1, sleeps: []),
+        Failure(
+            name: "404", behaviors: [.signicatError(404, code: "not_found", title: "Not Found", traceId: "v-404")],
+            code: .httpNotFound, status: 404, traceId: "v-404", attempts: 1, sleeps: []),
+        Failure(
+            name: "429 then 429 then 429",
+            behaviors: Array(
+                repeating: .signicatError(
+                    429, code: "rate", title: "Too Many", traceId: "v-429", headers: ["Retry-After": "1"]), count: 3),
+            code: .httpRateLimited, status: 429, traceId: "v-429", attempts: 3, sleeps: [1, 1]),
+        Failure(
+            name: "500", behaviors: [.text(500, "oops", contentType: "text/plain")], code: .httpServerError,
+            status: 500,
+            traceId: nil, attempts: 1, sleeps: []),
+        Failure(
+            name: "timeout", behaviors: [.hang(seconds: 10)], code: .timeout, status: nil, traceId: nil, attempts: 1,
+            sleeps: []),
+        Failure(
+            name: "non-JSON", behaviors: [.text(200, "not json")], code: .nonJSONResponse, status: 200, traceId: nil,
+            attempts: 1, sleeps: []),
+        Failure(
+            name: "no authorization",
+            behaviors: [
+                .json(
+                    200, #"{"id": "87a819bd-9419-417a-9e55-cab8789d4115"}"#,
+                    headers: ["X-TRACE-ID": "v-noauth"])
+            ],
+            code: .missingAuthorization, status: 200, traceId: "v-noauth", attempts: 1, sleeps: []),
+        Failure(
+            name: "empty authorization", behaviors: [.json(200, #"{"id": "x", "authorization": ""}"#)],
+            code: .missingAuthorization, status: 200, traceId: nil, attempts: 1, sleeps: []),
     ]
 
     @Test(.timeLimit(.minutes(1)), arguments: videoIDFailures)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import StepUp
 
 /// The seed examples parse, keep every value, and encode back to the same JSON (docs/architecture.md §8.1).
@@ -47,7 +48,11 @@ import Testing
 
     @Test func operationObjectWithoutWrapperParsesAndRoundTrips() throws {
         guard case .object(let wrapped) = try Seeds.json(Seeds.videoIDOperation),
-              let inner = wrapped["signicatOperation"] else { Issue.record("seed shape"); return }
+            let inner = wrapped["signicatOperation"]
+        else {
+            Issue.record("seed shape")
+            return
+        }
         let bare = inner.prettyPrinted()
         let doc = try SignicatOperationDocument.decode(Data(bare.utf8))
         #expect(!doc.wrapped)
@@ -72,13 +77,15 @@ import Testing
         #expect(input.phase == .post)
         #expect(input.operation.isReadyForProofing)
         #expect(input.operation.token?.reveal() == Seeds.token)
-        let ctxDoc = try JSONDecoder().decode(OperationContextDocument.self, from: Data(Seeds.postOperationContext.utf8))
+        let ctxDoc = try JSONDecoder().decode(
+            OperationContextDocument.self, from: Data(Seeds.postOperationContext.utf8))
         #expect(try Seeds.json(encoder.encode(ctxDoc)) == Seeds.json(Seeds.postOperationContext))
         #expect(try Seeds.json(encoder.encode(input.document)) == Seeds.json(Seeds.videoIDOperation))
     }
 
     @Test func bareContextWithoutPhaseParses() throws {
-        let text = #"{"context_content_b64": "\#(Data(Seeds.videoIDOperation.utf8).base64EncodedString())", "context_mime": "application/json"}"#
+        let text =
+            #"{"context_content_b64": "\#(Data(Seeds.videoIDOperation.utf8).base64EncodedString())", "context_mime": "application/json"}"#
         let input = try StepUpInput.parse(Data(text.utf8))
         #expect(input.phase == nil)
         #expect(input.context != nil)
@@ -129,14 +136,16 @@ import Testing
         #expect(e.invalidParams == [.init(name: "deviceId", reason: "must not be empty")])
         #expect(SignicatErrorObject.parse(Data("<html>".utf8)) == nil)
         #expect(SignicatErrorObject.parse(Data(#"{"x": 1}"#.utf8)) == nil)
-        let oauth = try #require(SignicatErrorObject.parse(Data(#"{"error": "invalid_client", "error_description": "no"}"#.utf8)))
+        let oauth = try #require(
+            SignicatErrorObject.parse(Data(#"{"error": "invalid_client", "error_description": "no"}"#.utf8)))
         #expect(oauth.code == "invalid_client" && oauth.detail == "no")
     }
 
     @Test(arguments: ["signicatvideoid", "videoid", "SignicatVideoID", "readid"])
     func providerSpellingsAreAcceptedAndKept(_ spelling: String) throws {
-        let text = Seeds.videoIDOperation.replacingOccurrences(of: #""provider": "signicatvideoid""#,
-                                                               with: #""provider": "\#(spelling)""#)
+        let text = Seeds.videoIDOperation.replacingOccurrences(
+            of: #""provider": "signicatvideoid""#,
+            with: #""provider": "\#(spelling)""#)
         let doc = try SignicatOperationDocument.decode(Data(text.utf8))
         #expect(doc.operation.provider.rawValue == spelling)
         #expect(doc.operation.provider.kind == (spelling == "readid" ? .readID : .videoID))
@@ -144,10 +153,10 @@ import Testing
     }
 
     @Test(arguments: [
-        ("ewogICJhIjogMQp9", #"{"a": 1}"#),                        // padded standard
-        ("eyJhIjoxfQ", #"{"a":1}"#),                               // unpadded
-        ("eyJhIjoiPz8-In0", #"{"a":"??>"}"#),                      // URL-safe with '-'
-        ("eyJhIjoiPz8_In0=", #"{"a":"???"}"#),                     // URL-safe with '_', padded
+        ("ewogICJhIjogMQp9", #"{"a": 1}"#),  // padded standard
+        ("eyJhIjoxfQ", #"{"a":1}"#),  // unpadded
+        ("eyJhIjoiPz8-In0", #"{"a":"??>"}"#),  // URL-safe with '-'
+        ("eyJhIjoiPz8_In0=", #"{"a":"???"}"#),  // URL-safe with '_', padded
     ])
     func base64VariantsAreAccepted(_ b64: String, _ json: String) throws {
         let data = try Base64Lenient.decode(b64, field: "f", step: .decodeContext)

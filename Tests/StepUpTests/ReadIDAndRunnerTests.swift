@@ -1,18 +1,26 @@
 import Foundation
 import Testing
+
 @testable import StepUp
 
 @Suite struct ReadIDAndRunnerTests {
-    func readIDOp(_ extra: String = "", processId: String = "0dca14cf-957d-46d9-b374-520f9c650859",
-                  url: String = "https://readid.example.test/odata/v1") throws -> SignicatOperation {
-        try SignicatOperationDocument.decode(Data(Seeds.readIDOperation(url: url, processId: processId, extra: extra).utf8))
-            .operation
+    func readIDOp(
+        _ extra: String = "", processId: String = "0dca14cf-957d-46d9-b374-520f9c650859",
+        url: String = "https://readid.example.test/odata/v1"
+    ) throws -> SignicatOperation {
+        try SignicatOperationDocument.decode(
+            Data(Seeds.readIDOperation(url: url, processId: processId, extra: extra).utf8)
+        )
+        .operation
     }
 
     @Test func readIDPlanMapsReuseIDValues() throws {
         let plan = try ReadIDPlan.make(for: try readIDOp(), readerArguments: ["--can", "123456"])
         #expect(plan.files == [.dg1, .dg2, .dg11, .dg12, .dg14, .dg15, .sod, .cardAccess, .cardSecurity])
-        #expect(plan.files.map(\.rawValue) == ["DG1", "DG2", "DG11", "DG12", "DG14", "DG15", "SOD", "CardAccess", "CardSecurity"])
+        #expect(
+            plan.files.map(\.rawValue) == [
+                "DG1", "DG2", "DG11", "DG12", "DG14", "DG15", "SOD", "CardAccess", "CardSecurity",
+            ])
         #expect(plan.baseURL.absoluteString == "https://readid.example.test/odata/v1")
         #expect(plan.oauthToken.reveal() == Seeds.token)
         #expect(plan.opaqueId == "0dca14cf-957d-46d9-b374-520f9c650859")
@@ -24,7 +32,8 @@ import Testing
     }
 
     @Test func videoIDOptionsAreIgnoredForReadIDWithAWarning() throws {
-        let plan = try ReadIDPlan.make(for: try readIDOp(#", "videoidProviderOptions": {"docTypes": [1], "defaultId": 1}"#))
+        let plan = try ReadIDPlan.make(
+            for: try readIDOp(#", "videoidProviderOptions": {"docTypes": [1], "defaultId": 1}"#))
         #expect(plan.warnings.map(\.code) == ["videoid-options-ignored"])
     }
 
@@ -32,7 +41,10 @@ import Testing
         let video = try SignicatOperationDocument.decode(Data(Seeds.videoIDOperation.utf8)).operation
         #expect(throws: StepUpError.self) { try ReadIDPlan.make(for: video) }
         let pre = try SignicatOperation(version: nil, provider: .readID, processType: "substantial")
-        do { _ = try ReadIDPlan.make(for: pre); Issue.record("accepted") } catch let e as StepUpError {
+        do {
+            _ = try ReadIDPlan.make(for: pre)
+            Issue.record("accepted")
+        } catch let e as StepUpError {
             #expect(e.code == .notReadyForProofing)
             #expect(e.missingFields == ["version", "token", "url", "processId"])
         }
@@ -52,15 +64,17 @@ import Testing
         #expect(plan.activeAuthenticationChallenge == (0..<8).map { UInt8($0) ^ 36 })
         #expect(plan.activeAuthenticationChallenge?.count == ProcessBinding.challengeLength)
         // negative twin: another processId hashes another input
-        let other = try ReadIDPlan.make(for: try readIDOp(processId: "0dca14cf-957d-46d9-b374-520f9c650858"),
-                                        binding: .processId(sha256: fakeSHA))
+        let other = try ReadIDPlan.make(
+            for: try readIDOp(processId: "0dca14cf-957d-46d9-b374-520f9c650858"),
+            binding: .processId(sha256: fakeSHA))
         #expect(seen.lines.last == "0dca14cf-957d-46d9-b374-520f9c650858")
         #expect(other.processId != plan.processId)
     }
 
     @Test func processBindingRejectsAHashOfTheWrongSize() throws {
         do {
-            _ = try ReadIDPlan.make(for: try readIDOp(), binding: .processId(sha256: { _ in [UInt8](repeating: 1, count: 20) }))
+            _ = try ReadIDPlan.make(
+                for: try readIDOp(), binding: .processId(sha256: { _ in [UInt8](repeating: 1, count: 20) }))
             Issue.record("accepted")
         } catch let e as StepUpError {
             #expect(e.code == .invalidConfiguration)
@@ -94,14 +108,19 @@ import Testing
         let plan = try ReadIDPlan.make(for: try readIDOp())
         let (doc, _) = StepUpResultDocument.make(plan: plan, result: try FakeChipReader(status: .accepted).result.get())
         let json = try JSONValue(encoding: doc)
-        #expect(Set(json.objectValue?.keys.map { $0 } ?? []) ==
-                ["schema", "processId", "provider", "status", "consolidatedIdentityData", "evidence"])
+        #expect(
+            Set(json.objectValue?.keys.map { $0 } ?? []) == [
+                "schema", "processId", "provider", "status", "consolidatedIdentityData", "evidence",
+            ])
         #expect(json["provider"] == .string("readid"))
         #expect(json["status"] == .string("accepted"))
         let cid = try #require(json["consolidatedIdentityData"]?.objectValue)
-        #expect(Set(cid.keys) == ["chipVerification", "chipCloneDetection", "documentType", "documentCode",
-                                  "documentNumber", "issuingCountry", "nationality", "dateOfBirth", "dateOfExpiry",
-                                  "gender", "firstName", "lastName", "personalIdentificationNumber"])
+        #expect(
+            Set(cid.keys) == [
+                "chipVerification", "chipCloneDetection", "documentType", "documentCode",
+                "documentNumber", "issuingCountry", "nationality", "dateOfBirth", "dateOfExpiry",
+                "gender", "firstName", "lastName", "personalIdentificationNumber",
+            ])
         #expect(cid["chipVerification"] == .string("SUCCEEDED"))
         #expect(json["evidence"]?["reportPath"] == .string("/tmp/evidence/0dca14cf/report.json"))
         #expect(try JSONDecoder().decode(StepUpResultDocument.self, from: JSONEncoder().encode(doc)) == doc)
@@ -113,10 +132,16 @@ import Testing
         let s = try StandInServer()
         defer { s.stop() }
         let reader = FakeChipReader(status: .accepted)
-        let runner = StepUpRunner(http: makeHTTP(Recorder()), chipReader: reader,
-                                  resultEndpoint: URL(string: s.resultURL))
-        guard case .readID(let doc, _, let uploaded, let err) = try await runner.run(try readIDOp(), readerArguments: ["--can", "1"])
-        else { Issue.record("wrong route"); return }
+        let runner = StepUpRunner(
+            http: makeHTTP(Recorder()), chipReader: reader,
+            resultEndpoint: URL(string: s.resultURL))
+        guard
+            case .readID(let doc, _, let uploaded, let err) = try await runner.run(
+                try readIDOp(), readerArguments: ["--can", "1"])
+        else {
+            Issue.record("wrong route")
+            return
+        }
         #expect(doc.status == .accepted && uploaded && err == nil)
         #expect(reader.plans.count == 1)
         #expect(s.requests(to: "/results").count == 1)
@@ -126,10 +151,12 @@ import Testing
         let s = try StandInServer()
         defer { s.stop() }
         s.script("/results", .text(500, "down"))
-        let runner = StepUpRunner(http: makeHTTP(Recorder()), chipReader: FakeChipReader(status: .inconclusive, clone: .failed),
-                                  resultEndpoint: URL(string: s.resultURL))
+        let runner = StepUpRunner(
+            http: makeHTTP(Recorder()), chipReader: FakeChipReader(status: .inconclusive, clone: .failed),
+            resultEndpoint: URL(string: s.resultURL))
         guard case .readID(let doc, _, let uploaded, let err) = try await runner.run(try readIDOp()) else {
-            Issue.record("wrong route"); return
+            Issue.record("wrong route")
+            return
         }
         #expect(doc.status == .inconclusive && !uploaded)
         #expect(err?.code == .httpServerError)
@@ -145,7 +172,9 @@ import Testing
         let none = await stepUpError { _ = try await StepUpRunner(http: makeHTTP(Recorder()), chipReader: nil).run(op) }
         #expect(none?.code == .chipReadFailed)
         do {
-            _ = try await StepUpRunner(http: makeHTTP(Recorder()), chipReader: FakeChipReader(.failure(FakeAccessDenied()))).run(op)
+            _ = try await StepUpRunner(
+                http: makeHTTP(Recorder()), chipReader: FakeChipReader(.failure(FakeAccessDenied()))
+            ).run(op)
             Issue.record("accepted")
         } catch let e as FakeAccessDenied {
             #expect(e.stepUpExitCode == 4)
@@ -158,8 +187,10 @@ import Testing
         let reader = FakeChipReader(status: .accepted)
         let pre = try SignicatOperation(version: nil, provider: .readID, processType: "substantial")
         let e = await stepUpError {
-            _ = try await StepUpRunner(http: makeHTTP(Recorder()), chipReader: reader,
-                                       resultEndpoint: URL(string: s.resultURL)).run(pre)
+            _ = try await StepUpRunner(
+                http: makeHTTP(Recorder()), chipReader: reader,
+                resultEndpoint: URL(string: s.resultURL)
+            ).run(pre)
         }
         #expect(e?.code == .notReadyForProofing)
         #expect(reader.plans.isEmpty)
@@ -171,9 +202,15 @@ import Testing
         defer { s.stop() }
         let reader = FakeChipReader(status: .accepted)
         let op = try SignicatOperationDocument.decode(Data(Seeds.videoIDOperation(url: s.videoIDURL).utf8)).operation
-        guard case .videoID(let launch, let warnings) = try await StepUpRunner(http: makeHTTP(Recorder()), chipReader: reader)
+        guard
+            case .videoID(let launch, let warnings) = try await StepUpRunner(
+                http: makeHTTP(Recorder()), chipReader: reader
+            )
             .run(op, readerArguments: ["--can", "1"])
-        else { Issue.record("wrong route"); return }
+        else {
+            Issue.record("wrong route")
+            return
+        }
         #expect(launch.authorization.reveal() == s.videoIDAuthorization)
         #expect(warnings.map(\.code) == ["reader-options-ignored"])
         #expect(reader.plans.isEmpty)

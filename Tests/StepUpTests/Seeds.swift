@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import StepUp
 
 /// The examples of Signicat's "Integrate ready-made step-up flows" page
@@ -79,9 +80,11 @@ enum Seeds {
         """
 
     /// A ReadID operation object (same shape, provider readid), pointing at `url`.
-    static func readIDOperation(url: String = "https://readid.example.test/odata/v1",
-                                processId: String = "0dca14cf-957d-46d9-b374-520f9c650859",
-                                extra: String = "") -> String {
+    static func readIDOperation(
+        url: String = "https://readid.example.test/odata/v1",
+        processId: String = "0dca14cf-957d-46d9-b374-520f9c650859",
+        extra: String = ""
+    ) -> String {
         """
         {"signicatOperation": {"version": "1", "operation": "authentication", "provider": "readid",
          "token": "\(token)", "url": "\(url)", "processType": "substantial", "processId": "\(processId)"\(extra)}}

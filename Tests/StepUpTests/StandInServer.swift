@@ -1,10 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
+
 @testable import StepUp
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A small HTTP/1.1 server on 127.0.0.1 (random port) that plays Signicat for the tests: the OAuth
 /// token endpoint, ReuseID start step-up, VideoID `videoid.request` and the integrator's result
@@ -35,11 +37,15 @@ final class StandInServer: @unchecked Sendable {
         }
 
         /// Signicat's error object with an X-TRACE-ID header.
-        static func signicatError(_ status: Int, code: String, title: String, traceId: String,
-                                  detail: String = "see invalidParams", headers: [String: String] = [:]) -> Behavior {
+        static func signicatError(
+            _ status: Int, code: String, title: String, traceId: String,
+            detail: String = "see invalidParams", headers: [String: String] = [:]
+        ) -> Behavior {
             var h = headers
             h["X-TRACE-ID"] = traceId
-            return .json(status, """
+            return .json(
+                status,
+                """
                 {"type": "https://developer.signicat.com/docs/errors/\(code)", "title": "\(title)", "code": "\(code)",
                  "status": \(status), "traceId": "\(traceId)", "detail": "\(detail)",
                  "invalidParams": [{"name": "userId", "reason": "unknown user"}], "extra": true}
@@ -77,7 +83,9 @@ final class StandInServer: @unchecked Sendable {
         addr.sin_port = 0
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(fd, 16) == 0 else {
             close(fd)
@@ -209,7 +217,8 @@ final class StandInServer: @unchecked Sendable {
             if n <= 0 { return nil }
             body += chunk[0..<n]
         }
-        return Request(method: String(first[0]), path: String(first[1]), headers: headers, body: Data(body.prefix(length)))
+        return Request(
+            method: String(first[0]), path: String(first[1]), headers: headers, body: Data(body.prefix(length)))
     }
 
     private func find(_ h: [UInt8], _ n: [UInt8]) -> Int? {
@@ -257,7 +266,7 @@ final class StandInServer: @unchecked Sendable {
                 return .json(401, #"{"error": "invalid_client", "error_description": "bad client credentials"}"#)
             }
             guard r.header("Content-Type")?.hasPrefix("application/x-www-form-urlencoded") == true,
-                  r.bodyText == "grant_type=client_credentials&scope=signicat-api"
+                r.bodyText == "grant_type=client_credentials&scope=signicat-api"
             else {
                 return .json(400, #"{"error": "invalid_request"}"#)
             }
@@ -266,17 +275,22 @@ final class StandInServer: @unchecked Sendable {
             issued.append(token)
             let ttl = expiresIn
             lock.unlock()
-            return .json(200, #"{"access_token": "\#(token)", "token_type": "Bearer", "expires_in": \#(ttl), "scope": "signicat-api"}"#)
+            return .json(
+                200,
+                #"{"access_token": "\#(token)", "token_type": "Bearer", "expires_in": \#(ttl), "scope": "signicat-api"}"#
+            )
         case ("POST", "/reuseid/step-up"):
             guard let auth = r.header("Authorization"), auth.hasPrefix("Bearer "),
-                  issuedTokens.contains(String(auth.dropFirst(7)))
+                issuedTokens.contains(String(auth.dropFirst(7)))
             else {
                 return .signicatError(401, code: "unauthorized", title: "Unauthorized", traceId: "trace-start-401")
             }
             guard let body = try? JSONValue.parse(r.body), let user = body["userId"]?.stringValue else {
                 return .signicatError(400, code: "invalid_request", title: "Bad Request", traceId: "trace-start-400")
             }
-            return .json(200, """
+            return .json(
+                200,
+                """
                 {"data": {"status": "Pending", "transactionId": "7b0f6c1e-2a8d-4f53-9a51-0b6f1f0d2c11",
                  "userId": "\(user)", "dossierId": "d-000123", "processId": "0dca14cf-957d-46d9-b374-520f9c650859"}}
                 """, headers: ["X-TRACE-ID": "trace-start-ok"])
@@ -287,7 +301,8 @@ final class StandInServer: @unchecked Sendable {
             guard let body = try? JSONValue.parse(r.body), body["process"]?.stringValue == "Unattended" else {
                 return .signicatError(400, code: "invalid_process", title: "Bad Request", traceId: "trace-vid-400")
             }
-            return .json(200, #"{"id": "87a819bd-9419-417a-9e55-cab8789d4115", "authorization": "\#(videoIDAuthorization)"}"#)
+            return .json(
+                200, #"{"id": "87a819bd-9419-417a-9e55-cab8789d4115", "authorization": "\#(videoIDAuthorization)"}"#)
         case ("POST", "/results"):
             guard r.header("Authorization") == "Bearer \(stepUpToken)" else {
                 return .signicatError(401, code: "unauthorized", title: "Unauthorized", traceId: "trace-res-401")

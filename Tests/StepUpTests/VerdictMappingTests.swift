@@ -1,5 +1,6 @@
-import Testing
 import MRTDReader
+import Testing
+
 @testable import StepUp
 
 /// StepUp speaks the reader's verdict rule through exhaustive mappings (issue 12), never a copy of it.
@@ -8,7 +9,9 @@ import MRTDReader
         for v in VerificationOutcome.ChipVerification.allCases {
             for c in VerificationOutcome.CloneDetection.allCases {
                 let rule = VerdictRule.status(chipVerification: v, cloneDetection: c)
-                #expect(StepUpStatus.derived(chipVerification: ChipVerification(v), chipCloneDetection: ChipCloneDetection(c))
+                #expect(
+                    StepUpStatus.derived(
+                        chipVerification: ChipVerification(v), chipCloneDetection: ChipCloneDetection(c))
                         == StepUpStatus(rule), "\(v) \(c)")
             }
         }

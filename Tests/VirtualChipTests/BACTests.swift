@@ -1,8 +1,9 @@
-import Testing
 import ISO7816
 import MRTDCrypto
 import MRTDSecureMessaging
 import MRTDTestSupport
+import Testing
+
 @testable import VirtualChip
 
 /// ICAO 9303-11 Appendix D (BAC, D.1–D.3) and D.4 (3DES secure messaging), played against the chip
@@ -13,18 +14,23 @@ import MRTDTestSupport
     static let kIC = hex("0B4F80323EB3191CB04970CB4052790B")
     static let getChallenge = "0084000008"
     static let getChallengeResponse = "4608F919887022129000"
-    static let externalAuthenticate = "008200002872C29C2371CC9BDB65B779B8E8D37B29ECC154AA56A8799FAE2F498F76ED92F25F1448EEA8AD90A728"
-    static let externalAuthenticateResponse = "46B9342A41396CD7386BF5803104D7CEDC122B9132139BAF2EEDC94EE178534F2F2D235D074D74499000"
+    static let externalAuthenticate =
+        "008200002872C29C2371CC9BDB65B779B8E8D37B29ECC154AA56A8799FAE2F498F76ED92F25F1448EEA8AD90A728"
+    static let externalAuthenticateResponse =
+        "46B9342A41396CD7386BF5803104D7CEDC122B9132139BAF2EEDC94EE178534F2F2D235D074D74499000"
     /// D.4: protected SELECT EF.COM, READ BINARY 4, READ BINARY 18 at offset 4.
     static let smSteps: [(command: String, response: String)] = [
         ("0CA4020C158709016375432908C044F68E08BF8B92D635FF24F800", "990290008E08FA855A5D4C50A8ED9000"),
         ("0CB000000D9701048E08ED6705417E96BA5500", "8709019FF0EC34F9922651990290008E08AD55CC17140B2DED9000"),
-        ("0CB000040D9701128E082EA28A70F3C7B53500",
-         "871901FB9235F4E4037F2327DCC8964F1F9B8C30F42C8E2FFF224A990290008E08C8B2787EAEA07D749000"),
+        (
+            "0CB000040D9701128E082EA28A70F3C7B53500",
+            "871901FB9235F4E4037F2327DCC8964F1F9B8C30F42C8E2FFF224A990290008E08C8B2787EAEA07D749000"
+        ),
     ]
 
     static func chip(dateOfBirth: String = "690806") -> VirtualChip {
-        let profile = TestProfiles.profile(documentNumber: "L898902C<", dateOfBirth: dateOfBirth, dateOfExpiry: "940623")
+        let profile = TestProfiles.profile(
+            documentNumber: "L898902C<", dateOfBirth: dateOfBirth, dateOfExpiry: "940623")
         return VirtualChip(profile: profile, random: FixedRandom([rndIC, kIC]))
     }
 
@@ -85,7 +91,8 @@ import MRTDTestSupport
         #expect(chip.snapshot.droppedSessions == 1)
         #expect(chip.send(hex: Self.smSteps[1].command) == "6988")
         // Without a session the LDS files are out of reach again.
-        #expect(chip.send(CommandAPDU.readBinary(sfi: 0x1E, offset: 0, ne: 4)).statusWord == .securityStatusNotSatisfied)
+        #expect(
+            chip.send(CommandAPDU.readBinary(sfi: 0x1E, offset: 0, ne: 4)).statusWord == .securityStatusNotSatisfied)
     }
 
     /// A plain command after BAC drops the session (ICAO 9303-11 §9.8.6).
@@ -94,7 +101,8 @@ import MRTDTestSupport
         _ = chip.send(CommandAPDU.selectApplication(MRTDApplication.lds1AID))
         _ = chip.send(hex: Self.getChallenge)
         _ = chip.send(hex: Self.externalAuthenticate)
-        #expect(chip.send(CommandAPDU.readBinary(sfi: 0x1E, offset: 0, ne: 4)).statusWord == .securityStatusNotSatisfied)
+        #expect(
+            chip.send(CommandAPDU.readBinary(sfi: 0x1E, offset: 0, ne: 4)).statusWord == .securityStatusNotSatisfied)
         #expect(!chip.snapshot.secureMessagingActive)
         #expect(chip.send(hex: Self.smSteps[0].command) == "6988")
     }

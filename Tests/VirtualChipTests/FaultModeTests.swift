@@ -1,7 +1,8 @@
-import Testing
 import ISO7816
 import MRTDDocument
 import MRTDTestSupport
+import Testing
+
 @testable import VirtualChip
 
 /// `ChipFaults`: the virtual chip answering as some issued chips do (issue 11, item 5), command by command.
@@ -10,8 +11,9 @@ import MRTDTestSupport
     static let dg2 = FileSystemTests.dg2
 
     static func chip(_ faults: ChipFaults) -> VirtualChip {
-        VirtualChip(profile: TestProfiles.profile(cardAccess: cardAccess, extraFiles: [.dg2: dg2], link: LinkBehaviour()),
-                    options: VirtualChip.Options(faults: faults))
+        VirtualChip(
+            profile: TestProfiles.profile(cardAccess: cardAccess, extraFiles: [.dg2: dg2], link: LinkBehaviour()),
+            options: VirtualChip.Options(faults: faults))
     }
 
     @Test func noFaultByDefault() {

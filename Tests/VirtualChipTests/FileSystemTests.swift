@@ -1,9 +1,10 @@
-import Testing
 import ISO7816
 import MRTDCrypto
 import MRTDDocument
 import MRTDSecureMessaging
 import MRTDTestSupport
+import Testing
+
 @testable import VirtualChip
 
 /// SELECT / READ BINARY and their status words (ISO/IEC 7816-4 §11.2.2, §11.3.3; ICAO 9303-10 §3.11).
@@ -13,8 +14,10 @@ import MRTDTestSupport
     static let cardSecurity: [UInt8] = [0x30, 0x03, 0x02, 0x01, 0x07]
 
     static func chip(link: LinkBehaviour = LinkBehaviour()) -> VirtualChip {
-        VirtualChip(profile: TestProfiles.profile(cardAccess: cardAccess,
-                                                  extraFiles: [.dg2: dg2, .cardSecurity: cardSecurity], link: link))
+        VirtualChip(
+            profile: TestProfiles.profile(
+                cardAccess: cardAccess,
+                extraFiles: [.dg2: dg2, .cardSecurity: cardSecurity], link: link))
     }
 
     /// A chip with BAC done, and the terminal holding the session.
@@ -50,14 +53,14 @@ import MRTDTestSupport
     }
 
     @Test(arguments: [
-        ("00A4040C07A0000002471002", "6A82"),   // unknown AID
-        ("00A4020C020105", "6A82"),             // DG5 absent (MF is current: no EF 0105)
-        ("00A4030C020101", "6A86"),             // P1 not supported
-        ("00A4020C0101", "6700"),               // FID of one byte
-        ("00CA000000", "6D00"),                 // GET DATA not offered
-        ("80A4000C023F00", "6E00"),             // proprietary class
-        ("01A4000C023F00", "6881"),             // logical channel 1
-        ("00B0000004", "6986"),                 // READ BINARY with no current EF
+        ("00A4040C07A0000002471002", "6A82"),  // unknown AID
+        ("00A4020C020105", "6A82"),  // DG5 absent (MF is current: no EF 0105)
+        ("00A4030C020101", "6A86"),  // P1 not supported
+        ("00A4020C0101", "6700"),  // FID of one byte
+        ("00CA000000", "6D00"),  // GET DATA not offered
+        ("80A4000C023F00", "6E00"),  // proprietary class
+        ("01A4000C023F00", "6881"),  // logical channel 1
+        ("00B0000004", "6986"),  // READ BINARY with no current EF
     ])
     func statusWords(command: String, expected: String) {
         #expect(Self.chip().send(hex: command) == expected)
@@ -72,7 +75,9 @@ import MRTDTestSupport
         _ = chip.send(.selectApplication(MRTDApplication.lds1AID))
         let r = chip.send(CommandAPDU(ins: 0xA4, p1: 0x02, p2: 0x04, data: [0x01, 0x02], ne: 256))
         #expect(r.statusWord == .success)
-        #expect(hexString(r.data) == "620B8002" + hexString([UInt8(Self.dg2.count >> 8), UInt8(Self.dg2.count & 0xFF)]) + "82010183020102")
+        #expect(
+            hexString(r.data) == "620B8002" + hexString([UInt8(Self.dg2.count >> 8), UInt8(Self.dg2.count & 0xFF)])
+                + "82010183020102")
     }
 
     @Test func offsetsAndEndOfFile() throws {
@@ -115,7 +120,9 @@ import MRTDTestSupport
         let link = LinkBehaviour(extendedLength: false)
         let plainChip = Self.chip(link: link)
         _ = plainChip.send(.selectMasterFile())
-        #expect(plainChip.send(CommandAPDU(ins: 0xB0, p1: 0x9C, p2: 0, ne: 10, forceExtended: true)).statusWord == .wrongLength)
+        #expect(
+            plainChip.send(CommandAPDU(ins: 0xB0, p1: 0x9C, p2: 0, ne: 10, forceExtended: true)).statusWord
+                == .wrongLength)
 
         var t = try Self.authenticated(link: link)
         #expect(try t.secure(.readBinary(sfi: 0x02, offset: 0, ne: 1000)).statusWord == .wrongLength)
@@ -157,7 +164,8 @@ import MRTDTestSupport
     /// DG3/DG4 need Extended Access Control, which the chip does not offer: 6982 even after BAC,
     /// and the session survives the refusal.
     @Test func eacProtectedDataGroups() throws {
-        var t = TestTerminal(chip: VirtualChip(profile: TestProfiles.profile(extraFiles: [.dg3: [0x63, 0x00], .dg4: [0x76, 0x00]])))
+        var t = TestTerminal(
+            chip: VirtualChip(profile: TestProfiles.profile(extraFiles: [.dg3: [0x63, 0x00], .dg4: [0x76, 0x00]])))
         _ = t.plain(.selectApplication(MRTDApplication.lds1AID))
         try t.bac(mrzInformation: "L898902C<369080619406236")
         #expect(try t.secure(.readBinary(sfi: 0x03, offset: 0, ne: 2)).statusWord == .securityStatusNotSatisfied)

@@ -1,10 +1,11 @@
-import Testing
 import ASN1TLV
 import ISO7816
 import MRTDCrypto
 import MRTDDocument
 import MRTDSecureMessaging
 import MRTDTestSupport
+import Testing
+
 @testable import VirtualChip
 
 /// End to end over every built-in generated document: access control as EF.CardAccess offers it
@@ -21,15 +22,19 @@ import MRTDTestSupport
         // Access control
         let infos = ChipSecurityInfos(profile: profile).paceInfos
         if let pace = document.spec.pace {
-            let offered = SecurityInfoEncoder.paceOID(mapping: pace.mapping, keyAgreement: pace.keyAgreement, cipher: pace.cipher)
+            let offered = SecurityInfoEncoder.paceOID(
+                mapping: pace.mapping, keyAgreement: pace.keyAgreement, cipher: pace.cipher)
             #expect(infos.contains { $0.oid == offered && $0.parameterId == pace.parameterId })
             let password = HashAlgorithm.sha1.hash(ChipPasswords.mrzInformation(profile))
-            let outcome = try terminal.pace(oid: offered.dotted, parameterId: pace.parameterId, password: password,
-                                            reference: 1, sendParameterId: true)
+            let outcome = try terminal.pace(
+                oid: offered.dotted, parameterId: pace.parameterId, password: password,
+                reference: 1, sendParameterId: true)
             if pace.mapping == .chipAuthentication {
                 guard case .ecdh(let curve, _, let staticPublic)? = profile.keys.chipAuthentication?.agreement,
-                      let aIC = outcome.encryptedChipAuthenticationData, let mapIC = outcome.mapPublicIC else {
-                    Issue.record("CAM data missing"); return
+                    let aIC = outcome.encryptedChipAuthenticationData, let mapIC = outcome.mapPublicIC
+                else {
+                    Issue.record("CAM data missing")
+                    return
                 }
                 let iv = try AES.encryptECB(key: outcome.keys.encryption, [UInt8](repeating: 0xFF, count: 16))
                 let caIC = try Padding.unpad(AES.decryptCBC(key: outcome.keys.encryption, iv: iv, aIC), blockSize: 16)
@@ -48,8 +53,14 @@ import MRTDTestSupport
             let chipPublic: [UInt8]
             let ecdh: Bool
             switch key.agreement {
-            case .ecdh(let curve, _, let pub): terminalKey = .ecdh(curve); chipPublic = pub; ecdh = true
-            case .dh(let group, _, let pub): terminalKey = .dh(group); chipPublic = pub; ecdh = false
+            case .ecdh(let curve, _, let pub):
+                terminalKey = .ecdh(curve)
+                chipPublic = pub
+                ecdh = true
+            case .dh(let group, _, let pub):
+                terminalKey = .dh(group)
+                chipPublic = pub
+                ecdh = false
             }
             let cipherArc: Int
             switch ca.cipher {
@@ -68,7 +79,8 @@ import MRTDTestSupport
             while read.count < content.count {
                 let r = try terminal.secure(.readBinary(sfi: file.sfi, offset: 0, ne: 1).withOffset(read.count))
                 guard r.statusWord == .success || r.statusWord == .endOfFileReached, !r.data.isEmpty else {
-                    Issue.record("\(file) at \(read.count): \(r.statusWord)"); break
+                    Issue.record("\(file) at \(read.count): \(r.statusWord)")
+                    break
                 }
                 if read.count > 0x7FFF {
                     read += try TLVParser.parse(r.data).expect(0x53).valueBytes
@@ -91,7 +103,10 @@ import MRTDTestSupport
                 let h = Array(f.dropLast().suffix(20))
                 #expect(HashAlgorithm.sha1.hash(Array(f.dropFirst().dropLast(21)) + challenge) == h)
             case .ec:
-                guard case .ecdsa(_, let hash)? = document.spec.activeAuthentication else { Issue.record("spec"); return }
+                guard case .ecdsa(_, let hash)? = document.spec.activeAuthentication else {
+                    Issue.record("spec")
+                    return
+                }
                 #expect(try aa.publicKey.verify(signature: r.data, message: challenge, algorithm: .ecdsaPlain(hash)))
             }
         }

@@ -1,19 +1,20 @@
-import Testing
 import ISO7816
 import MRTDCrypto
 import MRTDDocument
 import MRTDSecureMessaging
 import MRTDTestSupport
+import Testing
+
 @testable import VirtualChip
 
 /// A deterministic generator for the fuzz tests (SplitMix64).
 struct SplitMix: RandomNumberGenerator {
     var state: UInt64
     mutating func next() -> UInt64 {
-        state &+= 0x9E3779B97F4A7C15
+        state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
-        z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
 }
@@ -24,8 +25,10 @@ struct SplitMix: RandomNumberGenerator {
     static let classes: [UInt8] = [0x00, 0x0C, 0x10, 0x1C, 0x80, 0x01]
 
     static func randomCommand(_ g: inout SplitMix) -> [UInt8] {
-        let header = [classes.randomElement(using: &g)!, instructions.randomElement(using: &g)!,
-                      UInt8.random(in: 0...255, using: &g), UInt8.random(in: 0...255, using: &g)]
+        let header = [
+            classes.randomElement(using: &g)!, instructions.randomElement(using: &g)!,
+            UInt8.random(in: 0...255, using: &g), UInt8.random(in: 0...255, using: &g),
+        ]
         switch Int.random(in: 0..<6, using: &g) {
         case 0: return header
         case 1: return header + [UInt8.random(in: 0...255, using: &g)]
@@ -37,9 +40,11 @@ struct SplitMix: RandomNumberGenerator {
             return header + [UInt8(n)] + data + (Bool.random(using: &g) ? [0x00] : [])
         case 3:
             let n = Int.random(in: 1...300, using: &g)
-            return header + [0x00, UInt8(n >> 8), UInt8(n & 0xFF)] + (0..<n).map { _ in UInt8.random(in: 0...255, using: &g) } + [0x00, 0x00]
+            return header + [0x00, UInt8(n >> 8), UInt8(n & 0xFF)]
+                + (0..<n).map { _ in UInt8.random(in: 0...255, using: &g) } + [0x00, 0x00]
         case 4: return header + [0x00, UInt8.random(in: 0...255, using: &g), UInt8.random(in: 0...255, using: &g)]
-        default: return header + (0..<Int.random(in: 0...12, using: &g)).map { _ in UInt8.random(in: 0...255, using: &g) }
+        default:
+            return header + (0..<Int.random(in: 0...12, using: &g)).map { _ in UInt8.random(in: 0...255, using: &g) }
         }
     }
 
@@ -50,10 +55,13 @@ struct SplitMix: RandomNumberGenerator {
         let key = try PrivateKey.generateEC(curve: ECCurve(named: .secp256r1))
         let curve = ECCurve(named: .secp256r1)
         let (caPriv, caPub) = try curve.generateKeyPair(random: SystemRandom())
-        let profile = TestProfiles.profile(cardAccess: TestProfiles.cardAccess([(oid, 12), (TestProfiles.paceOID(mapping: 6, cipher: 2), 12)]),
-                                           extraFiles: [.dg2: TestProfiles.bigFile(size: 40_000)],
-                                           keys: ChipKeys(chipAuthentication: ChipAuthenticationKey(agreement: .ecdh(curve: curve, privateKey: caPriv, publicKey: caPub)),
-                                                          activeAuthentication: key))
+        let profile = TestProfiles.profile(
+            cardAccess: TestProfiles.cardAccess([(oid, 12), (TestProfiles.paceOID(mapping: 6, cipher: 2), 12)]),
+            extraFiles: [.dg2: TestProfiles.bigFile(size: 40_000)],
+            keys: ChipKeys(
+                chipAuthentication: ChipAuthenticationKey(
+                    agreement: .ecdh(curve: curve, privateKey: caPriv, publicKey: caPub)),
+                activeAuthentication: key))
         let chip = VirtualChip(profile: profile)
         var terminal = TestTerminal(chip: chip)
         for round in 0..<1000 {
@@ -87,7 +95,8 @@ struct SplitMix: RandomNumberGenerator {
             let n = Int.random(in: 0...70, using: &g)
             var body = (0..<n).map { _ in UInt8.random(in: 0...255, using: &g) }
             if Bool.random(using: &g) { body = [0x7C, UInt8(n + 2), 0x81, UInt8(n)] + body }
-            let command = CommandAPDU(cla: 0x10, ins: 0x86, p1: 0, p2: 0, data: body.isEmpty ? [0x7C, 0x00] : body, ne: 256)
+            let command = CommandAPDU(
+                cla: 0x10, ins: 0x86, p1: 0, p2: 0, data: body.isEmpty ? [0x7C, 0x00] : body, ne: 256)
             let r = chip.send(command)
             #expect(r.statusWord != .success || r.data.first == 0x7C)
         }

@@ -19,8 +19,12 @@ import MRTDSecureMessaging
 ///   bookkeeping and the dead-session rule run too.
 enum SMUnwrapTarget {
     static let ciphers: [CipherAlgorithm] = [.tripleDES, .aes128]
-    static let encryptionKey: [UInt8] = [0x97, 0x9E, 0xC1, 0x3B, 0x1C, 0xBF, 0xE9, 0xDC, 0xD0, 0x1A, 0xB0, 0xFE, 0xD3, 0x07, 0xEA, 0xE5]
-    static let macKey: [UInt8] = [0xF1, 0xCB, 0x1F, 0x1F, 0xB5, 0xAD, 0xF2, 0x08, 0x80, 0x6B, 0x89, 0xDC, 0x57, 0x9D, 0xC1, 0xF8]
+    static let encryptionKey: [UInt8] = [
+        0x97, 0x9E, 0xC1, 0x3B, 0x1C, 0xBF, 0xE9, 0xDC, 0xD0, 0x1A, 0xB0, 0xFE, 0xD3, 0x07, 0xEA, 0xE5,
+    ]
+    static let macKey: [UInt8] = [
+        0xF1, 0xCB, 0x1F, 0x1F, 0xB5, 0xAD, 0xF2, 0x08, 0x80, 0x6B, 0x89, 0xDC, 0x57, 0x9D, 0xC1, 0xF8,
+    ]
 
     static func keys(_ cipher: CipherAlgorithm) -> SessionKeys {
         SessionKeys(cipher: cipher, encryption: SecretBytes(encryptionKey), mac: SecretBytes(macKey))
@@ -35,7 +39,11 @@ enum SMUnwrapTarget {
     static func firstMessageSSC(_ cipher: CipherAlgorithm) -> [UInt8] {
         var s = initialSSC(cipher)
         var i = s.count - 1
-        while i >= 0 { s[i] &+= 1; if s[i] != 0 { break }; i -= 1 }
+        while i >= 0 {
+            s[i] &+= 1
+            if s[i] != 0 { break }
+            i -= 1
+        }
         return s
     }
 
@@ -52,8 +60,12 @@ enum SMUnwrapTarget {
         let response: [UInt8]
         switch (selector >> 1) & 3 {
         case 0: response = rest
-        case 1: guard let r = authenticated(rest, cipher: cipher) else { return nil }; response = r
-        case 2: guard let r = encrypted(rest, cipher: cipher, odd: selector & 8 != 0) else { return nil }; response = r
+        case 1:
+            guard let r = authenticated(rest, cipher: cipher) else { return nil }
+            response = r
+        case 2:
+            guard let r = encrypted(rest, cipher: cipher, odd: selector & 8 != 0) else { return nil }
+            response = r
         default: return nil
         }
         guard let apdu = try? ResponseAPDU(bytes: response) else { return nil }
@@ -70,7 +82,8 @@ enum SMUnwrapTarget {
     /// `objects` || 8E 08 MAC || 90 00, the MAC over pad(SSC || objects).
     static func authenticated(_ objects: [UInt8], cipher: CipherAlgorithm) -> [UInt8]? {
         guard let m = try? KeyedMAC(cipher, key: SecretBytes(macKey)),
-              let mac = try? m.macPadded(firstMessageSSC(cipher) + objects) else { return nil }
+            let mac = try? m.macPadded(firstMessageSSC(cipher) + objects)
+        else { return nil }
         return objects + [0x8E, 0x08] + mac.prefix(8) + [0x90, 0x00]
     }
 
@@ -110,12 +123,15 @@ enum SMUnwrapTarget {
     /// encryption agree with the session's: otherwise modes 1 and 2 would only exercise the MAC check).
     static func seeds() throws -> [(String, [UInt8])] {
         var out: [(String, [UInt8])] = []
-        let plains: [[UInt8]] = [[], [0x60, 0x14, 0x5F, 0x01, 0x04, 0x30, 0x31, 0x30, 0x37],
-                                 Array(0..<200).map { UInt8($0 & 0xFF) }]
+        let plains: [[UInt8]] = [
+            [], [0x60, 0x14, 0x5F, 0x01, 0x04, 0x30, 0x31, 0x30, 0x37],
+            Array(0..<200).map { UInt8($0 & 0xFF) },
+        ]
         for (ci, cipher) in ciphers.enumerated() {
             for (pi, plain) in plains.enumerated() {
                 var chip = SecureMessagingSession(keys: keys(cipher), ssc: initialSSC(cipher))
-                let protected = try chip.protectResponse(ResponseAPDU(data: plain, statusWord: StatusWord(rawValue: 0x9000)))
+                let protected = try chip.protectResponse(
+                    ResponseAPDU(data: plain, statusWord: StatusWord(rawValue: 0x9000)))
                 let raw = protected.bytes
                 out.append(("raw-\(cipher.rawValue)-\(pi)", [UInt8(ci)] + raw))
                 let objects = Array(protected.data.dropLast(10))

@@ -1,5 +1,5 @@
-import Foundation
 import ASN1TLV
+import Foundation
 import MRTDDocument
 import MRTDTrust
 import PCSCTransport
@@ -44,21 +44,34 @@ public enum SeedCorpus {
         for name in SpecimenGenerator.profileNames {
             let doc = try SpecimenGenerator.generate(named: name)
             let f = doc.profile.files
-            add(.com, name, f[.com]); add(.dg1, name, f[.dg1]); add(.dg11, name, f[.dg11]); add(.dg12, name, f[.dg12])
-            add(.dg14, name, f[.dg14]); add(.dg15, name, f[.dg15]); add(.sod, name, f[.sod])
-            add(.securityInfos, name + "-cardaccess", f[.cardAccess]); add(.securityInfos, name + "-cardsecurity", f[.cardSecurity])
-            add(.x509, name + "-csca", doc.cscaCertificate); add(.x509, name + "-ds", doc.documentSignerCertificate)
+            add(.com, name, f[.com])
+            add(.dg1, name, f[.dg1])
+            add(.dg11, name, f[.dg11])
+            add(.dg12, name, f[.dg12])
+            add(.dg14, name, f[.dg14])
+            add(.dg15, name, f[.dg15])
+            add(.sod, name, f[.sod])
+            add(.securityInfos, name + "-cardaccess", f[.cardAccess])
+            add(.securityInfos, name + "-cardsecurity", f[.cardSecurity])
+            add(.x509, name + "-csca", doc.cscaCertificate)
+            add(.x509, name + "-ds", doc.documentSignerCertificate)
             add(.x509, name + "-mlsigner", doc.masterListSignerCertificate)
-            add(.crl, name, doc.crl); add(.masterList, name, doc.masterList)
+            add(.crl, name, doc.crl)
+            add(.masterList, name, doc.masterList)
             add(.mrz, name, Array(doc.profile.mrz.utf8))
-            add(.mrz, name + "-key", Array("\(doc.profile.documentNumber)|\(doc.profile.dateOfBirth)|\(doc.profile.dateOfExpiry)".utf8))
+            add(
+                .mrz, name + "-key",
+                Array("\(doc.profile.documentNumber)|\(doc.profile.dateOfBirth)|\(doc.profile.dateOfExpiry)".utf8))
             for file: LDSFile in [.com, .dg1, .dg14, .dg15] { add(.tlv, "\(name)-\(file.rawValue)", f[file]) }
             if name == SpecimenGenerator.defaultProfileName {
                 // One DG2 only (they are large and alike); its face record for the record target.
                 add(.dg2, name, f[.dg2])
-                add(.tlv, name + "-sod", f[.sod]); add(.tlv, name + "-csca", doc.cscaCertificate)
+                add(.tlv, name + "-sod", f[.sod])
+                add(.tlv, name + "-csca", doc.cscaCertificate)
                 if let dg2 = f[.dg2] { addFaceRecords(dg2, name, add) }
-                for (i, file) in [LDSFile.dg5, .dg7].enumerated() { add(.ldsOther, "\(name)-\(file.rawValue)", f[file].map { [UInt8(3 + i)] + $0 }) }
+                for (i, file) in [LDSFile.dg5, .dg7].enumerated() {
+                    add(.ldsOther, "\(name)-\(file.rawValue)", f[file].map { [UInt8(3 + i)] + $0 })
+                }
             }
         }
         add(.dg16, "two-persons", dg16Seed)
@@ -69,28 +82,57 @@ public enum SeedCorpus {
                 (try? Data(contentsOf: fixtures.appendingPathComponent(path))).map { [UInt8]($0) }
             }
             let specimens: [(String, [(LDSFile, String)])] = [
-                ("bsi2008", [(.com, "EF_COM.bin"), (.sod, "EF_SOD.bin"), (.dg1, "Datagroup1.bin"), (.dg2, "Datagroup2.bin"),
-                             (.dg3, "Datagroup3.bin"), (.dg4, "Datagroup4.bin"), (.dg14, "Datagroup14.bin"), (.dg15, "Datagroup15.bin")]),
-                ("nl-2006", [(.dg1, "ef0101.bin"), (.dg2, "ef0102.bin"), (.dg15, "ef010F.bin"), (.sod, "ef011D.bin"), (.com, "ef011E.bin")]),
-                ("bsi-tr03105-5", [(.com, "EF_COM.bin"), (.sod, "EF_SOD.bin"), (.dg1, "Datagroup1.bin"), (.dg14, "Datagroup14.bin"),
-                                   (.dg15, "Datagroup15.bin")]),
+                (
+                    "bsi2008",
+                    [
+                        (.com, "EF_COM.bin"), (.sod, "EF_SOD.bin"), (.dg1, "Datagroup1.bin"), (.dg2, "Datagroup2.bin"),
+                        (.dg3, "Datagroup3.bin"), (.dg4, "Datagroup4.bin"), (.dg14, "Datagroup14.bin"),
+                        (.dg15, "Datagroup15.bin"),
+                    ]
+                ),
+                (
+                    "nl-2006",
+                    [
+                        (.dg1, "ef0101.bin"), (.dg2, "ef0102.bin"), (.dg15, "ef010F.bin"), (.sod, "ef011D.bin"),
+                        (.com, "ef011E.bin"),
+                    ]
+                ),
+                (
+                    "bsi-tr03105-5",
+                    [
+                        (.com, "EF_COM.bin"), (.sod, "EF_SOD.bin"), (.dg1, "Datagroup1.bin"),
+                        (.dg14, "Datagroup14.bin"),
+                        (.dg15, "Datagroup15.bin"),
+                    ]
+                ),
             ]
             for (dir, files) in specimens {
-                let names = (try? FileManager.default.contentsOfDirectory(atPath: fixtures.appendingPathComponent("specimens/" + dir).path)) ?? []
+                let names =
+                    (try? FileManager.default.contentsOfDirectory(
+                        atPath: fixtures.appendingPathComponent("specimens/" + dir).path)) ?? []
                 for (file, wanted) in files {
                     // File names differ in case between the mirrors: match case-insensitively.
                     guard let actual = names.first(where: { $0.lowercased() == wanted.lowercased() }),
-                          let bytes = read("specimens/\(dir)/\(actual)") else { continue }
+                        let bytes = read("specimens/\(dir)/\(actual)")
+                    else { continue }
                     let name = "\(dir)-\(file.rawValue)"
                     switch file {
                     case .com: add(.com, name, bytes)
-                    case .sod: add(.sod, name, bytes); add(.tlv, name, bytes)
-                    case .dg1: add(.dg1, name, bytes); add(.tlv, name, bytes)
+                    case .sod:
+                        add(.sod, name, bytes)
+                        add(.tlv, name, bytes)
+                    case .dg1:
+                        add(.dg1, name, bytes)
+                        add(.tlv, name, bytes)
                         if let d = try? DG1File(bytes: bytes) { add(.mrz, name, Array(d.mrz.raw.utf8)) }
-                    case .dg2: add(.dg2, name, bytes); addFaceRecords(bytes, name, add)
+                    case .dg2:
+                        add(.dg2, name, bytes)
+                        addFaceRecords(bytes, name, add)
                     case .dg3: add(.ldsOther, name, [0] + bytes)
                     case .dg4: add(.ldsOther, name, [1] + bytes)
-                    case .dg14: add(.dg14, name, bytes); add(.tlv, name, bytes)
+                    case .dg14:
+                        add(.dg14, name, bytes)
+                        add(.tlv, name, bytes)
                     case .dg15: add(.dg15, name, bytes)
                     default: break
                     }
@@ -98,13 +140,17 @@ public enum SeedCorpus {
             }
             add(.securityInfos, "EF_CardSecurity", read("lds-samples/EF_CardSecurity.bin"))
             if let dg2 = read("lds-samples/DG2-iso19794-5-all-fields.bin") {
-                add(.dg2, "iso19794-all-fields", dg2); addFaceRecords(dg2, "iso19794-all-fields", add)
+                add(.dg2, "iso19794-all-fields", dg2)
+                addFaceRecords(dg2, "iso19794-all-fields", add)
             }
             if let dg2 = read("lds-samples/DG2-iso39794-5-sample.der") {
-                add(.dg2, "iso39794-sample", dg2); addFaceRecords(dg2, "iso39794-sample", add)
+                add(.dg2, "iso39794-sample", dg2)
+                addFaceRecords(dg2, "iso39794-sample", add)
             }
             add(.crl, "COL", read("crl/COL.crl"))
-            for root in ["masterlists/DE_ROOT_CA_CSCA07.cer", "masterlists/NL_ROOT_CA.cer"] { add(.x509, root, read(root)) }
+            for root in ["masterlists/DE_ROOT_CA_CSCA07.cer", "masterlists/NL_ROOT_CA.cer"] {
+                add(.x509, root, read(root))
+            }
             // Real CSCA certificates from the master lists (RSA, RSA-PSS, ECDSA with named and explicit
             // curves), for the certificate target. The lists themselves are 0.3–1 MB: too large as seeds
             // for a fuzzer that mutates whole inputs; the master-list target uses generated lists.
@@ -112,7 +158,9 @@ public enum SeedCorpus {
                 guard let bytes = read(ml), let list = try? CSCAMasterList(bytes: bytes) else { continue }
                 var seenAlgorithms = Set<String>()
                 for (i, c) in list.certificates.enumerated() {
-                    let key = c.signatureAlgorithm.oid.dotted + "/" + ((try? c.publicKey()).map { "\($0.kind)/\($0.subjectPublicKeyInfo.count)" } ?? "?")
+                    let key =
+                        c.signatureAlgorithm.oid.dotted + "/"
+                        + ((try? c.publicKey()).map { "\($0.kind)/\($0.subjectPublicKeyInfo.count)" } ?? "?")
                     if seenAlgorithms.insert(key).inserted || i % 97 == 0 { add(.x509, "\(ml)-\(i)", c.encoded) }
                 }
                 if let signer = list.signedData.certificates.first { add(.x509, ml + "-signer", signer.encoded) }
@@ -121,7 +169,11 @@ public enum SeedCorpus {
 
         for (name, json) in stepUpSeeds { add(.stepUpContext, name, Array(json.utf8)) }
         add(.readers, "builtin", Array(ReaderProfiles.builtInJSON.utf8))
-        add(.readers, "small", Array(#"{"schema":"emrtd.readers/1","readers":[{"id":"a","vendor":"V","model":"M","match":["*Virtual PCD*"],"extendedLength":true,"maxCommandSize":261,"maxResponseSize":258,"quirks":[{"id":"q","description":"d","workaround":null}],"sources":[{"title":"t","url":"https://example.test"}],"status":"untested"}]}"#.utf8))
+        add(
+            .readers, "small",
+            Array(
+                #"{"schema":"emrtd.readers/1","readers":[{"id":"a","vendor":"V","model":"M","match":["*Virtual PCD*"],"extendedLength":true,"maxCommandSize":261,"maxResponseSize":258,"quirks":[{"id":"q","description":"d","workaround":null}],"sources":[{"title":"t","url":"https://example.test"}],"status":"untested"}]}"#
+                    .utf8))
         for (name, bytes) in try SMUnwrapTarget.seeds() { add(.smUnwrap, name, bytes) }
         return s
     }
@@ -142,23 +194,34 @@ public enum SeedCorpus {
             return tag + (value.count < 0x80 ? [UInt8(value.count)] : [0x81, UInt8(value.count)]) + value
         }
         func person(_ tag: UInt8, _ name: String) -> [UInt8] {
-            tlv([tag], tlv([0x5F, 0x50], Array("20260101".utf8)) + tlv([0x5F, 0x51], Array(name.utf8))
-                + tlv([0x5F, 0x52], Array("+99 123 456".utf8)) + tlv([0x5F, 0x53], Array("1 MAIN STREET<UTOPIA".utf8)))
+            tlv(
+                [tag],
+                tlv([0x5F, 0x50], Array("20260101".utf8)) + tlv([0x5F, 0x51], Array(name.utf8))
+                    + tlv([0x5F, 0x52], Array("+99 123 456".utf8))
+                    + tlv([0x5F, 0x53], Array("1 MAIN STREET<UTOPIA".utf8)))
         }
         return tlv([0x70], tlv([0x02], [0x02]) + person(0xA1, "SPECIMEN<<ANNA") + person(0xA2, "SPECIMEN<<ERIK"))
     }
 
     /// Step-up inputs in every shape `StepUpInput.parse` accepts (invented tokens and ids).
     static var stepUpSeeds: [(String, String)] {
-        let operation = #"{"signicatOperation":{"version":"1","operation":"authentication","provider":"readid","token":"sut_fuzz.token.x9","url":"https://readid.example.test/odata/v1","processType":"substantial","processId":"0dca14cf-957d-46d9-b374-520f9c650859"}}"#
-        let videoID = #"{"version":"1","operation":"authentication","provider":"signicatvideoid","token":"t","url":"https://video.example.test/v2","processType":"substantial","processId":"p","videoidProviderOptions":{"docType":1,"docTypes":[1,2,3],"defaultId":1}}"#
-        let pre = #"{"signicatOperation":{"operation":"authentication","provider":"signicatvideoid","processType":"substantial"}}"#
+        let operation =
+            #"{"signicatOperation":{"version":"1","operation":"authentication","provider":"readid","token":"sut_fuzz.token.x9","url":"https://readid.example.test/odata/v1","processType":"substantial","processId":"0dca14cf-957d-46d9-b374-520f9c650859"}}"#
+        let videoID =
+            #"{"version":"1","operation":"authentication","provider":"signicatvideoid","token":"t","url":"https://video.example.test/v2","processType":"substantial","processId":"p","videoidProviderOptions":{"docType":1,"docTypes":[1,2,3],"defaultId":1}}"#
+        let pre =
+            #"{"signicatOperation":{"operation":"authentication","provider":"signicatvideoid","processType":"substantial"}}"#
         func context(_ key: String, _ op: String) -> String {
             #"{"\#(key)":{"context_content_b64":"\#(Data(op.utf8).base64EncodedString())","context_mime":"application/json"}}"#
         }
-        return [("operation", operation), ("videoid-bare", videoID), ("post", context("post_operation_context", operation)),
-                ("pre", context("pre_operation_context", pre)),
-                ("bare-context", #"{"context_content_b64":"\#(Data(videoID.utf8).base64EncodedString())","context_mime":"application/json"}"#),
-                ("error", #"{"type":"https://example.test/errors/x","title":"T","status":400,"detail":"d","traceId":"t"}"#)]
+        return [
+            ("operation", operation), ("videoid-bare", videoID), ("post", context("post_operation_context", operation)),
+            ("pre", context("pre_operation_context", pre)),
+            (
+                "bare-context",
+                #"{"context_content_b64":"\#(Data(videoID.utf8).base64EncodedString())","context_mime":"application/json"}"#
+            ),
+            ("error", #"{"type":"https://example.test/errors/x","title":"T","status":400,"detail":"d","traceId":"t"}"#),
+        ]
     }
 }

@@ -1,10 +1,10 @@
-import Foundation
 import ASN1TLV
+import Foundation
 import ISO7816
+import MRTDAccessControl
 import MRTDCrypto
 import MRTDDocument
 import MRTDSecureMessaging
-import MRTDAccessControl
 import MRTDTrust
 import PCSCTransport
 import StepUp
@@ -103,23 +103,33 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     static func mrz(_ bytes: [UInt8]) {
         let text = String(decoding: bytes, as: UTF8.self)
         if let m = try? MRZ(text) {
-            touch(m.description); touch(m.dateOfBirth); touch(m.dateOfExpiry); touch(m.optionalData)
+            touch(m.description)
+            touch(m.dateOfBirth)
+            touch(m.dateOfExpiry)
+            touch(m.optionalData)
         }
         if let k = try? MRZKey(mrz: text) { touch(k.mrzInformation) }
         let words = text.split(separator: "|", maxSplits: 3, omittingEmptySubsequences: false).map(String.init)
-        if words.count == 3, let k = try? MRZKey(documentNumber: words[0], dateOfBirth: words[1], dateOfExpiry: words[2]) {
+        if words.count == 3,
+            let k = try? MRZKey(documentNumber: words[0], dateOfBirth: words[1], dateOfExpiry: words[2])
+        {
             touch(k.mrzInformation)
         }
     }
 
     static func dg1(_ bytes: [UInt8]) {
         guard let f = try? DG1File(bytes: bytes) else { return }
-        touch(f); touch(f.mrz.description)
+        touch(f)
+        touch(f.mrz.description)
     }
 
     static func dg2(_ bytes: [UInt8]) {
         guard let f = try? DG2File(bytes: bytes) else { return }
-        for face in f.faces { touch(face.format); touch(face.width); touch(face.imageData.count) }
+        for face in f.faces {
+            touch(face.format)
+            touch(face.width)
+            touch(face.imageData.count)
+        }
         touch(f)
     }
 
@@ -151,17 +161,23 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         guard let s else { return }
         for p in s.paceInfos { touch(s.domainParameters(for: p)) }
         for c in s.chipAuthenticationInfos { touch(s.publicKey(for: c)) }
-        touch(s.terminalAuthenticationInfos); touch(s.activeAuthenticationInfo); touch(s.privilegedTerminalInfo)
-        touch(s.unknownInfos); touch(s.chipAuthenticationDomainParameterInfos); touch(s.paceDomainParameterInfos)
+        touch(s.terminalAuthenticationInfos)
+        touch(s.activeAuthenticationInfo)
+        touch(s.privilegedTerminalInfo)
+        touch(s.unknownInfos)
+        touch(s.chipAuthenticationDomainParameterInfos)
+        touch(s.paceDomainParameterInfos)
     }
 
     /// EF.SOD through passive authentication: the LDS security object, the CMS SignedData, the
     /// embedded document signer and its signature, against an empty trust store at a fixed time.
     static func sod(_ bytes: [UInt8]) {
-        let input = PassiveAuthenticationInput(sodBytes: bytes, dataGroups: [1: [0x61, 0x00]], issuingState: "UTO",
-                                               documentCode: "P<")
-        let report = PassiveAuthenticationPolicy.icao9303.evaluate(input, trustStore: TrustStore(),
-                                                                   validationTime: fixedTime)
+        let input = PassiveAuthenticationInput(
+            sodBytes: bytes, dataGroups: [1: [0x61, 0x00]], issuingState: "UTO",
+            documentCode: "P<")
+        let report = PassiveAuthenticationPolicy.icao9303.evaluate(
+            input, trustStore: TrustStore(),
+            validationTime: fixedTime)
         touch(report)
         if let sod = try? SODFile(bytes: bytes) { touch(try? LDSSecurityObject(bytes: sod.eContent)) }
     }
@@ -170,8 +186,12 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// against its own key (as for a self-signed CSCA).
     static func x509(_ bytes: [UInt8]) {
         guard let c = try? Certificate(der: bytes) else { return }
-        touch(c.description); touch(c.decoded.malformed); touch(c.unhandledCriticalExtensions)
-        touch(c.isLinkCertificate); touch(c.authorityKeyIdentifier); touch(c.isValid(at: fixedTime))
+        touch(c.description)
+        touch(c.decoded.malformed)
+        touch(c.unhandledCriticalExtensions)
+        touch(c.isLinkCertificate)
+        touch(c.authorityKeyIdentifier)
+        touch(c.isValid(at: fixedTime))
         if let key = try? c.publicKey() { touch(try? c.isSignature(validFor: key)) }
         var store = TrustStore()
         _ = try? store.addCertificate(der: bytes, source: "fuzz")
@@ -179,7 +199,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
 
     static func crl(_ bytes: [UInt8]) {
         guard let crl = try? CertificateRevocationList(der: bytes) else { return }
-        touch(crl.description); touch(crl.authorityKeyIdentifier)
+        touch(crl.description)
+        touch(crl.authorityKeyIdentifier)
         var store = TrustStore()
         _ = try? store.addCRL(der: bytes, source: "fuzz")
     }
@@ -237,8 +258,10 @@ public enum FuzzEntry {
     /// The executable's `main`: with `EMRTD_FUZZ_WRITE_SEEDS=DIR` set, writes every target's seed corpus
     /// under DIR (from `EMRTD_FUZZ_FIXTURES`, the shared fixtures folder, when set) and exits — `Fuzz/run`
     /// makes the corpora at run time this way; otherwise hands over to libFuzzer's driver.
-    public static func main(_ target: FuzzTarget, _ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
-                            _ testOneInput: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32 {
+    public static func main(
+        _ target: FuzzTarget, _ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
+        _ testOneInput: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+    ) -> Int32 {
         let env = ProcessInfo.processInfo.environment
         if let out = env["EMRTD_FUZZ_WRITE_SEEDS"], !out.isEmpty {
             let fixtures = env["EMRTD_FUZZ_FIXTURES"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
@@ -259,6 +282,8 @@ public enum FuzzEntry {
 
 /// libFuzzer's entry for a program with its own `main` (compiler-rt FuzzerInterface.h).
 @_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<Int32>,
-                         _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                         _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32
+func LLVMFuzzerRunDriver(
+    _ argc: UnsafeMutablePointer<Int32>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+) -> Int32

@@ -8,18 +8,26 @@ enum BenchCommand {
         discussion: BenchSettings.discussion,
         options: [
             OptionDecl("json", help: "one JSON object (rows, link, primitives, trustStore, memory, acceptance)"),
-            OptionDecl("runs", value: "N", kind: .number, help: "reads per matrix cell (median and spread; --quick: 3)", default: "5"),
+            OptionDecl(
+                "runs", value: "N", kind: .number, help: "reads per matrix cell (median and spread; --quick: 3)",
+                default: "5"),
             OptionDecl("quick", help: "DG2 15 KB only, 3 runs, 100 reads in the memory loop"),
             OptionDecl("link-kbps", value: "K", kind: .number, help: "air data rate in kbit/s", default: "424"),
             OptionDecl("apdu-ms", value: "MS", kind: .number, help: "reader + chip turnaround per APDU", default: "4"),
-            OptionDecl("chip-ms-per-sm-apdu", value: "MS", kind: .number, help: "the chip's crypto per secure-messaging APDU",
-                       default: "0: inside the turnaround"),
-            OptionDecl("reads", value: "N", kind: .number, help: "consecutive reads in the memory-growth loop", default: "1000"),
-            OptionDecl("profile", value: "NAME", kind: .choice(BenchSettings.allProfiles), help: "only this profile", repeatable: true),
+            OptionDecl(
+                "chip-ms-per-sm-apdu", value: "MS", kind: .number, help: "the chip's crypto per secure-messaging APDU",
+                default: "0: inside the turnaround"),
+            OptionDecl(
+                "reads", value: "N", kind: .number, help: "consecutive reads in the memory-growth loop", default: "1000"
+            ),
+            OptionDecl(
+                "profile", value: "NAME", kind: .choice(BenchSettings.allProfiles), help: "only this profile",
+                repeatable: true),
             OptionDecl("trust-only", help: "only the trust-store workloads (no read matrix, no memory loop)"),
-            OptionDecl("masterlists", value: "DIR", kind: .directory,
-                       help: "folder with DE_ML_*.ml, DE_ROOT_CA_CSCA07.cer, NL_ML_*.ml, NL_ROOT_CA.cer",
-                       default: "shared/fixtures/masterlists in this folder or an ancestor"),
+            OptionDecl(
+                "masterlists", value: "DIR", kind: .directory,
+                help: "folder with DE_ML_*.ml, DE_ROOT_CA_CSCA07.cer, NL_ML_*.ml, NL_ROOT_CA.cer",
+                default: "shared/fixtures/masterlists in this folder or an ancestor"),
         ],
         schema: "emrtd.bench/1", exits: [.ok, .usage, .transport],
         run: { try await run($0) })
@@ -33,7 +41,10 @@ enum BenchCommand {
             Console.out(settings.json ? report.jsonText() : report.text())
             return ExitCode.ok
         } catch {
-            throw CLIError(.internalError, "the benchmark failed (\(PlainWords.reason("\(error)", fallback: "see the lines above")))", status: .transport)
+            throw CLIError(
+                .internalError,
+                "the benchmark failed (\(PlainWords.reason("\(error)", fallback: "see the lines above")))",
+                status: .transport)
         }
     }
 }
@@ -58,7 +69,9 @@ struct BenchSettings: Sendable {
     /// Only the trust-store workloads (master lists, passive authentication): for working on them.
     var trustOnly = false
 
-    static let allProfiles = ["bac", "pace-gm-brainpool-aes128", "pace-gm-p256-aes256", "pace-im-ecdh", "pace-cam", "pace-gm-dh-3des"]
+    static let allProfiles = [
+        "bac", "pace-gm-brainpool-aes128", "pace-gm-p256-aes256", "pace-im-ecdh", "pace-cam", "pace-gm-dh-3des",
+    ]
 
     /// The settings from parsed options; every value checked (and `--masterlists` found) before anything runs.
     static func settings(_ a: ParsedArguments) throws(CLIError) -> BenchSettings {
@@ -73,8 +86,11 @@ struct BenchSettings: Sendable {
         func number(_ name: String, _ range: ClosedRange<Double>, whole: Bool = false) throws(CLIError) -> Double? {
             guard let v = a.value(name) else { return nil }
             guard let d = Double(v), d.isFinite, range.contains(d), !whole || d == d.rounded() else {
-                let lo = Int(range.lowerBound), hi = Int(range.upperBound)
-                throw CLIError(.badValue, "--\(name) must be a \(whole ? "whole number" : "number") from \(lo) to \(hi)", status: .usage)
+                let lo = Int(range.lowerBound)
+                let hi = Int(range.upperBound)
+                throw CLIError(
+                    .badValue, "--\(name) must be a \(whole ? "whole number" : "number") from \(lo) to \(hi)",
+                    status: .usage)
             }
             return d
         }
@@ -86,8 +102,10 @@ struct BenchSettings: Sendable {
         if let dir = a.value("masterlists") {
             var isDir: ObjCBool = false
             guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
-                throw CLIError(.badValue, "--masterlists \(Shown.path(dir)) is not a folder: give the folder holding the DE and NL master lists",
-                               status: .usage)
+                throw CLIError(
+                    .badValue,
+                    "--masterlists \(Shown.path(dir)) is not a folder: give the folder holding the DE and NL master lists",
+                    status: .usage)
             }
             s.masterLists = dir
         }
@@ -99,7 +117,9 @@ struct BenchSettings: Sendable {
         if !chosen.isEmpty {
             for p in chosen where !allProfiles.contains(p) {
                 let shown = Shown.name(p)
-                throw CLIError(.unknownProfile, "--profile must be one of \(allProfiles.joined(separator: ", ")), not \(shown)", status: .usage)
+                throw CLIError(
+                    .unknownProfile, "--profile must be one of \(allProfiles.joined(separator: ", ")), not \(shown)",
+                    status: .usage)
             }
             s.profiles = chosen
         }
@@ -107,18 +127,18 @@ struct BenchSettings: Sendable {
     }
 
     static let discussion = """
-    Where the time of a read goes: APDUs, bytes, CPU and modelled link time per profile and
-    phase, each beside its floor (docs/performance.md). Reads the virtual passport in process; build in release mode:
+        Where the time of a read goes: APDUs, bytes, CPU and modelled link time per profile and
+        phase, each beside its floor (docs/performance.md). Reads the virtual passport in process; build in release mode:
 
-        swift run -c release emrtd bench [--json] [--runs N] [--quick]
+            swift run -c release emrtd bench [--json] [--runs N] [--quick]
 
-    Matrix: BAC/3DES, PACE-GM-ECDH brainpoolP256r1/AES-128, PACE-GM-ECDH P-256/AES-256, PACE-IM, PACE-CAM,
-    PACE-GM-DH/3DES × short APDUs only / extended length × DG2 of 15 KB / 60 KB. Also: the cost of the
-    OpenSSL primitives each phase needs, the German and Dutch master lists loaded and compared with
-    `openssl cms -verify`, hostile inputs refused beside genuine ones of the same kind (issue 11), peak memory,
-    and RSS before/after 1,000 consecutive reads.
+        Matrix: BAC/3DES, PACE-GM-ECDH brainpoolP256r1/AES-128, PACE-GM-ECDH P-256/AES-256, PACE-IM, PACE-CAM,
+        PACE-GM-DH/3DES × short APDUs only / extended length × DG2 of 15 KB / 60 KB. Also: the cost of the
+        OpenSSL primitives each phase needs, the German and Dutch master lists loaded and compared with
+        `openssl cms -verify`, hostile inputs refused beside genuine ones of the same kind (issue 11), peak memory,
+        and RSS before/after 1,000 consecutive reads.
 
-    CPU is process CPU time (CLOCK_PROCESS_CPUTIME_ID) with the virtual chip's own time measured inside a
-    wrapper around VirtualChip.process and reported apart.
-    """
+        CPU is process CPU time (CLOCK_PROCESS_CPUTIME_ID) with the virtual chip's own time measured inside a
+        wrapper around VirtualChip.process and reported apart.
+        """
 }

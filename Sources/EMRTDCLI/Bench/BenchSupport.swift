@@ -23,7 +23,7 @@ enum BenchClock {
         for _ in 0..<7 {
             let n = 2000
             let start = cpuNanoseconds()
-            for _ in 0..<n { _ = cpuNanoseconds() } // a system call: not optimised away
+            for _ in 0..<n { _ = cpuNanoseconds() }  // a system call: not optimised away
             let end = cpuNanoseconds()
             best = min(best, Double(end &- start) / Double(n + 1))
         }
@@ -81,17 +81,21 @@ struct ChipCounters: Sendable, Hashable {
     var selects = 0
 
     static func - (a: ChipCounters, b: ChipCounters) -> ChipCounters {
-        ChipCounters(apdus: a.apdus - b.apdus, bytesSent: a.bytesSent - b.bytesSent, bytesReceived: a.bytesReceived - b.bytesReceived,
-                     chipNanoseconds: a.chipNanoseconds &- b.chipNanoseconds, smAPDUs: a.smAPDUs - b.smAPDUs,
-                     smMACBytes: a.smMACBytes - b.smMACBytes, smCipherBytes: a.smCipherBytes - b.smCipherBytes,
-                     smCipherCalls: a.smCipherCalls - b.smCipherCalls, selects: a.selects - b.selects)
+        ChipCounters(
+            apdus: a.apdus - b.apdus, bytesSent: a.bytesSent - b.bytesSent,
+            bytesReceived: a.bytesReceived - b.bytesReceived,
+            chipNanoseconds: a.chipNanoseconds &- b.chipNanoseconds, smAPDUs: a.smAPDUs - b.smAPDUs,
+            smMACBytes: a.smMACBytes - b.smMACBytes, smCipherBytes: a.smCipherBytes - b.smCipherBytes,
+            smCipherCalls: a.smCipherCalls - b.smCipherCalls, selects: a.selects - b.selects)
     }
 
     static func + (a: ChipCounters, b: ChipCounters) -> ChipCounters {
-        ChipCounters(apdus: a.apdus + b.apdus, bytesSent: a.bytesSent + b.bytesSent, bytesReceived: a.bytesReceived + b.bytesReceived,
-                     chipNanoseconds: a.chipNanoseconds &+ b.chipNanoseconds, smAPDUs: a.smAPDUs + b.smAPDUs,
-                     smMACBytes: a.smMACBytes + b.smMACBytes, smCipherBytes: a.smCipherBytes + b.smCipherBytes,
-                     smCipherCalls: a.smCipherCalls + b.smCipherCalls, selects: a.selects + b.selects)
+        ChipCounters(
+            apdus: a.apdus + b.apdus, bytesSent: a.bytesSent + b.bytesSent,
+            bytesReceived: a.bytesReceived + b.bytesReceived,
+            chipNanoseconds: a.chipNanoseconds &+ b.chipNanoseconds, smAPDUs: a.smAPDUs + b.smAPDUs,
+            smMACBytes: a.smMACBytes + b.smMACBytes, smCipherBytes: a.smCipherBytes + b.smCipherBytes,
+            smCipherCalls: a.smCipherCalls + b.smCipherCalls, selects: a.selects + b.selects)
     }
 }
 
@@ -141,21 +145,30 @@ final class MeteredChip: CardEmulator {
         // SELECT by DF name (the eMRTD application): a phase of its own, then back to the phase it interrupted
         let selectApplication = command.count >= 4 && command[1] == 0xA4 && command[2] == 0x04
         if selectApplication {
-            state.withLock { s in s.marks.append(PhaseMark(label: "select-application", cpu: start, counters: s.counters)) }
+            state.withLock { s in
+                s.marks.append(PhaseMark(label: "select-application", cpu: start, counters: s.counters))
+            }
         }
         let response = inner.process(command)
         let sm = command.count >= 4 && command[0] & 0x0C == 0x0C
-        var cipherBytes = 0, cipherCalls = 0
+        var cipherBytes = 0
+        var cipherCalls = 0
         if sm {
             // command: DO'85'/'87' first in the data field when there is a payload
             if command.count > 6 {
                 let extendedLc = command[4] == 0 && command.count > 7
                 let first = extendedLc ? command[7] : command[5]
                 let lc = extendedLc ? Int(command[5]) << 8 | Int(command[6]) : Int(command[4])
-                if first == 0x85 || first == 0x87 { cipherBytes += max(0, lc - 16); cipherCalls += 1 }
+                if first == 0x85 || first == 0x87 {
+                    cipherBytes += max(0, lc - 16)
+                    cipherCalls += 1
+                }
             }
             // response: DO'87' || DO'99' || DO'8E' || SW
-            if response.first == 0x87 { cipherBytes += max(0, response.count - 20); cipherCalls += 1 }
+            if response.first == 0x87 {
+                cipherBytes += max(0, response.count - 20)
+                cipherCalls += 1
+            }
         }
         state.withLock { s in
             s.counters.apdus += 1
@@ -186,7 +199,12 @@ struct Spread: Sendable {
 
     init(_ values: [Double]) {
         let s = values.sorted()
-        if s.isEmpty { median = 0; min = 0; max = 0; return }
+        if s.isEmpty {
+            median = 0
+            min = 0
+            max = 0
+            return
+        }
         median = s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
         min = s.first!
         max = s.last!

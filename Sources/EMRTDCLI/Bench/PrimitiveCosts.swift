@@ -68,12 +68,20 @@ struct PrimitiveCosts: Sendable {
         for c in [NamedCurve.brainpoolP256r1, .secp256r1] {
             if let v = ecMultiply[c] { t.append(("ecMultiply.\(c.rawValue)", v / 1000)) }
             if let v = ecMultiplyGenerator[c] { t.append(("ecMultiplyGenerator.\(c.rawValue)", v / 1000)) }
-            if let v = ecMultiplyExplicitCurve[c] { t.append(("ecMultiplyExplicitCurve.\(c.rawValue) (info)", v / 1000)) }
+            if let v = ecMultiplyExplicitCurve[c] {
+                t.append(("ecMultiplyExplicitCurve.\(c.rawValue) (info)", v / 1000))
+            }
         }
         t.append(("dhModExp1024x160", dhModExp1024 / 1000))
         for c in [CipherAlgorithm.tripleDES, .aes128, .aes256] {
-            if let l = cbc[c] { t.append(("cbc.\(c.rawValue).fixed", l.fixed / 1000)); t.append(("cbc.\(c.rawValue).perKB", l.perByte * 1024 / 1000)) }
-            if let l = mac[c] { t.append(("mac.\(c.rawValue).fixed", l.fixed / 1000)); t.append(("mac.\(c.rawValue).perKB", l.perByte * 1024 / 1000)) }
+            if let l = cbc[c] {
+                t.append(("cbc.\(c.rawValue).fixed", l.fixed / 1000))
+                t.append(("cbc.\(c.rawValue).perKB", l.perByte * 1024 / 1000))
+            }
+            if let l = mac[c] {
+                t.append(("mac.\(c.rawValue).fixed", l.fixed / 1000))
+                t.append(("mac.\(c.rawValue).perKB", l.perByte * 1024 / 1000))
+            }
             if let v = aesBlock[c] { t.append(("ecbBlock.\(c.rawValue)", v / 1000)) }
         }
         t.append(("sha256.fixed", sha256.fixed / 1000))
@@ -88,7 +96,7 @@ struct PrimitiveCosts: Sendable {
     /// Median CPU nanoseconds per call of `body` over `batches` batches of `perBatch` calls.
     static func time(batches: Int = 5, perBatch: Int, _ body: () throws -> Void) rethrows -> Double {
         var samples: [Double] = []
-        try body() // warm-up
+        try body()  // warm-up
         for _ in 0..<batches {
             let start = BenchClock.cpuNanoseconds()
             for _ in 0..<perBatch { try body() }
@@ -98,7 +106,8 @@ struct PrimitiveCosts: Sendable {
     }
 
     static func linear(small: Int, large: Int, perBatch: Int, _ body: ([UInt8]) throws -> Void) rethrows -> Linear {
-        let a = [UInt8](repeating: 0x5A, count: small), b = [UInt8](repeating: 0xA5, count: large)
+        let a = [UInt8](repeating: 0x5A, count: small)
+        let b = [UInt8](repeating: 0xA5, count: large)
         let ta = try time(perBatch: perBatch) { try body(a) }
         let tb = try time(perBatch: max(1, perBatch / 8)) { try body(b) }
         let perByte = max(0, (tb - ta) / Double(large - small))
@@ -106,13 +115,17 @@ struct PrimitiveCosts: Sendable {
     }
 
     /// As `linear`, for a body that writes its result into a buffer of the input's size allocated once.
-    static func linearInPlace(small: Int, large: Int, perBatch: Int,
-                              _ body: (UnsafeRawBufferPointer, UnsafeMutableRawBufferPointer) throws -> Void) rethrows -> Linear {
-        let a = [UInt8](repeating: 0x5A, count: small), b = [UInt8](repeating: 0xA5, count: large)
+    static func linearInPlace(
+        small: Int, large: Int, perBatch: Int,
+        _ body: (UnsafeRawBufferPointer, UnsafeMutableRawBufferPointer) throws -> Void
+    ) rethrows -> Linear {
+        let a = [UInt8](repeating: 0x5A, count: small)
+        let b = [UInt8](repeating: 0xA5, count: large)
         let out = UnsafeMutableRawBufferPointer.allocate(byteCount: large, alignment: 16)
         defer { out.deallocate() }
         func run(_ input: [UInt8]) throws {
-            try input.withUnsafeBytes { i in try body(i, UnsafeMutableRawBufferPointer(rebasing: out[0..<input.count])) }
+            try input.withUnsafeBytes { i in try body(i, UnsafeMutableRawBufferPointer(rebasing: out[0..<input.count]))
+            }
         }
         let ta = try time(perBatch: perBatch) { try run(a) }
         let tb = try time(perBatch: max(1, perBatch / 8)) { try run(b) }
@@ -135,7 +148,8 @@ struct PrimitiveCosts: Sendable {
             p.ecMultiplyExplicitCurve[c] = try time(perBatch: n(40)) { _ = try mapped.multiplyGenerator(by: scalar) }
         }
         let group = DHGroup(.group1024_160)
-        let base = BigNumber(group.g), modulus = BigNumber(group.p)
+        let base = BigNumber(group.g)
+        let modulus = BigNumber(group.p)
         let exponent = BigNumber(random.randomBytes(count: 20))
         p.dhModExp1024 = time(perBatch: n(40)) { _ = BigNumber.modExp(base, exponent, modulus) }
 
@@ -161,7 +175,9 @@ struct PrimitiveCosts: Sendable {
                 let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 16, alignment: 16)
                 defer { block.deallocate() }
                 block.initializeMemory(as: UInt8.self, repeating: 0)
-                p.aesBlock[c] = try time(perBatch: n(400)) { try cipher.encryptCBC(iv: nil, UnsafeRawBufferPointer(block), into: block) }
+                p.aesBlock[c] = try time(perBatch: n(400)) {
+                    try cipher.encryptCBC(iv: nil, UnsafeRawBufferPointer(block), into: block)
+                }
             }
         }
         p.sha256 = linear(small: 64, large: 65536, perBatch: n(400)) { _ = HashAlgorithm.sha256.hash($0) }
@@ -170,10 +186,14 @@ struct PrimitiveCosts: Sendable {
         let message = [UInt8](repeating: 0x42, count: 64)
         let p256 = try PrivateKey.generateEC(curve: ECCurve(named: .secp256r1))
         let sig = try p256.sign(message, algorithm: .ecdsa(.sha256))
-        p.ecdsaVerifyP256 = try time(perBatch: n(40)) { _ = try p256.publicKey.verify(signature: sig, message: message, algorithm: .ecdsa(.sha256)) }
+        p.ecdsaVerifyP256 = try time(perBatch: n(40)) {
+            _ = try p256.publicKey.verify(signature: sig, message: message, algorithm: .ecdsa(.sha256))
+        }
         let bp = try PrivateKey.generateEC(curve: ECCurve(named: .brainpoolP256r1))
         let bpSig = try bp.sign(message, algorithm: .ecdsaPlain(.sha256))
-        p.ecdsaVerifyBrainpool = try time(perBatch: n(40)) { _ = try bp.publicKey.verify(signature: bpSig, message: message, algorithm: .ecdsaPlain(.sha256)) }
+        p.ecdsaVerifyBrainpool = try time(perBatch: n(40)) {
+            _ = try bp.publicKey.verify(signature: bpSig, message: message, algorithm: .ecdsaPlain(.sha256))
+        }
         let rsa = try PrivateKey.generateRSA(bits: 1024)
         let value = [0x00] + random.randomBytes(count: 127)
         p.rsa1024Public = try time(perBatch: n(200)) { _ = try rsa.publicKey.rsaPublicOperation(value) }

@@ -1,10 +1,10 @@
 import Foundation
 import ISO7816
+import MRTDAccessControl
 import MRTDCrypto
 import MRTDDocument
-import MRTDAccessControl
-import MRTDSecureMessaging
 import MRTDReader
+import MRTDSecureMessaging
 import MRTDTrust
 import VirtualChip
 
@@ -88,7 +88,9 @@ struct PreparedDocument: Sendable {
 
     init(_ c: BenchCase) throws {
         benchCase = c
-        do { generated = try SpecimenGenerator.generate(named: c.profile, options: GeneratorOptions(dg2Size: c.dg2Size)) } catch {
+        do {
+            generated = try SpecimenGenerator.generate(named: c.profile, options: GeneratorOptions(dg2Size: c.dg2Size))
+        } catch {
             throw BenchFailure("cannot generate \(c.profile): \(error.description)")
         }
         profile = generated.profile
@@ -100,7 +102,9 @@ struct PreparedDocument: Sendable {
         let historical: [UInt8] = [0x80, 0x73, 0x00, 0x00, c.extended ? 0x40 : 0x00]
         let body: [UInt8] = [0x80 | UInt8(historical.count), 0x80, 0x01] + historical
         profile.link.atr = [0x3B] + body + [body.reduce(0, ^)]
-        do { key = .mrz(try MRZKey(mrz: profile.mrz)) } catch { throw BenchFailure("the specimen MRZ is unusable: \(error.reason)") }
+        do { key = .mrz(try MRZKey(mrz: profile.mrz)) } catch {
+            throw BenchFailure("the specimen MRZ is unusable: \(error.reason)")
+        }
         var store = TrustStore()
         do {
             _ = try store.addCertificate(der: generated.cscaCertificate, source: "generated test CSCA")
@@ -146,10 +150,12 @@ struct PreparedDocument: Sendable {
         let verifyNs = UInt64(max(0, Double(BenchClock.cpuNanoseconds() &- v0) - BenchClock.cpuClockReadNanoseconds))
 
         let marks = chip.marks
-        var sample = ReadRunSample(result: result, verification: verification, verifyNanoseconds: verifyNs,
-                                   total: marks.last!.counters - marks.first!.counters)
+        var sample = ReadRunSample(
+            result: result, verification: verification, verifyNanoseconds: verifyNs,
+            total: marks.last!.counters - marks.first!.counters)
         for i in 0..<(marks.count - 1) {
-            let m = marks[i], next = marks[i + 1]
+            let m = marks[i]
+            let next = marks[i + 1]
             let c = next.counters - m.counters
             let cpu = next.cpu &- m.cpu
             var label = m.label
@@ -220,16 +226,22 @@ struct CaseAnalysis {
         switch phase {
         case "EF.CardAccess":
             let size = result.files[.cardAccess]?.count ?? 0
-            return (max(1, (size + maxChunk(secure: false) - 1) / maxChunk(secure: false)), 0,
-                    size == 0 ? "no EF.CardAccess: one READ BINARY answers 6A82" : nil)
+            return (
+                max(1, (size + maxChunk(secure: false) - 1) / maxChunk(secure: false)), 0,
+                size == 0 ? "no EF.CardAccess: one READ BINARY answers 6A82" : nil
+            )
         case "access-control":
             if ac.protocol == .bac {
                 // GET CHALLENGE, EXTERNAL AUTHENTICATE (the SELECT of the application is its own row)
-                let ns = 2 * (costs.cbc[.tripleDES]?.cost(32) ?? 0) + 2 * (costs.mac[.tripleDES]?.cost(40) ?? 0) + 5 * costs.sha1.cost(40)
+                let ns =
+                    2 * (costs.cbc[.tripleDES]?.cost(32) ?? 0) + 2 * (costs.mac[.tripleDES]?.cost(40) ?? 0) + 5
+                    * costs.sha1.cost(40)
                 return (2, ns, "BAC: GET CHALLENGE + EXTERNAL AUTHENTICATE")
             }
             // MSE:Set AT + 4 GENERAL AUTHENTICATE (GM, IM, CAM alike)
-            var ns = (costs.cbc[ac.cipher]?.cost(16) ?? 0) + 2 * (costs.mac[ac.cipher]?.cost(80) ?? 0) + 3 * costs.kdf(ac.cipher)
+            var ns =
+                (costs.cbc[ac.cipher]?.cost(16) ?? 0) + 2 * (costs.mac[ac.cipher]?.cost(80) ?? 0) + 3
+                * costs.kdf(ac.cipher)
             let curve = paceCurve
             switch (ac.mapping, ac.keyAgreement) {
             case (.integratedMapping?, .ecdh?):
@@ -242,7 +254,10 @@ struct CaseAnalysis {
                 ns += 2 * (costs.ecMultiplyGenerator[curve] ?? 0) + 3 * (costs.ecMultiply[curve] ?? 0)
                 if ac.mapping == .chipAuthenticationMapping { ns += costs.cbc[ac.cipher]?.cost(48) ?? 0 }
             }
-            return (5, ns, "PACE \(ac.mapping?.rawValue ?? "") \(ac.keyAgreement?.rawValue ?? ""): MSE:Set AT + 4 GENERAL AUTHENTICATE")
+            return (
+                5, ns,
+                "PACE \(ac.mapping?.rawValue ?? "") \(ac.keyAgreement?.rawValue ?? ""): MSE:Set AT + 4 GENERAL AUTHENTICATE"
+            )
         case "select-application":
             return (1, sm, "SELECT of the eMRTD application (plain before BAC, under SM after PACE)")
         case "chip-authentication":
@@ -252,12 +267,16 @@ struct CaseAnalysis {
             case .ec(let curve, _): ns += (costs.ecMultiplyGenerator[curve] ?? 0) + (costs.ecMultiply[curve] ?? 0)
             case .dh: ns += 2 * costs.dhModExp1024
             }
-            return (ca.cipher == .tripleDES ? 1 : 2, ns, ca.cipher == .tripleDES ? "CA 3DES: MSE:Set KAT" : "CA AES: MSE:Set AT + GENERAL AUTHENTICATE")
+            return (
+                ca.cipher == .tripleDES ? 1 : 2, ns,
+                ca.cipher == .tripleDES ? "CA 3DES: MSE:Set KAT" : "CA AES: MSE:Set AT + GENERAL AUTHENTICATE"
+            )
         case "active-authentication":
             var ns = sm
             switch spec.activeAuthentication {
             case .rsa?: ns += costs.rsa1024Public + costs.sha1.cost(128)
-            case .ecdsa(let curve, _)?: ns += curve == .brainpoolP256r1 ? costs.ecdsaVerifyBrainpool : costs.ecdsaVerifyP256
+            case .ecdsa(let curve, _)?:
+                ns += curve == .brainpoolP256r1 ? costs.ecdsaVerifyBrainpool : costs.ecdsaVerifyP256
             case nil: break
             }
             return (1, ns, "INTERNAL AUTHENTICATE")
@@ -274,12 +293,16 @@ struct CaseAnalysis {
                 // READ BINARY (B0) offsets stop at 32767 (P1-P2, 15 bits); beyond, odd-INS READ BINARY (B1) wraps the
                 // data in DO'53' (ISO/IEC 7816-4 §7.2.3), whose header (tag + BER length) takes room from each chunk
                 let header = chunk - 2 < 128 ? 2 : chunk - 3 < 256 ? 3 : 4
-                var n = 0, offset = 0
+                var n = 0
+                var offset = 0
                 while offset < size || n == 0 {
                     n += 1
                     offset += offset <= 0x7FFF ? chunk : chunk - header
                 }
-                return (n, sm, "\(size) bytes, \(chunk)-byte chunks\(size > 0x7FFF + chunk && !prepared.benchCase.extended ? " (DO'53' beyond 32 KB)" : "")")
+                return (
+                    n, sm,
+                    "\(size) bytes, \(chunk)-byte chunks\(size > 0x7FFF + chunk && !prepared.benchCase.extended ? " (DO'53' beyond 32 KB)" : "")"
+                )
             }
             return (0, sm, nil)
         }
@@ -306,7 +329,8 @@ struct CaseAnalysis {
         if case .performed = result.activeAuthentication {
             switch spec.activeAuthentication {
             case .rsa?: ns += costs.rsa1024Public + costs.sha1.cost(128)
-            case .ecdsa(let curve, _)?: ns += curve == .brainpoolP256r1 ? costs.ecdsaVerifyBrainpool : costs.ecdsaVerifyP256
+            case .ecdsa(let curve, _)?:
+                ns += curve == .brainpoolP256r1 ? costs.ecdsaVerifyBrainpool : costs.ecdsaVerifyP256
             case nil: break
             }
         }
@@ -316,7 +340,10 @@ struct CaseAnalysis {
     func rows() -> [BenchRow] {
         let c = prepared.benchCase
         var rows: [BenchRow] = []
-        var total = (apdus: 0, floorApdus: 0, sm: 0, sent: 0, received: 0, floorNs: 0.0, chip: 0.0, modelled: 0.0, modelledFloor: 0.0)
+        var total = (
+            apdus: 0, floorApdus: 0, sm: 0, sent: 0, received: 0, floorNs: 0.0, chip: 0.0, modelled: 0.0,
+            modelledFloor: 0.0
+        )
         // the engine's own work between phases last, beside passive authentication
         let seen = samples.last!.order
         let order = seen.filter { $0 != "engine-other" } + seen.filter { $0 == "engine-other" }
@@ -325,18 +352,22 @@ struct CaseAnalysis {
             let engine = Spread(samples.compactMap { $0.phases[phase]?.engineNanoseconds })
             let chip = Spread(samples.compactMap { $0.phases[phase]?.chipNanoseconds })
             let f = floor(phase, last.counters)
-            let modelled = link.milliseconds(apdus: last.counters.apdus, bytes: last.counters.bytesSent + last.counters.bytesReceived,
-                                             smAPDUs: last.counters.smAPDUs)
+            let modelled = link.milliseconds(
+                apdus: last.counters.apdus, bytes: last.counters.bytesSent + last.counters.bytesReceived,
+                smAPDUs: last.counters.smAPDUs)
             // the floor's link time: the floor's APDU count with the bytes observed (payload dominates them)
-            let modelledFloor = link.milliseconds(apdus: f.apdus, bytes: last.counters.bytesSent + last.counters.bytesReceived,
-                                                  smAPDUs: min(last.counters.smAPDUs, f.apdus))
-            rows.append(BenchRow(profile: c.profile, apduMode: c.apduMode, dg2Bytes: c.dg2Size, phase: phase,
-                                 apdus: last.counters.apdus, apduFloor: f.apdus, smAPDUs: last.counters.smAPDUs,
-                                 bytesSent: last.counters.bytesSent, bytesReceived: last.counters.bytesReceived,
-                                 cpuMs: r3(engine.median / 1e6), cpuMsMin: r3(engine.min / 1e6), cpuMsMax: r3(engine.max / 1e6),
-                                 chipCpuMs: r3(chip.median / 1e6), cpuFloorMs: r3(f.cpuNs / 1e6),
-                                 cpuRatio: f.cpuNs > 0 ? r3(engine.median / f.cpuNs) : nil,
-                                 modelledMs: r3(modelled), modelledFloorMs: r3(modelledFloor), note: f.note))
+            let modelledFloor = link.milliseconds(
+                apdus: f.apdus, bytes: last.counters.bytesSent + last.counters.bytesReceived,
+                smAPDUs: min(last.counters.smAPDUs, f.apdus))
+            rows.append(
+                BenchRow(
+                    profile: c.profile, apduMode: c.apduMode, dg2Bytes: c.dg2Size, phase: phase,
+                    apdus: last.counters.apdus, apduFloor: f.apdus, smAPDUs: last.counters.smAPDUs,
+                    bytesSent: last.counters.bytesSent, bytesReceived: last.counters.bytesReceived,
+                    cpuMs: r3(engine.median / 1e6), cpuMsMin: r3(engine.min / 1e6), cpuMsMax: r3(engine.max / 1e6),
+                    chipCpuMs: r3(chip.median / 1e6), cpuFloorMs: r3(f.cpuNs / 1e6),
+                    cpuRatio: f.cpuNs > 0 ? r3(engine.median / f.cpuNs) : nil,
+                    modelledMs: r3(modelled), modelledFloorMs: r3(modelledFloor), note: f.note))
             total.apdus += last.counters.apdus
             total.floorApdus += f.apdus
             total.sm += last.counters.smAPDUs
@@ -349,23 +380,32 @@ struct CaseAnalysis {
         }
         let pa = Spread(samples.map { Double($0.verifyNanoseconds) })
         let paFloor = passiveAuthenticationFloor
-        rows.append(BenchRow(profile: c.profile, apduMode: c.apduMode, dg2Bytes: c.dg2Size, phase: "passive-authentication",
-                             apdus: 0, apduFloor: 0, smAPDUs: 0, bytesSent: 0, bytesReceived: 0,
-                             cpuMs: r3(pa.median / 1e6), cpuMsMin: r3(pa.min / 1e6), cpuMsMax: r3(pa.max / 1e6), chipCpuMs: 0,
-                             cpuFloorMs: r3(paFloor / 1e6), cpuRatio: paFloor > 0 ? r3(pa.median / paFloor) : nil,
-                             modelledMs: 0, modelledFloorMs: 0,
-                             note: "DocumentVerifier.verify: hashes, SOD and DS signatures, chain, CRL, clone-detection evidence"))
-        let engineTotal = Spread(samples.map { s in s.phases.values.reduce(0.0) { $0 + $1.engineNanoseconds } + Double(s.verifyNanoseconds) })
+        rows.append(
+            BenchRow(
+                profile: c.profile, apduMode: c.apduMode, dg2Bytes: c.dg2Size, phase: "passive-authentication",
+                apdus: 0, apduFloor: 0, smAPDUs: 0, bytesSent: 0, bytesReceived: 0,
+                cpuMs: r3(pa.median / 1e6), cpuMsMin: r3(pa.min / 1e6), cpuMsMax: r3(pa.max / 1e6), chipCpuMs: 0,
+                cpuFloorMs: r3(paFloor / 1e6), cpuRatio: paFloor > 0 ? r3(pa.median / paFloor) : nil,
+                modelledMs: 0, modelledFloorMs: 0,
+                note: "DocumentVerifier.verify: hashes, SOD and DS signatures, chain, CRL, clone-detection evidence"))
+        let engineTotal = Spread(
+            samples.map { s in s.phases.values.reduce(0.0) { $0 + $1.engineNanoseconds } + Double(s.verifyNanoseconds) }
+        )
         let floorNs = total.floorNs + paFloor
         let status = samples.last!.verification.status.rawValue
-        rows.append(BenchRow(profile: c.profile, apduMode: c.apduMode, dg2Bytes: c.dg2Size, phase: "total",
-                             apdus: total.apdus, apduFloor: total.floorApdus, smAPDUs: total.sm,
-                             bytesSent: total.sent, bytesReceived: total.received,
-                             cpuMs: r3(engineTotal.median / 1e6), cpuMsMin: r3(engineTotal.min / 1e6), cpuMsMax: r3(engineTotal.max / 1e6),
-                             chipCpuMs: r3(total.chip / 1e6), cpuFloorMs: r3(floorNs / 1e6),
-                             cpuRatio: floorNs > 0 ? r3(engineTotal.median / floorNs) : nil,
-                             modelledMs: r3(total.modelled), modelledFloorMs: r3(total.modelledFloor),
-                             note: "verdict \(status); \(result.usedExtendedLength ? "extended" : "short") APDUs, chunk \(result.chunkSize)"))
+        rows.append(
+            BenchRow(
+                profile: c.profile, apduMode: c.apduMode, dg2Bytes: c.dg2Size, phase: "total",
+                apdus: total.apdus, apduFloor: total.floorApdus, smAPDUs: total.sm,
+                bytesSent: total.sent, bytesReceived: total.received,
+                cpuMs: r3(engineTotal.median / 1e6), cpuMsMin: r3(engineTotal.min / 1e6),
+                cpuMsMax: r3(engineTotal.max / 1e6),
+                chipCpuMs: r3(total.chip / 1e6), cpuFloorMs: r3(floorNs / 1e6),
+                cpuRatio: floorNs > 0 ? r3(engineTotal.median / floorNs) : nil,
+                modelledMs: r3(total.modelled), modelledFloorMs: r3(total.modelledFloor),
+                note:
+                    "verdict \(status); \(result.usedExtendedLength ? "extended" : "short") APDUs, chunk \(result.chunkSize)"
+            ))
         return rows
     }
 }

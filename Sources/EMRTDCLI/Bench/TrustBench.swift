@@ -1,7 +1,7 @@
-import Foundation
 import ASN1TLV
-import MRTDTrust
+import Foundation
 import MRTDReader
+import MRTDTrust
 
 /// Results of the trust-store workloads (issue 7 §3).
 struct TrustBenchReport: Sendable, Codable {
@@ -82,7 +82,8 @@ enum TrustBench {
     }
 
     static func findOpenSSL() -> String? {
-        for p in ["/usr/bin/openssl", "/usr/local/bin/openssl", "/bin/openssl"] where FileManager.default.isExecutableFile(atPath: p) { return p }
+        for p in ["/usr/bin/openssl", "/usr/local/bin/openssl", "/bin/openssl"]
+        where FileManager.default.isExecutableFile(atPath: p) { return p }
         return nil
     }
 
@@ -112,18 +113,25 @@ enum TrustBench {
             last = r
         }
         let shown = args.map { $0.hasPrefix("/") ? URL(fileURLWithPath: $0).lastPathComponent : $0 }
-        return TrustBenchReport.OpenSSLRun(command: "openssl " + shown.joined(separator: " "), wallMs: r3(Spread(times).median),
-                                           exitStatus: last!.0, message: last!.1)
+        return TrustBenchReport.OpenSSLRun(
+            command: "openssl " + shown.joined(separator: " "), wallMs: r3(Spread(times).median),
+            exitStatus: last!.0, message: last!.1)
     }
 
-    static func run(folder explicit: String?, runs: Int, document: PreparedDocument, result: ReadResult) -> TrustBenchReport {
+    static func run(folder explicit: String?, runs: Int, document: PreparedDocument, result: ReadResult)
+        -> TrustBenchReport
+    {
         var report = TrustBenchReport(available: false)
         guard let folder = masterListFolder(explicit: explicit) else {
-            report.notes.append("master-list fixtures not found (looked for shared/fixtures/masterlists in the current folder and its ancestors): trust-store workloads skipped")
+            report.notes.append(
+                "master-list fixtures not found (looked for shared/fixtures/masterlists in the current folder and its ancestors): trust-store workloads skipped"
+            )
             return report
         }
         let files = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        let lists: [(country: String, ml: String, root: String)] = [("DE", "DE_ML_", "DE_ROOT_CA_CSCA07.cer"), ("NL", "NL_ML_", "NL_ROOT_CA.cer")].compactMap { c in
+        let lists: [(country: String, ml: String, root: String)] = [
+            ("DE", "DE_ML_", "DE_ROOT_CA_CSCA07.cer"), ("NL", "NL_ML_", "NL_ROOT_CA.cer"),
+        ].compactMap { c in
             guard let ml = files.filter({ $0.hasPrefix(c.1) && $0.hasSuffix(".ml") }).sorted().last else {
                 report.notes.append("\(c.0): no \(c.1)*.ml in \(folder)")
                 return nil
@@ -148,12 +156,14 @@ enum TrustBench {
 
         // Each list alone.
         for l in lists {
-            var times: [Double] = [], cpus: [Double] = []
+            var times: [Double] = []
+            var cpus: [Double] = []
             var store = TrustStore()
             var refusal: String? = nil
             for _ in 0..<max(1, runs) {
-                store = TrustStore() // the previous run's store is freed before the clock starts
-                let w0 = BenchClock.wallNanoseconds(), c0 = BenchClock.cpuNanoseconds()
+                store = TrustStore()  // the previous run's store is freed before the clock starts
+                let w0 = BenchClock.wallNanoseconds()
+                let c0 = BenchClock.cpuNanoseconds()
                 do {
                     try store.pinMasterListSignerRoot(path: l.root)
                     let refused = try store.load(path: l.ml, directCSCAsSignMasterLists: false)
@@ -165,9 +175,13 @@ enum TrustBench {
                 cpus.append(Double(BenchClock.cpuNanoseconds() &- c0) / 1e6)
             }
             let record = store.masterLists.first
-            var parseTimes: [Double] = [], verifyTimes: [Double] = [], addTimes: [Double] = []
-            if let bytes = FileManager.default.contents(atPath: l.ml), let rootBytes = FileManager.default.contents(atPath: l.root),
-               let root = try? Certificate(der: [UInt8](rootBytes)) {
+            var parseTimes: [Double] = []
+            var verifyTimes: [Double] = []
+            var addTimes: [Double] = []
+            if let bytes = FileManager.default.contents(atPath: l.ml),
+                let rootBytes = FileManager.default.contents(atPath: l.root),
+                let root = try? Certificate(der: [UInt8](rootBytes))
+            {
                 for _ in 0..<max(1, runs) {
                     let c0 = BenchClock.cpuNanoseconds()
                     guard let list = try? CSCAMasterList(bytes: [UInt8](bytes)) else { break }
@@ -183,7 +197,8 @@ enum TrustBench {
                 }
             }
             var load = TrustBenchReport.MasterListLoad(
-                country: l.country, file: URL(fileURLWithPath: l.ml).lastPathComponent, root: URL(fileURLWithPath: l.root).lastPathComponent,
+                country: l.country, file: URL(fileURLWithPath: l.ml).lastPathComponent,
+                root: URL(fileURLWithPath: l.root).lastPathComponent,
                 bytes: (try? FileManager.default.attributesOfItem(atPath: l.ml)[.size] as? Int) ?? 0,
                 verified: record != nil, refusal: refusal, certificates: record?.certificateCount ?? 0,
                 loadMs: r3(Spread(times).median), loadCpuMs: r3(Spread(cpus).median),
@@ -193,13 +208,25 @@ enum TrustBench {
             if let exe = opensslPath {
                 let pem = tmp.appendingPathComponent("\(l.country)-root.pem").path
                 if let conv = run(exe, ["x509", "-inform", "DER", "-in", l.root, "-out", pem]), conv.0 == 0 {
-                    load.opensslFull = openssl(exe, ["cms", "-verify", "-inform", "DER", "-in", l.ml, "-CAfile", pem, "-purpose", "any", "-out", "/dev/null"], runs: runs)
-                    load.opensslSignatureOnly = openssl(exe, ["cms", "-verify", "-inform", "DER", "-in", l.ml, "-CAfile", pem, "-noverify", "-out", "/dev/null"], runs: runs)
+                    load.opensslFull = openssl(
+                        exe,
+                        [
+                            "cms", "-verify", "-inform", "DER", "-in", l.ml, "-CAfile", pem, "-purpose", "any", "-out",
+                            "/dev/null",
+                        ], runs: runs)
+                    load.opensslSignatureOnly = openssl(
+                        exe,
+                        [
+                            "cms", "-verify", "-inform", "DER", "-in", l.ml, "-CAfile", pem, "-noverify", "-out",
+                            "/dev/null",
+                        ], runs: runs)
                     if let full = load.opensslFull, full.exitStatus == 0 {
-                        load.ratio = r3(load.loadMs / full.wallMs); load.comparedWith = "openssl cms -verify (signature and signer chain)"
+                        load.ratio = r3(load.loadMs / full.wallMs)
+                        load.comparedWith = "openssl cms -verify (signature and signer chain)"
                     } else if let sig = load.opensslSignatureOnly, sig.exitStatus == 0 {
                         load.ratio = r3(load.loadMs / sig.wallMs)
-                        load.comparedWith = "openssl cms -verify -noverify (signature only: openssl refused the signer chain)"
+                        load.comparedWith =
+                            "openssl cms -verify -noverify (signature only: openssl refused the signer chain)"
                     }
                 } else {
                     report.notes.append("\(l.country): openssl x509 could not convert the root to PEM")
@@ -221,7 +248,9 @@ enum TrustBench {
             report.bothListsPeakMB = ProcessMemory.peakMB.map(r3)
         }
         _ = try? big.addCertificate(der: document.generated.cscaCertificate, source: "generated test CSCA")
-        if !document.generated.crl.isEmpty { _ = try? big.addCRL(der: document.generated.crl, source: "generated test CRL") }
+        if !document.generated.crl.isEmpty {
+            _ = try? big.addCRL(der: document.generated.crl, source: "generated test CRL")
+        }
 
         var times: [Double] = []
         var status = ""
@@ -232,21 +261,34 @@ enum TrustBench {
             status = v.status.rawValue
         }
         let s = Spread(times)
-        var pa = TrustBenchReport.PassiveAuthentication(document: document.benchCase.label, storeCertificates: big.certificates.count,
-                                                        verifyMs: r3(s.median), verifyMsMin: r3(s.min), verifyMsMax: r3(s.max), status: status)
+        var pa = TrustBenchReport.PassiveAuthentication(
+            document: document.benchCase.label, storeCertificates: big.certificates.count,
+            verifyMs: r3(s.median), verifyMsMin: r3(s.min), verifyMsMax: r3(s.max), status: status)
         if let exe = opensslPath, let sod = result.files[.sod],
-           let node = try? TLVParser.parse(sod, rules: .ber), let contentInfo = node.children.first?.encoded {
+            let node = try? TLVParser.parse(sod, rules: .ber), let contentInfo = node.children.first?.encoded
+        {
             let sodPath = tmp.appendingPathComponent("sod.p7").path
             let cscaDer = tmp.appendingPathComponent("csca.der").path
             let cscaPem = tmp.appendingPathComponent("csca.pem").path
             _ = FileManager.default.createFile(atPath: sodPath, contents: Data(contentInfo))
             _ = FileManager.default.createFile(atPath: cscaDer, contents: Data(document.generated.cscaCertificate))
             if let conv = run(exe, ["x509", "-inform", "DER", "-in", cscaDer, "-out", cscaPem]), conv.0 == 0 {
-                pa.opensslFull = openssl(exe, ["cms", "-verify", "-inform", "DER", "-in", sodPath, "-CAfile", cscaPem, "-purpose", "any", "-binary", "-out", "/dev/null"], runs: runs)
-                pa.opensslSignatureOnly = openssl(exe, ["cms", "-verify", "-inform", "DER", "-in", sodPath, "-CAfile", cscaPem, "-noverify", "-binary", "-out", "/dev/null"], runs: runs)
+                pa.opensslFull = openssl(
+                    exe,
+                    [
+                        "cms", "-verify", "-inform", "DER", "-in", sodPath, "-CAfile", cscaPem, "-purpose", "any",
+                        "-binary", "-out", "/dev/null",
+                    ], runs: runs)
+                pa.opensslSignatureOnly = openssl(
+                    exe,
+                    [
+                        "cms", "-verify", "-inform", "DER", "-in", sodPath, "-CAfile", cscaPem, "-noverify", "-binary",
+                        "-out", "/dev/null",
+                    ], runs: runs)
                 if let full = pa.opensslFull, full.exitStatus == 0 {
                     pa.ratio = r3(pa.verifyMs / full.wallMs)
-                    pa.comparedWith = "openssl cms -verify of EF.SOD's SignedData with the CSCA (signature and chain; openssl checks no data-group hash)"
+                    pa.comparedWith =
+                        "openssl cms -verify of EF.SOD's SignedData with the CSCA (signature and chain; openssl checks no data-group hash)"
                 } else if let sig = pa.opensslSignatureOnly, sig.exitStatus == 0 {
                     pa.ratio = r3(pa.verifyMs / sig.wallMs)
                     pa.comparedWith = "openssl cms -verify -noverify of EF.SOD (signature only)"

@@ -1,8 +1,8 @@
 import Foundation
 import ISO7816
+import MRTDAccessControl
 import MRTDReader
 import MRTDTrust
-import MRTDAccessControl
 import VirtualChip
 
 /// `emrtd demo`: the whole job on the embedded virtual passport, in process — exactly the read and
@@ -11,12 +11,14 @@ enum DemoCommand {
     static let command = CommandDecl(
         "demo", summary: "read + verify the embedded virtual passport (no reader needed)",
         discussion: """
-        Reads and verifies a generated Utopia specimen document in process, exactly as a real read over a reader
-        would, with a freshly generated test PKI as the trust anchor.
-        """,
+            Reads and verifies a generated Utopia specimen document in process, exactly as a real read over a reader
+            would, with a freshly generated test PKI as the trust anchor.
+            """,
         options: [
-            OptionDecl("profile", value: "NAME", kind: .choice(ProfileSpec.builtIn.map(\.name)),
-                       help: "which virtual document (--list-profiles lists them)", default: SpecimenGenerator.defaultProfileName),
+            OptionDecl(
+                "profile", value: "NAME", kind: .choice(ProfileSpec.builtIn.map(\.name)),
+                help: "which virtual document (--list-profiles lists them)",
+                default: SpecimenGenerator.defaultProfileName),
             OptionDecl("list-profiles", help: "list the built-in virtual documents with their MRZ and CAN, and exit"),
             OptionDecl("can", help: "use the CAN instead of the MRZ as the PACE password (PACE profiles only)"),
             Options.json, Options.out, Options.trace, HTMLOutput.option, Options.quiet,
@@ -33,8 +35,10 @@ enum DemoCommand {
         let name = a.value("profile") ?? SpecimenGenerator.defaultProfileName
         let spec = try VirtualProfiles.spec(name, option: "--profile")
         if a.flag("can") && spec.pace == nil {
-            throw CLIError(.conflictingOptions, "--can needs a PACE document, and '\(spec.name)' offers only BAC (pick a PACE profile; emrtd demo --list-profiles)",
-                           status: .usage)
+            throw CLIError(
+                .conflictingOptions,
+                "--can needs a PACE document, and '\(spec.name)' offers only BAC (pick a PACE profile; emrtd demo --list-profiles)",
+                status: .usage)
         }
         let out = try OutputFolder.prepare(a.value("out"), command: inv.command)
         let html = try HTMLOutput.prepare(a.value("html"), command: inv.command)
@@ -52,15 +56,20 @@ enum DemoCommand {
             key = .can(profile.can)
         } else {
             do { key = .mrz(try MRZKey(mrz: profile.mrz)) } catch {
-                throw CLIError(.internalError, "the virtual document's MRZ is unusable; please report it", status: .usage)
+                throw CLIError(
+                    .internalError, "the virtual document's MRZ is unusable; please report it", status: .usage)
             }
         }
         let chip = VirtualChip(profile: profile)
-        let transport = LocalCardTransport(emulator: chip, name: "virtual chip (\(profile.name))",
-                                           capabilities: profile.link.extendedLength ? .extended : .shortOnly)
-        let flow = ReadFlow(json: a.flag("json"), out: out, tracePath: a.value("trace"), htmlPath: html, quiet: a.flag("quiet"),
-                            extraBundleFiles: ["test-csca.cer": generated.cscaCertificate])
-        if !a.flag("quiet") { Console.err("emrtd demo: virtual document '\(profile.name)' (Utopia specimen, generated test PKI)") }
+        let transport = LocalCardTransport(
+            emulator: chip, name: "virtual chip (\(profile.name))",
+            capabilities: profile.link.extendedLength ? .extended : .shortOnly)
+        let flow = ReadFlow(
+            json: a.flag("json"), out: out, tracePath: a.value("trace"), htmlPath: html, quiet: a.flag("quiet"),
+            extraBundleFiles: ["test-csca.cer": generated.cscaCertificate])
+        if !a.flag("quiet") {
+            Console.err("emrtd demo: virtual document '\(profile.name)' (Utopia specimen, generated test PKI)")
+        }
         let o = try await flow.run(transport: transport, options: ReadOptions(accessKey: key), trustStore: store)
         flow.print(o)
         return ReadFlow.exitCode(for: o.verification.status)
@@ -71,8 +80,10 @@ enum DemoCommand {
     static func listProfiles(json: Bool) {
         if json {
             let rows: [[String: Any]] = ProfileSpec.builtIn.map {
-                ["name": $0.name, "summary": $0.summary, "mrz": $0.specimen.mrz, "can": $0.specimen.can,
-                 "pace": $0.pace != nil, "bac": $0.supportsBAC]
+                [
+                    "name": $0.name, "summary": $0.summary, "mrz": $0.specimen.mrz, "can": $0.specimen.can,
+                    "pace": $0.pace != nil, "bac": $0.supportsBAC,
+                ]
             }
             Console.out(JSONText.render(["schema": "emrtd.profiles/1", "profiles": rows]))
             return

@@ -1,12 +1,12 @@
+import ASN1TLV
 import Foundation
 import ISO7816
+import MRTDAccessControl
+import MRTDDocument
 import MRTDReader
 import MRTDTrust
-import MRTDDocument
-import MRTDAccessControl
 import PCSCTransport
 import VirtualChip
-import ASN1TLV
 
 /// Options shared by `read` and `stepup run`.
 enum ReadSetup {
@@ -16,7 +16,9 @@ enum ReadSetup {
         for part in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !part.isEmpty {
             let name = part.uppercased().hasPrefix("EF.") ? String(part.dropFirst(3)) : part
             guard let f = LDSFile.allCases.first(where: { $0.rawValue.uppercased() == name.uppercased() }) else {
-                let shown = part.range(of: #"^(EF\.)?[A-Za-z]{2,12}[0-9]{0,2}$"#, options: .regularExpression) != nil ? "'\(part)'" : "a name"
+                let shown =
+                    part.range(of: #"^(EF\.)?[A-Za-z]{2,12}[0-9]{0,2}$"#, options: .regularExpression) != nil
+                    ? "'\(part)'" : "a name"
                 throw UsageError("--files: unknown file \(shown) (use COM, SOD, DG1…DG16, CardAccess, CardSecurity)")
             }
             out.insert(f)
@@ -25,21 +27,31 @@ enum ReadSetup {
         return out
     }
 
-    static func options(_ a: ParsedArguments, key: AccessKey, timeoutOption: String = "timeout") throws(UsageError) -> ReadOptions {
-        var o = ReadOptions(accessKey: key, files: try files(a.value("files")),
-                            allowBACFallback: !a.flag("no-bac-fallback"))
+    static func options(_ a: ParsedArguments, key: AccessKey, timeoutOption: String = "timeout") throws(UsageError)
+        -> ReadOptions
+    {
+        var o = ReadOptions(
+            accessKey: key, files: try files(a.value("files")),
+            allowBACFallback: !a.flag("no-bac-fallback"))
         if let c = a.value("aa-challenge") {
-            guard let b = Hex.decode(c), b.count == 8 else { throw UsageError("--aa-challenge must be 8 bytes in hex (16 hex digits)") }
+            guard let b = Hex.decode(c), b.count == 8 else {
+                throw UsageError("--aa-challenge must be 8 bytes in hex (16 hex digits)")
+            }
             if var files = o.files {
                 guard files.contains(.dg15) else {
-                    throw UsageError("--aa-challenge needs DG15 (Active Authentication verifies with its key): add DG15 to --files",
-                                     code: .conflictingOptions)
+                    throw UsageError(
+                        "--aa-challenge needs DG15 (Active Authentication verifies with its key): add DG15 to --files",
+                        code: .conflictingOptions)
                 }
                 // An ECDSA key's hash is named by DG14's ActiveAuthenticationInfo (9303-11 §6.1): read it too.
                 if !files.contains(.dg14) {
                     files.insert(.dg14)
                     o.files = files
-                    if !a.flag("quiet") { Console.err("emrtd: reading DG14 too: an ECDSA Active Authentication key needs its ActiveAuthenticationInfo") }
+                    if !a.flag("quiet") {
+                        Console.err(
+                            "emrtd: reading DG14 too: an ECDSA Active Authentication key needs its ActiveAuthenticationInfo"
+                        )
+                    }
                 }
             }
             o.activeAuthenticationChallenge = b
@@ -50,7 +62,9 @@ enum ReadSetup {
 
     static func timeout(_ a: ParsedArguments, name: String = "timeout") throws(UsageError) -> Double {
         guard let t = a.value(name) else { return 30 }
-        guard let v = Double(t), v > 0, v <= 3600 else { throw UsageError("--\(name) must be a number of seconds above 0 and at most 3600") }
+        guard let v = Double(t), v > 0, v <= 3600 else {
+            throw UsageError("--\(name) must be a number of seconds above 0 and at most 3600")
+        }
         return v
     }
 
@@ -58,8 +72,10 @@ enum ReadSetup {
     static func readerProfiles(_ a: ParsedArguments) throws(CLIError) -> ReaderProfiles {
         guard let path = a.value("profiles") else { return .builtIn }
         do { return try ReaderProfiles.load(path: path) } catch {
-            throw CLIError(.badReaderProfiles, "--profiles \(Shown.path(path)) is not a usable readers file: \(PlainWords.reason(error.reason, fallback: "it must be JSON with schema emrtd.readers/1", hiding: [path])) (see hardware/README.md)",
-                           status: .usage)
+            throw CLIError(
+                .badReaderProfiles,
+                "--profiles \(Shown.path(path)) is not a usable readers file: \(PlainWords.reason(error.reason, fallback: "it must be JSON with schema emrtd.readers/1", hiding: [path])) (see hardware/README.md)",
+                status: .usage)
         }
     }
 
@@ -70,8 +86,10 @@ enum ReadSetup {
         if ProfileStore.isProfileDirectory(folder) {
             // a saved profile (emrtd simulate --save DIR): its own trust files are not trusted implicitly
             do { return (try ProfileStore.load(from: folder), nil) } catch {
-                throw CLIError(.unknownProfile, "--virtual \(Shown.path(profile)): the saved profile folder cannot be loaded (\(PlainWords.reason(error.description, fallback: "damaged", hiding: [profile]))); save it again with emrtd simulate --save",
-                               status: .usage)
+                throw CLIError(
+                    .unknownProfile,
+                    "--virtual \(Shown.path(profile)): the saved profile folder cannot be loaded (\(PlainWords.reason(error.description, fallback: "damaged", hiding: [profile]))); save it again with emrtd simulate --save",
+                    status: .usage)
             }
         }
         let g = try VirtualProfiles.generate(profile, option: "--virtual")
@@ -79,22 +97,30 @@ enum ReadSetup {
     }
 
     /// The transport: a PC/SC reader (waiting for a card), or the in-process virtual chip with `--virtual`.
-    static func transport(_ a: ParsedArguments, virtual: DocumentProfile?, profiles: ReaderProfiles,
-                          timeout: Double) async throws(CLIError) -> any CardTransport {
+    static func transport(
+        _ a: ParsedArguments, virtual: DocumentProfile?, profiles: ReaderProfiles,
+        timeout: Double
+    ) async throws(CLIError) -> any CardTransport {
         if let p = virtual {
-            return LocalCardTransport(emulator: VirtualChip(profile: p), name: "virtual chip (\(p.name))",
-                                      capabilities: p.link.extendedLength ? .extended : .shortOnly)
+            return LocalCardTransport(
+                emulator: VirtualChip(profile: p), name: "virtual chip (\(p.name))",
+                capabilities: p.link.extendedLength ? .extended : .shortOnly)
         }
         do {
             if !a.flag("quiet") {
-                Console.err("Waiting for a document\(a.value("reader").map { " on \($0)" } ?? "") (up to \(Int(timeout)) s)…")
+                Console.err(
+                    "Waiting for a document\(a.value("reader").map { " on \($0)" } ?? "") (up to \(Int(timeout)) s)…")
             }
-            return try await PCSCCardTransport.connectWhenPresented(readerQuery: a.value("reader"), timeout: timeout,
-                                                                    profiles: profiles)
+            return try await PCSCCardTransport.connectWhenPresented(
+                readerQuery: a.value("reader"), timeout: timeout,
+                profiles: profiles)
         } catch let e as TransportError {
             throw CLIError(.transport, e.description + PCSCCommandOutput.hint(e), status: .transport)
         } catch {
-            throw CLIError(.transport, "the reader could not be used — check that pcscd runs and the reader is plugged in (emrtd readers)", status: .transport)
+            throw CLIError(
+                .transport,
+                "the reader could not be used — check that pcscd runs and the reader is plugged in (emrtd readers)",
+                status: .transport)
         }
     }
 
@@ -103,7 +129,9 @@ enum ReadSetup {
         let (store, refused) = try TrustOptions.store(from: a)
         for r in refused { Console.err("emrtd: trust: refused \(r)") }
         if !a.all("trust").isEmpty && !store.hasCSCAs {
-            throw CLIError(.trustMaterial, "no usable CSCA certificate in the --trust material (emrtd trust --trust … shows why)", status: .trust)
+            throw CLIError(
+                .trustMaterial, "no usable CSCA certificate in the --trust material (emrtd trust --trust … shows why)",
+                status: .trust)
         }
         return store
     }
@@ -121,12 +149,12 @@ enum ReadCommand {
     static let command = CommandDecl(
         "read", summary: "read and verify a document on a reader",
         discussion: """
-        Waits for a document on the reader, reads it and verifies it. Give the access data as one of:
-          --mrz MRZ | --document-number N --birth-date YYMMDD --expiry-date YYMMDD | --can CAN
-        (--mrz - or --can - reads the value from standard input, keeping it out of the process list).
-        Everything that can be checked before a document is asked for (options, --trust, --profiles, --out)
-        is checked first.
-        """,
+            Waits for a document on the reader, reads it and verifies it. Give the access data as one of:
+              --mrz MRZ | --document-number N --birth-date YYMMDD --expiry-date YYMMDD | --can CAN
+            (--mrz - or --can - reads the value from standard input, keeping it out of the process list).
+            Everything that can be checked before a document is asked for (options, --trust, --profiles, --out)
+            is checked first.
+            """,
         options: Options.access + Options.trust + Options.reader + [Options.json, Options.quiet],
         schema: "emrtd.report/1", exits: [.ok, .usage, .transport, .accessControl, .trust, .inconclusive, .rejected],
         run: { try await run($0) })
@@ -144,8 +172,10 @@ enum ReadCommand {
         if store.isEmpty && !a.flag("quiet") {
             Console.err("emrtd read: no --trust given: the document cannot be anchored to a CSCA and will be rejected")
         }
-        let transport = try await ReadSetup.transport(a, virtual: virtual?.0, profiles: profiles, timeout: options.representTimeout)
-        let flow = ReadFlow(json: a.flag("json"), out: out, tracePath: a.value("trace"), htmlPath: html, quiet: a.flag("quiet"))
+        let transport = try await ReadSetup.transport(
+            a, virtual: virtual?.0, profiles: profiles, timeout: options.representTimeout)
+        let flow = ReadFlow(
+            json: a.flag("json"), out: out, tracePath: a.value("trace"), htmlPath: html, quiet: a.flag("quiet"))
         let o = try await flow.run(transport: transport, options: options, trustStore: store)
         flow.print(o)
         return ReadFlow.exitCode(for: o.verification.status)
@@ -160,7 +190,9 @@ enum PlainWords {
         var t = text
         for p in paths where !p.isEmpty {
             let url = URL(fileURLWithPath: p)
-            for form in [url.path, url.standardizedFileURL.path, p, url.lastPathComponent].sorted(by: { $0.count > $1.count })
+            for form in [url.path, url.standardizedFileURL.path, p, url.lastPathComponent].sorted(by: {
+                $0.count > $1.count
+            })
             where form.count >= 3 {
                 t = t.replacingOccurrences(of: form, with: "it")
             }
@@ -169,8 +201,10 @@ enum PlainWords {
     }
 
     static func reason(_ text: String, fallback: String) -> String {
-        let dumps = ["DecodingError", "codingPath", "CodingKeys", "NSCocoaErrorDomain", "Code=", "Swift.", "debugDescription",
-                     "NSError", "Optional(", "...", "UserInfo"]
+        let dumps = [
+            "DecodingError", "codingPath", "CodingKeys", "NSCocoaErrorDomain", "Code=", "Swift.", "debugDescription",
+            "NSError", "Optional(", "...", "UserInfo",
+        ]
         return dumps.contains(where: { text.contains($0) }) || text.count > 200 ? fallback : text
     }
 }

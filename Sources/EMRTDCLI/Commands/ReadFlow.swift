@@ -1,9 +1,9 @@
+import ASN1TLV
 import Foundation
 import ISO7816
+import MRTDDocument
 import MRTDReader
 import MRTDTrust
-import MRTDDocument
-import ASN1TLV
 
 /// The part of `demo`, `read` and `stepup run` that is the same: read, verify, write the bundle, report.
 struct ReadFlow {
@@ -25,8 +25,10 @@ struct ReadFlow {
     }
 
     /// Runs the read and verification; a failure is a `CLIError` with its exit status.
-    func run(transport: any CardTransport, options: ReadOptions, trustStore: TrustStore,
-             validationTime: ASN1Time = .now) async throws(CLIError) -> Outcome {
+    func run(
+        transport: any CardTransport, options: ReadOptions, trustStore: TrustStore,
+        validationTime: ASN1Time = .now
+    ) async throws(CLIError) -> Outcome {
         let trace = tracePath == nil ? nil : APDUTrace()
         let reader = DocumentReader(transport: transport, options: options, trace: trace)
         let started = Date()
@@ -37,24 +39,37 @@ struct ReadFlow {
             Console.endLive()
             writeTrace(trace, started: started)
             switch error {
-            case .transport: throw CLIError(.transport, "\(error.description) — check the reader and that the document lies still on it", status: .transport)
+            case .transport:
+                throw CLIError(
+                    .transport, "\(error.description) — check the reader and that the document lies still on it",
+                    status: .transport)
             case .accessControl(let e):
                 var m = error.description
                 if e.code == .wrongPassword { m += " — check the MRZ/CAN" }
                 throw CLIError(.accessControl, m, status: .accessControl)
-            case .chip: throw CLIError(.chip, "\(error.description) — try the read again; if it repeats, record the trace (--trace) and report it", status: .transport)
+            case .chip:
+                throw CLIError(
+                    .chip,
+                    "\(error.description) — try the read again; if it repeats, record the trace (--trace) and report it",
+                    status: .transport)
             }
         }
         writeTrace(trace, started: started)
         let verification = DocumentVerifier.verify(result, trustStore: trustStore, validationTime: validationTime)
-        let facePath = out.flatMap { dir in result.document.faceImage.map { dir.appendingPathComponent(EvidenceBundle.faceImageName($0.format)).path } }
+        let facePath = out.flatMap { dir in
+            result.document.faceImage.map { dir.appendingPathComponent(EvidenceBundle.faceImageName($0.format)).path }
+        }
         var report = ReportBuilder.report(for: result, verification: verification, faceImagePath: facePath)
         report.readAt = Presentation.timestamp(started)
-        if let challenge = options.activeAuthenticationChallenge { report.activeAuthenticationChallenge = Hex.encode(challenge) }
+        if let challenge = options.activeAuthenticationChallenge {
+            report.activeAuthenticationChallenge = Hex.encode(challenge)
+        }
         if let out {
             do { try EvidenceBundle.write(result, report: report, extraFiles: extraBundleFiles, to: out) } catch {
-                throw CLIError(.cannotWrite, "could not write the evidence bundle to \(out.path) (\(error)); nothing was written there — free the folder or pick another --out",
-                               status: .usage)
+                throw CLIError(
+                    .cannotWrite,
+                    "could not write the evidence bundle to \(out.path) (\(error)); nothing was written there — free the folder or pick another --out",
+                    status: .usage)
             }
         }
         if let htmlPath { try HTMLOutput.write(report, files: result.files, to: htmlPath) }
@@ -73,8 +88,11 @@ struct ReadFlow {
         let enc = JSONEncoder()
         enc.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         if let data = try? enc.encode(file) {
-            let ok = FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600])
-            if !ok { Console.err("emrtd: could not write the trace to \(path) (check the folder exists and is writable)") }
+            let ok = FileManager.default.createFile(
+                atPath: path, contents: data, attributes: [.posixPermissions: 0o600])
+            if !ok {
+                Console.err("emrtd: could not write the trace to \(path) (check the folder exists and is writable)")
+            }
         }
     }
 
@@ -104,8 +122,11 @@ enum OutputFolder {
             case .empty: why = "--out is empty: name a new or empty folder"
             case .root: why = "--out / is refused: name a new or empty folder for the bundle"
             case .notAFolder: why = "--out \(path) exists and is not a folder: name a new or empty folder"
-            case .notEmpty: why = "--out \(path) already holds files: a bundle goes into a new or empty folder only (move the old one away)"
-            case .parentNotWritable: why = "--out \(Shown.path(path)) cannot be created: its parent folder does not exist or is not writable"
+            case .notEmpty:
+                why =
+                    "--out \(path) already holds files: a bundle goes into a new or empty folder only (move the old one away)"
+            case .parentNotWritable:
+                why = "--out \(Shown.path(path)) cannot be created: its parent folder does not exist or is not writable"
             }
             throw CLIError(.outputNotUsable, why, status: .usage)
         }
@@ -116,13 +137,16 @@ enum OutputFolder {
 /// Plain JSON text from dictionaries, with sorted keys and unescaped slashes (as every emrtd JSON output).
 enum JSONText {
     static func render(_ object: Any) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        let data =
+            (try? JSONSerialization.data(
+                withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
         return String(decoding: data, as: UTF8.self)
     }
 
     static func encode<T: Encodable>(_ value: T, pretty: Bool = true) -> String {
         let enc = JSONEncoder()
-        enc.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        enc.outputFormatting =
+            pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: (try? enc.encode(value)) ?? Data("{}".utf8), as: UTF8.self)
     }
 }
@@ -130,7 +154,9 @@ enum JSONText {
 extension JSONText {
     /// The JSON object `text` with a `"schema"` member added (for outputs whose model has none).
     static func addingSchema(_ schema: String, to text: String) -> String {
-        guard var object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else { return text }
+        guard var object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else {
+            return text
+        }
         object["schema"] = schema
         return render(object)
     }

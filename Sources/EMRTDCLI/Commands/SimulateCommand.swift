@@ -8,16 +8,22 @@ enum SimulateCommand {
     static let command = CommandDecl(
         "simulate", summary: "serve the virtual chip to pcscd through vpcd (virtual reader)",
         discussion: """
-        Serves the virtual chip to pcscd through vsmartcard's vpcd driver (reader "Virtual PCD 00 00" on port
-        35963, "Virtual PCD 00 01" on 35964). Prints the access data (MRZ, CAN) of the simulated specimen document
-        and the path of its trust anchor.
-        """,
+            Serves the virtual chip to pcscd through vsmartcard's vpcd driver (reader "Virtual PCD 00 00" on port
+            35963, "Virtual PCD 00 01" on 35964). Prints the access data (MRZ, CAN) of the simulated specimen document
+            and the path of its trust anchor.
+            """,
         options: [
-            OptionDecl("profile", value: "NAME|DIR", kind: .path, help: "a built-in profile (demo --list-profiles) or a saved profile folder",
-                       default: SpecimenGenerator.defaultProfileName),
+            OptionDecl(
+                "profile", value: "NAME|DIR", kind: .path,
+                help: "a built-in profile (demo --list-profiles) or a saved profile folder",
+                default: SpecimenGenerator.defaultProfileName),
             OptionDecl("vpcd", value: "HOST:PORT", help: "where vpcd listens", default: "127.0.0.1:35963"),
-            OptionDecl("save", value: "DIR", kind: .directory, help: "save the generated document (files, keys, CSCA) to DIR and exit"),
-            OptionDecl("pull-after", value: "N", kind: .number, help: "drop the card after N APDUs (tests the resume path), then present it again"),
+            OptionDecl(
+                "save", value: "DIR", kind: .directory,
+                help: "save the generated document (files, keys, CSCA) to DIR and exit"),
+            OptionDecl(
+                "pull-after", value: "N", kind: .number,
+                help: "drop the card after N APDUs (tests the resume path), then present it again"),
             OptionDecl("sessions", value: "N", kind: .number, help: "serve this many card sessions", default: "1"),
             Options.quiet,
         ],
@@ -33,16 +39,21 @@ enum SimulateCommand {
             guard parts.count == 2, let p = UInt16(parts[1]) else {
                 throw CLIError(.badValue, "--vpcd must be HOST:PORT, e.g. 127.0.0.1:35963", status: .usage)
             }
-            host = String(parts[0]); port = p
+            host = String(parts[0])
+            port = p
         }
         var pullAfter: Int? = nil
         if let n = a.value("pull-after") {
-            guard let v = Int(n), v >= 0 else { throw CLIError(.badValue, "--pull-after takes a whole number of APDUs", status: .usage) }
+            guard let v = Int(n), v >= 0 else {
+                throw CLIError(.badValue, "--pull-after takes a whole number of APDUs", status: .usage)
+            }
             pullAfter = v
         }
         var sessions = 1
         if let n = a.value("sessions") {
-            guard let v = Int(n), v >= 1 else { throw CLIError(.badValue, "--sessions takes a whole number of 1 or more", status: .usage) }
+            guard let v = Int(n), v >= 1 else {
+                throw CLIError(.badValue, "--sessions takes a whole number of 1 or more", status: .usage)
+            }
             sessions = v
         }
         // The document: a saved profile folder, or a built-in profile generated now and saved so that
@@ -53,16 +64,20 @@ enum SimulateCommand {
         let candidate = URL(fileURLWithPath: name)
         if ProfileStore.isProfileDirectory(candidate) {
             do { profile = try ProfileStore.load(from: candidate) } catch {
-                throw CLIError(.unknownProfile, "--profile \(name): the saved profile folder cannot be loaded (\(PlainWords.reason(error.description, fallback: "damaged", hiding: [name])))",
-                               status: .usage)
+                throw CLIError(
+                    .unknownProfile,
+                    "--profile \(name): the saved profile folder cannot be loaded (\(PlainWords.reason(error.description, fallback: "damaged", hiding: [name])))",
+                    status: .usage)
             }
             folder = candidate
         } else {
             let g = try VirtualProfiles.generate(name, option: "--profile")
             folder = URL(fileURLWithPath: a.value("save") ?? NSTemporaryDirectory() + "emrtd-simulate-\(getpid())")
             do { try ProfileStore.save(g, to: folder) } catch {
-                throw CLIError(.cannotWrite, "could not save the profile to \(folder.path) (\(PlainWords.reason(error.description, fallback: "not writable"))) — pick another --save folder",
-                               status: .usage)
+                throw CLIError(
+                    .cannotWrite,
+                    "could not save the profile to \(folder.path) (\(PlainWords.reason(error.description, fallback: "not writable"))) — pick another --save folder",
+                    status: .usage)
             }
             profile = g.profile
         }
@@ -78,16 +93,22 @@ enum SimulateCommand {
         let chip = VirtualChip(profile: profile)
         var first = true
         for i in 0..<sessions {
-            let bridge = VPCDBridge(emulator: chip, host: host, port: port, removeCardAfterAPDUs: first ? pullAfter : nil,
-                                    connectTimeout: 10)
+            let bridge = VPCDBridge(
+                emulator: chip, host: host, port: port, removeCardAfterAPDUs: first ? pullAfter : nil,
+                connectTimeout: 10)
             first = false
             do {
                 let reason = try await bridge.run()
-                if !a.flag("quiet") { Console.err("emrtd simulate: session \(i + 1) ended (\(reason.rawValue)) after \(bridge.apduCount) APDUs") }
+                if !a.flag("quiet") {
+                    Console.err(
+                        "emrtd simulate: session \(i + 1) ended (\(reason.rawValue)) after \(bridge.apduCount) APDUs")
+                }
                 if reason == .closedByVPCD { return ExitCode.ok }
             } catch {
-                throw CLIError(.transport, "\(PlainWords.reason("\(error)", fallback: "vpcd is not reachable")) — is pcscd running with the vpcd driver (package vsmartcard-vpcd)?",
-                               status: .transport)
+                throw CLIError(
+                    .transport,
+                    "\(PlainWords.reason("\(error)", fallback: "vpcd is not reachable")) — is pcscd running with the vpcd driver (package vsmartcard-vpcd)?",
+                    status: .transport)
             }
         }
         return ExitCode.ok

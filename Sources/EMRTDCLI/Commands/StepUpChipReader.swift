@@ -1,11 +1,11 @@
 import Foundation
 import ISO7816
-import MRTDReader
 import MRTDDocument
-import StepUp
-import VirtualChip
+import MRTDReader
 import MRTDTrust
 import PCSCTransport
+import StepUp
+import VirtualChip
 
 /// The ReadID branch's chip read (`emrtd stepup run`), implemented with `DocumentReader`: the reader
 /// arguments after the operation context are the ACCESS and reader options of `emrtd read`.
@@ -16,9 +16,11 @@ struct StepUpChipReader: ReadIDChipReader {
     }
 
     /// The reader options `stepup run` hands on (declared in `StepUpCommand.run`).
-    static let decl = CommandDecl("stepup run", summary: "", options: StepUpCommand.readerOptions + [
-        OptionDecl("card-timeout", value: "SECONDS", kind: .number, help: ""),
-    ])
+    static let decl = CommandDecl(
+        "stepup run", summary: "",
+        options: StepUpCommand.readerOptions + [
+            OptionDecl("card-timeout", value: "SECONDS", kind: .number, help: "")
+        ])
 
     func read(_ plan: ReadIDPlan) async throws -> ReadIDChipResult {
         let a: ParsedArguments
@@ -54,7 +56,8 @@ struct StepUpChipReader: ReadIDChipReader {
         ReadSetup.addGenerated(virtual?.1, to: &store, a)
         let transport: any CardTransport
         do {
-            transport = try await ReadSetup.transport(a, virtual: virtual?.0, profiles: profiles, timeout: options.representTimeout)
+            transport = try await ReadSetup.transport(
+                a, virtual: virtual?.0, profiles: profiles, timeout: options.representTimeout)
         } catch {
             throw Failure(stepUpExitCode: error.status.rawValue, stepUpReason: error.message)
         }

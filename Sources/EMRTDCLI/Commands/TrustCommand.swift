@@ -1,16 +1,16 @@
-import Foundation
-import MRTDTrust
-import MRTDReader
 import ASN1TLV
+import Foundation
+import MRTDReader
+import MRTDTrust
 
 /// `emrtd trust`: what a trust configuration yields.
 enum TrustCommand {
     static let command = CommandDecl(
         "trust", summary: "show what a trust configuration (CSCAs, master lists, CRLs) yields",
         discussion: """
-        Shows what a trust configuration yields: CSCAs per country with validity, master lists with their signer and
-        verification result, CRLs, and every refused entry with its reason. At least one --trust is needed.
-        """,
+            Shows what a trust configuration yields: CSCAs per country with validity, master lists with their signer and
+            verification result, CRLs, and every refused entry with its reason. At least one --trust is needed.
+            """,
         options: Options.trust + [Options.json],
         schema: "emrtd.trust/1", exits: [.ok, .usage, .trust],
         run: { try await run($0) })

@@ -1,21 +1,22 @@
+import ASN1TLV
 import Foundation
+import MRTDDocument
 import MRTDReader
 import MRTDTrust
-import ASN1TLV
-import MRTDDocument
 
 /// `emrtd verify DIR`: re-verifies an evidence bundle offline.
 enum VerifyCommand {
     static let command = CommandDecl(
         "verify", summary: "verify a saved read (evidence bundle) offline",
         discussion: """
-        Verifies a saved read (the evidence bundle written by --out) offline and prints the verdict. Live parts
-        whose transcript is missing are marked notChecked. Anchors inside the bundle are never trusted implicitly.
-        """,
+            Verifies a saved read (the evidence bundle written by --out) offline and prints the verdict. Live parts
+            whose transcript is missing are marked notChecked. Anchors inside the bundle are never trusted implicitly.
+            """,
         arguments: [ArgumentDecl("DIR", help: "the bundle folder written by read/demo --out", kind: .directory)],
         options: Options.trust + [
-            OptionDecl("at", value: "TIME", help: "validate certificates at this time: 2026-11-29 or 2026-11-29T12:00:00Z",
-                       default: "now"),
+            OptionDecl(
+                "at", value: "TIME", help: "validate certificates at this time: 2026-11-29 or 2026-11-29T12:00:00Z",
+                default: "now"),
             Options.json, HTMLOutput.option,
         ],
         schema: "emrtd.report/1", exits: [.ok, .usage, .trust, .inconclusive, .rejected],
@@ -29,8 +30,10 @@ enum VerifyCommand {
         var at = ASN1Time.now
         if let t = a.value("at") {
             guard let parsed = parseISO(t) else {
-                throw CLIError(.badValue, "--at must be a real date or time in ISO 8601, such as 2026-11-29 or 2026-11-29T12:00:00Z",
-                               status: .usage)
+                throw CLIError(
+                    .badValue,
+                    "--at must be a real date or time in ISO 8601, such as 2026-11-29 or 2026-11-29T12:00:00Z",
+                    status: .usage)
             }
             at = parsed
         }
@@ -40,18 +43,22 @@ enum VerifyCommand {
         let url = URL(fileURLWithPath: dir)
         let loaded: (files: [LDSFile: [UInt8]], evidence: CloneDetectionEvidence)
         do { loaded = try EvidenceBundle.load(from: url) } catch {
-            throw CLIError(.badBundle, "\(Shown.path(dir)) is not a readable evidence bundle (\(PlainWords.reason("\(error)", fallback: "files missing or damaged", hiding: [dir]))) — give a folder written by emrtd read --out",
-                           status: .usage)
+            throw CLIError(
+                .badBundle,
+                "\(Shown.path(dir)) is not a readable evidence bundle (\(PlainWords.reason("\(error)", fallback: "files missing or damaged", hiding: [dir]))) — give a folder written by emrtd read --out",
+                status: .usage)
         }
         if a.all("trust").isEmpty {
             // Never trust anchors found inside the bundle implicitly: a bundle could carry its own CSCA.
             var hint = "give --trust (CSCA certificates or master lists)"
             if FileManager.default.fileExists(atPath: url.appendingPathComponent("test-csca.cer").path) {
-                hint += "; this bundle comes from a virtual document: its test CSCA is \(url.appendingPathComponent("test-csca.cer").path)"
+                hint +=
+                    "; this bundle comes from a virtual document: its test CSCA is \(url.appendingPathComponent("test-csca.cer").path)"
             }
             Console.err("emrtd verify: no trust anchor: the document will be rejected (\(hint))")
         }
-        let outcome = DocumentVerifier.verify(files: loaded.files, evidence: loaded.evidence, trustStore: store, validationTime: at)
+        let outcome = DocumentVerifier.verify(
+            files: loaded.files, evidence: loaded.evidence, trustStore: store, validationTime: at)
         var report = ReadReport()
         ReportBuilder.fill(&report, files: loaded.files, facts: [:], reference: at, faceImagePath: nil)
         report.verification = ReportBuilder.reportVerification(outcome)
@@ -69,7 +76,12 @@ enum VerifyCommand {
         let t = digits.count == 8 ? digits + "000000" : digits
         let n = t.map { Int(String($0))! }
         func num(_ r: Range<Int>) -> Int { n[r].reduce(0) { $0 * 10 + $1 } }
-        let year = num(0..<4), month = num(4..<6), day = num(6..<8), hour = num(8..<10), minute = num(10..<12), second = num(12..<14)
+        let year = num(0..<4)
+        let month = num(4..<6)
+        let day = num(6..<8)
+        let hour = num(8..<10)
+        let minute = num(10..<12)
+        let second = num(12..<14)
         guard (1...12).contains(month), hour < 24, minute < 60, second < 60 else { return nil }
         let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
         let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]

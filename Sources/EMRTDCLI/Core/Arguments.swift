@@ -31,9 +31,11 @@ public struct OptionDecl: Sendable {
     /// Options that may not be given together with this one.
     public var conflicts: [String]
 
-    public init(_ name: String, short: Character? = nil, value: String? = nil, kind: ValueKind = .text, help: String,
-                default defaultText: String? = nil, repeatable: Bool = false, secret: Bool = false,
-                conflicts: [String] = []) {
+    public init(
+        _ name: String, short: Character? = nil, value: String? = nil, kind: ValueKind = .text, help: String,
+        default defaultText: String? = nil, repeatable: Bool = false, secret: Bool = false,
+        conflicts: [String] = []
+    ) {
         self.name = name
         self.short = short
         self.value = value
@@ -100,10 +102,12 @@ public struct CommandDecl: Sendable {
     public var refused: [String: String]
     public var run: Run?
 
-    public init(_ name: String, summary: String, discussion: String = "", arguments: [ArgumentDecl] = [],
-                options: [OptionDecl] = [], subcommands: [CommandDecl] = [], schema: String? = nil,
-                alwaysJSON: Bool = false, exits: [ExitStatus] = [.ok, .usage], refused: [String: String] = [:],
-                run: Run? = nil) {
+    public init(
+        _ name: String, summary: String, discussion: String = "", arguments: [ArgumentDecl] = [],
+        options: [OptionDecl] = [], subcommands: [CommandDecl] = [], schema: String? = nil,
+        alwaysJSON: Bool = false, exits: [ExitStatus] = [.ok, .usage], refused: [String: String] = [:],
+        run: Run? = nil
+    ) {
         self.name = name
         self.summary = summary
         self.discussion = discussion
@@ -176,12 +180,16 @@ extension CommandDecl {
             i += 1
             if onlyPositionals || !a.hasPrefix("-") || a == "-" {
                 guard out.positionals.count < maxPositionals else {
-                    throw UsageError(Self.extraArgumentMessage(after: previous, positionals: arguments), code: .extraArgument)
+                    throw UsageError(
+                        Self.extraArgumentMessage(after: previous, positionals: arguments), code: .extraArgument)
                 }
                 out.positionals.append(a)
                 continue
             }
-            if a == "--" { onlyPositionals = true; continue }
+            if a == "--" {
+                onlyPositionals = true
+                continue
+            }
             var word = a
             var inline: String? = nil
             if let eq = word.firstIndex(of: "=") {
@@ -209,7 +217,9 @@ extension CommandDecl {
                 out.given.append((decl.name, nil))
             } else {
                 let v: String
-                if let inline { v = inline } else {
+                if let inline {
+                    v = inline
+                } else {
                     guard i < args.count else {
                         throw UsageError("--\(decl.name) needs a value (\(decl.value ?? "VALUE"))", code: .missingValue)
                     }
@@ -280,7 +290,8 @@ public struct OptionSpec: Sendable {
     }
 
     public func parse(_ args: [String]) throws(UsageError) -> ParsedArguments {
-        let options = valued.sorted().map { OptionDecl($0, value: "VALUE", help: "", repeatable: true) }
+        let options =
+            valued.sorted().map { OptionDecl($0, value: "VALUE", help: "", repeatable: true) }
             + flags.subtracting(["help", "h"]).sorted().map { OptionDecl($0, help: "") }
         let arguments = (0..<maxPositionals).map { ArgumentDecl("ARG\($0 + 1)", help: "", optional: true) }
         return try CommandDecl("", summary: "", arguments: arguments, options: options).parse(args)

@@ -129,10 +129,14 @@ enum ErrorOutput {
     static let schema = "emrtd.error/1"
 
     static func json(_ e: CLIError, command: String, pretty: Bool = true) -> String {
-        var error: [String: Any] = ["code": e.code.rawValue, "message": e.message, "exitStatus": Int(e.status.rawValue)]
+        var error: [String: Any] = [
+            "code": e.code.rawValue, "message": e.message, "exitStatus": Int(e.status.rawValue),
+        ]
         for (k, v) in e.details where error[k] == nil { error[k] = v }
         let object: [String: Any] = ["schema": schema, "command": command, "error": error]
-        let options: JSONSerialization.WritingOptions = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let options: JSONSerialization.WritingOptions =
+            pretty
+            ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             : [.sortedKeys, .withoutEscapingSlashes]
         let data = (try? JSONSerialization.data(withJSONObject: object, options: options)) ?? Data()
         return String(decoding: data, as: UTF8.self)
@@ -155,7 +159,8 @@ enum Suggest {
 
     /// Damerau–Levenshtein distance (optimal string alignment): insert, delete, substitute, swap neighbours.
     static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+        let a = Array(a)
+        let b = Array(b)
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
         var d = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
@@ -181,9 +186,14 @@ enum Shown {
     /// run of 6 digits (a date or a CAN).
     static func isSafeName(_ word: String) -> Bool {
         guard let first = word.first, first.isASCII, first.isLowercase, word.count <= 40 else { return false }
-        guard word.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-" || $0 == "+") }) else { return false }
+        guard word.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-" || $0 == "+") }) else {
+            return false
+        }
         var run = 0
-        for c in word { run = c.isNumber ? run + 1 : 0; if run >= 6 { return false } }
+        for c in word {
+            run = c.isNumber ? run + 1 : 0
+            if run >= 6 { return false }
+        }
         return true
     }
 

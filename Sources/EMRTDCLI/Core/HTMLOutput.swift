@@ -6,23 +6,30 @@ import MRTDReader
 /// `--html FILE` (read, demo, verify, stepup run): the report as one self-contained HTML page
 /// (`HTMLReport`, docs/report.md "HTML report"), with the face converted to JPEG when DG2 stores JPEG 2000.
 enum HTMLOutput {
-    static let option = OptionDecl("html", value: "FILE", kind: .file,
-                                   help: "also write the report as one self-contained, printable HTML page (face included; readable by you only)")
+    static let option = OptionDecl(
+        "html", value: "FILE", kind: .file,
+        help: "also write the report as one self-contained, printable HTML page (face included; readable by you only)")
 
     /// Checked before a document is asked for: FILE's folder exists and is writable, and FILE is not a folder.
     static func prepare(_ path: String?, command: String) throws(CLIError) -> String? {
         guard let path else { return nil }
-        guard !path.isEmpty else { throw CLIError(.outputNotUsable, "--html is empty: name the page's file", status: .usage) }
+        guard !path.isEmpty else {
+            throw CLIError(.outputNotUsable, "--html is empty: name the page's file", status: .usage)
+        }
         let url = URL(fileURLWithPath: path).standardizedFileURL
         var isDir: ObjCBool = false
         if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir), isDir.boolValue {
-            throw CLIError(.outputNotUsable, "--html \(Shown.path(path)) is a folder: name a file for the page", status: .usage)
+            throw CLIError(
+                .outputNotUsable, "--html \(Shown.path(path)) is a folder: name a file for the page", status: .usage)
         }
         let parent = url.deletingLastPathComponent().path
         guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDir), isDir.boolValue,
-              access(parent, W_OK) == 0 else {
-            throw CLIError(.outputNotUsable, "--html \(Shown.path(path)) cannot be written: its folder does not exist or is not writable",
-                           status: .usage)
+            access(parent, W_OK) == 0
+        else {
+            throw CLIError(
+                .outputNotUsable,
+                "--html \(Shown.path(path)) cannot be written: its folder does not exist or is not writable",
+                status: .usage)
         }
         return url.path
     }
@@ -41,12 +48,19 @@ enum HTMLOutput {
     /// Writes the page completely or not at all (a temporary file beside it, then renamed), mode 0600.
     static func write(_ report: ReadReport, files: [LDSFile: [UInt8]], to path: String) throws(CLIError) {
         let url = URL(fileURLWithPath: path)
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial-\(UUID().uuidString)")
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(
+            ".\(url.lastPathComponent).partial-\(UUID().uuidString)")
         let fm = FileManager.default
-        guard fm.createFile(atPath: temporary.path, contents: Data(page(report, files: files).utf8), attributes: [.posixPermissions: 0o600]),
-              rename(temporary.path, url.path) == 0 else {
+        guard
+            fm.createFile(
+                atPath: temporary.path, contents: Data(page(report, files: files).utf8),
+                attributes: [.posixPermissions: 0o600]),
+            rename(temporary.path, url.path) == 0
+        else {
             try? fm.removeItem(at: temporary)
-            throw CLIError(.cannotWrite, "could not write the HTML report to \(Shown.path(path)); nothing was written there", status: .usage)
+            throw CLIError(
+                .cannotWrite, "could not write the HTML report to \(Shown.path(path)); nothing was written there",
+                status: .usage)
         }
     }
 }

@@ -5,14 +5,18 @@ public enum Help {
 
     /// `emrtd --help`.
     public static var main: String {
-        var out = ["emrtd — read and verify ICAO 9303 ePassports and eID cards over PC/SC", "",
-                   "USAGE: emrtd <command> [options]", "", "COMMANDS:"]
+        var out = [
+            "emrtd — read and verify ICAO 9303 ePassports and eID cards over PC/SC", "",
+            "USAGE: emrtd <command> [options]", "", "COMMANDS:",
+        ]
         let shown = EMRTDCommand.commands
         let w = (shown.map(\.name.count).max() ?? 8) + 3
         for c in shown { out.append("  " + c.name.padding(toLength: w, withPad: " ", startingAt: 0) + c.summary) }
-        out += ["", "GLOBAL OPTIONS:", "  -h, --help     show this help", "  -V, --version  print the version", "",
-                "Run `emrtd help <command>` or `emrtd <command> --help` for the options of a command.", "",
-                "EXIT STATUS:"]
+        out += [
+            "", "GLOBAL OPTIONS:", "  -h, --help     show this help", "  -V, --version  print the version", "",
+            "Run `emrtd help <command>` or `emrtd <command> --help` for the options of a command.", "",
+            "EXIT STATUS:",
+        ]
         out += ExitStatus.table.map { "  " + $0 }
         return out.joined(separator: "\n")
     }
@@ -25,11 +29,15 @@ public enum Help {
         } else {
             out.append("USAGE: emrtd \(path) <subcommand> [options]")
         }
-        if !c.discussion.isEmpty { out += [""] + c.discussion.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
+        if !c.discussion.isEmpty {
+            out += [""] + c.discussion.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        }
         if !c.subcommands.isEmpty {
             out += ["", "SUBCOMMANDS:"]
             let w = (c.subcommands.map(\.name.count).max() ?? 6) + 3
-            for s in c.subcommands { out.append("  " + s.name.padding(toLength: w, withPad: " ", startingAt: 0) + s.summary) }
+            for s in c.subcommands {
+                out.append("  " + s.name.padding(toLength: w, withPad: " ", startingAt: 0) + s.summary)
+            }
             out += ["", "Run `emrtd \(path) <subcommand> --help` for its options."]
         }
         if !c.arguments.isEmpty {
@@ -38,18 +46,23 @@ public enum Help {
         }
         if !c.options.isEmpty || c.subcommands.isEmpty {
             out += ["", "OPTIONS:"]
-            out += table(c.allOptions.map { o in
-                var h = o.help
-                if let d = o.defaultText { h += " (default: \(d))" }
-                if o.repeatable { h += "; repeatable" }
-                let conflicts = o.conflicts.filter { c.option($0) != nil }
-                if !conflicts.isEmpty { h += "; not with " + conflicts.map { "--\($0)" }.joined(separator: ", ") }
-                return (o.label, h)
-            })
+            out += table(
+                c.allOptions.map { o in
+                    var h = o.help
+                    if let d = o.defaultText { h += " (default: \(d))" }
+                    if o.repeatable { h += "; repeatable" }
+                    let conflicts = o.conflicts.filter { c.option($0) != nil }
+                    if !conflicts.isEmpty { h += "; not with " + conflicts.map { "--\($0)" }.joined(separator: ", ") }
+                    return (o.label, h)
+                })
         }
-        if let s = c.schema { out += ["", "JSON: schema \(s); on failure {\"schema\": \"\(ErrorOutput.schema)\", \"error\": {…}}"] }
+        if let s = c.schema {
+            out += ["", "JSON: schema \(s); on failure {\"schema\": \"\(ErrorOutput.schema)\", \"error\": {…}}"]
+        }
         out += ["", "EXIT STATUS:"]
-        out += c.exits.map { "  \(String($0.rawValue).padding(toLength: 3, withPad: " ", startingAt: 0)) \($0.meaning)" }
+        out += c.exits.map {
+            "  \(String($0.rawValue).padding(toLength: 3, withPad: " ", startingAt: 0)) \($0.meaning)"
+        }
         return out.joined(separator: "\n")
     }
 
@@ -97,7 +110,9 @@ public enum Help {
     /// Wraps a synopsis between its bracketed parts.
     static func wrap(_ text: String, prefix: String, indent: Int) -> [String] {
         let lines = wrapWords(text, width: width - prefix.count, keepBrackets: true)
-        return lines.enumerated().map { i, l in (i == 0 ? prefix : String(repeating: " ", count: prefix.count + indent)) + l }
+        return lines.enumerated().map { i, l in
+            (i == 0 ? prefix : String(repeating: " ", count: prefix.count + indent)) + l
+        }
     }
 
     static func wrapWords(_ text: String, width: Int, keepBrackets: Bool = false) -> [String] {
@@ -119,7 +134,11 @@ public enum Help {
         var lines: [String] = []
         var line = ""
         for t in tokens {
-            if line.isEmpty { line = t } else if line.count + 1 + t.count <= width { line += " " + t } else {
+            if line.isEmpty {
+                line = t
+            } else if line.count + 1 + t.count <= width {
+                line += " " + t
+            } else {
                 lines.append(line)
                 line = t
             }

@@ -12,16 +12,18 @@ enum ManPage {
     }
 
     static func render() -> String {
-        var out = [".TH EMRTD 1 \"\" \"emrtd \(esc(EMRTDKitVersion.string))\" \"User Commands\"",
-                   ".SH NAME", "emrtd \\- read and verify ICAO 9303 ePassports and eID cards over PC/SC",
-                   ".SH SYNOPSIS", ".B emrtd", ".I command", "[\\fIoptions\\fR]",
-                   ".SH DESCRIPTION",
-                   "emrtd reads the chip of an ePassport or eID card through a PC/SC reader, checks it (passive",
-                   "authentication against CSCA certificates or master lists, clone detection) and prints a verdict.",
-                   "Every command takes \\fB\\-h\\fR, \\fB\\-\\-help\\fR; \\fBemrtd \\-V\\fR prints the version.",
-                   "Values of access options (MRZ, CAN, document number, dates) and step\\-up contexts are never",
-                   "repeated in any message.",
-                   ".SH COMMANDS"]
+        var out = [
+            ".TH EMRTD 1 \"\" \"emrtd \(esc(EMRTDKitVersion.string))\" \"User Commands\"",
+            ".SH NAME", "emrtd \\- read and verify ICAO 9303 ePassports and eID cards over PC/SC",
+            ".SH SYNOPSIS", ".B emrtd", ".I command", "[\\fIoptions\\fR]",
+            ".SH DESCRIPTION",
+            "emrtd reads the chip of an ePassport or eID card through a PC/SC reader, checks it (passive",
+            "authentication against CSCA certificates or master lists, clone detection) and prints a verdict.",
+            "Every command takes \\fB\\-h\\fR, \\fB\\-\\-help\\fR; \\fBemrtd \\-V\\fR prints the version.",
+            "Values of access options (MRZ, CAN, document number, dates) and step\\-up contexts are never",
+            "repeated in any message.",
+            ".SH COMMANDS",
+        ]
         for c in EMRTDCommand.commands {
             let subs = c.subcommands.isEmpty ? [(c.name, c)] : c.subcommands.map { ("\(c.name) \($0.name)", $0) }
             for (path, d) in subs {
@@ -58,7 +60,8 @@ enum ManPage {
         out.append(".SH EXIT STATUS")
         for s in ExitStatus.allCases { out += item(String(s.rawValue), s.meaning) }
         out.append(".SH ERRORS")
-        out.append("Under \\fB\\-\\-json\\fR a failing command prints one JSON object with schema \(esc(ErrorOutput.schema)),")
+        out.append(
+            "Under \\fB\\-\\-json\\fR a failing command prints one JSON object with schema \(esc(ErrorOutput.schema)),")
         out.append("holding error.code, error.message and error.exitStatus. The codes:")
         for e in ErrorCode.allCases { out += item(e.rawValue, e.meaning) }
         out.append(".SH SEE ALSO")

@@ -5,45 +5,63 @@ enum Options {
 
     /// ACCESS: the MRZ, its three key fields, or the CAN. All secret; `-` reads the value from standard input.
     static let access: [OptionDecl] = [
-        OptionDecl("mrz", value: "MRZ", help: "the whole MRZ as scanned (TD1, TD2 or TD3), as one argument; - reads it from standard input",
-                   secret: true, conflicts: ["document-number", "birth-date", "expiry-date", "can"]),
-        OptionDecl("document-number", value: "NUMBER", help: "the document number (with --birth-date and --expiry-date)",
-                   secret: true, conflicts: ["can"]),
-        OptionDecl("birth-date", value: "YYMMDD", help: "the date of birth as on the MRZ", secret: true, conflicts: ["can"]),
-        OptionDecl("expiry-date", value: "YYMMDD", help: "the date of expiry as on the MRZ", secret: true, conflicts: ["can"]),
-        OptionDecl("can", value: "CAN", help: "the 6-digit card access number; - reads it from standard input", secret: true),
+        OptionDecl(
+            "mrz", value: "MRZ",
+            help: "the whole MRZ as scanned (TD1, TD2 or TD3), as one argument; - reads it from standard input",
+            secret: true, conflicts: ["document-number", "birth-date", "expiry-date", "can"]),
+        OptionDecl(
+            "document-number", value: "NUMBER", help: "the document number (with --birth-date and --expiry-date)",
+            secret: true, conflicts: ["can"]),
+        OptionDecl(
+            "birth-date", value: "YYMMDD", help: "the date of birth as on the MRZ", secret: true, conflicts: ["can"]),
+        OptionDecl(
+            "expiry-date", value: "YYMMDD", help: "the date of expiry as on the MRZ", secret: true, conflicts: ["can"]),
+        OptionDecl(
+            "can", value: "CAN", help: "the 6-digit card access number; - reads it from standard input", secret: true),
     ]
 
     static let trust: [OptionDecl] = [
-        OptionDecl("trust", value: "PATH", kind: .path,
-                   help: "CSCA certificate (DER/PEM), folder of them, ICAO master list (.ml) or CRL", repeatable: true),
-        OptionDecl("ml-signer-root", value: "FILE", kind: .file,
-                   help: "pinned root for master-list signatures (a master list is refused without one)", repeatable: true),
+        OptionDecl(
+            "trust", value: "PATH", kind: .path,
+            help: "CSCA certificate (DER/PEM), folder of them, ICAO master list (.ml) or CRL", repeatable: true),
+        OptionDecl(
+            "ml-signer-root", value: "FILE", kind: .file,
+            help: "pinned root for master-list signatures (a master list is refused without one)", repeatable: true),
     ]
 
-    static let out = OptionDecl("out", value: "DIR", kind: .directory,
-                                help: "write the evidence bundle into DIR (new or empty; files readable by you only)")
-    static let trace = OptionDecl("trace", value: "FILE", kind: .file,
-                                  help: "write a redacted APDU trace (headers, lengths, status words, times; never data)")
+    static let out = OptionDecl(
+        "out", value: "DIR", kind: .directory,
+        help: "write the evidence bundle into DIR (new or empty; files readable by you only)")
+    static let trace = OptionDecl(
+        "trace", value: "FILE", kind: .file,
+        help: "write a redacted APDU trace (headers, lengths, status words, times; never data)")
 
     /// The reader options of `read` (also taken by `stepup run` for its chip read).
     static let reader: [OptionDecl] = [
-        OptionDecl("reader", value: "NAME", help: "reader name or a unique part of it",
-                   default: "the first reader with a card, else the first reader"),
-        OptionDecl("virtual", value: "PROFILE|DIR", kind: .path,
-                   help: "read a built-in virtual document (see demo --list-profiles) or a saved profile folder in process, instead of a reader",
-                   conflicts: ["reader"]),
-        OptionDecl("profiles", value: "FILE", kind: .file,
-                   help: "reader profiles (schema emrtd.readers/1) instead of the built-in copy of hardware/readers.json"),
-        OptionDecl("files", value: "LIST", help: "comma-separated files to read, e.g. DG1,DG2,DG15",
-                   default: "every file the SOD lists"),
-        OptionDecl("allow-bac-fallback", help: "use BAC when PACE fails although the chip offers PACE",
-                   default: "on", conflicts: ["no-bac-fallback"]),
+        OptionDecl(
+            "reader", value: "NAME", help: "reader name or a unique part of it",
+            default: "the first reader with a card, else the first reader"),
+        OptionDecl(
+            "virtual", value: "PROFILE|DIR", kind: .path,
+            help:
+                "read a built-in virtual document (see demo --list-profiles) or a saved profile folder in process, instead of a reader",
+            conflicts: ["reader"]),
+        OptionDecl(
+            "profiles", value: "FILE", kind: .file,
+            help: "reader profiles (schema emrtd.readers/1) instead of the built-in copy of hardware/readers.json"),
+        OptionDecl(
+            "files", value: "LIST", help: "comma-separated files to read, e.g. DG1,DG2,DG15",
+            default: "every file the SOD lists"),
+        OptionDecl(
+            "allow-bac-fallback", help: "use BAC when PACE fails although the chip offers PACE",
+            default: "on", conflicts: ["no-bac-fallback"]),
         OptionDecl("no-bac-fallback", help: "never fall back to BAC"),
-        OptionDecl("aa-challenge", value: "HEX",
-                   help: "the 8-byte Active Authentication challenge (bind the read to a backend nonce); needs DG15"),
-        OptionDecl("timeout", value: "SECONDS", kind: .number,
-                   help: "how long to wait for a card, and for it to be presented again", default: "30"),
+        OptionDecl(
+            "aa-challenge", value: "HEX",
+            help: "the 8-byte Active Authentication challenge (bind the read to a backend nonce); needs DG15"),
+        OptionDecl(
+            "timeout", value: "SECONDS", kind: .number,
+            help: "how long to wait for a card, and for it to be presented again", default: "30"),
         out, trace, HTMLOutput.option,
     ]
 }

@@ -4,7 +4,8 @@ import Foundation
 public enum Console {
     /// Whether stderr is a terminal that can redraw a line (a live progress line) or not (plain lines): not when
     /// TERM is unset or `dumb` (Emacs shells, some CI logs), which print `\r\e[2K` literally.
-    public static let stderrIsTerminal: Bool = isLiveTerminal(isatty: isatty(2) != 0, term: ProcessInfo.processInfo.environment["TERM"])
+    public static let stderrIsTerminal: Bool = isLiveTerminal(
+        isatty: isatty(2) != 0, term: ProcessInfo.processInfo.environment["TERM"])
 
     static func isLiveTerminal(isatty: Bool, term: String?) -> Bool {
         guard isatty, let term, !term.isEmpty, term != "dumb" else { return false }
@@ -33,4 +34,3 @@ public enum Console {
         if stderrIsTerminal { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
     }
 }
-

@@ -12,29 +12,38 @@ enum Presentation {
     static func text(_ r: ReadReport) -> String {
         var out: [String] = []
         if let v = r.verification {
-            out.append("VERDICT: \(v.status.uppercased())  (chip verification \(v.chipVerification), clone detection \(v.chipCloneDetection))")
+            out.append(
+                "VERDICT: \(v.status.uppercased())  (chip verification \(v.chipVerification), clone detection \(v.chipCloneDetection))"
+            )
         }
         if let d = r.document {
             out.append("")
             out.append("Document     \(d.documentCode) \(d.issuingState) \(d.documentNumber)")
             out.append("Name         \(d.surname), \(d.givenNames)")
-            out.append("Nationality  \(d.nationality)   Sex \(d.sex)   Born \(d.dateOfBirth)   Expires \(d.dateOfExpiry)")
+            out.append(
+                "Nationality  \(d.nationality)   Sex \(d.sex)   Born \(d.dateOfBirth)   Expires \(d.dateOfExpiry)")
             if let p = d.personalNumber { out.append("Personal no. \(p)") }
             out += PersonalDataPresentation.lines(d)
         }
         if let ac = r.accessControl { out.append("Access       \(ac.summary)") }
         if let f = r.faceImage {
-            let shown = f.error.map { " — cannot be shown: \($0)" } ?? (f.format == "jpeg" ? "" : " (shown as \(f.deliveredFormat ?? "jpeg"))")
+            let shown =
+                f.error.map { " — cannot be shown: \($0)" }
+                ?? (f.format == "jpeg" ? "" : " (shown as \(f.deliveredFormat ?? "jpeg"))")
             out.append("Face image   \(f.format) \(f.width)×\(f.height)\(shown)\(f.path.map { " → \($0)" } ?? "")")
         }
         if !r.files.isEmpty {
             out.append("")
             out.append("Files")
             for f in r.files {
-                out.append("  \(pad(f.name, 13)) \(pad(String(f.size), 7, right: true)) bytes  \(pad(String(f.apdus), 4, right: true)) APDUs\(f.resumed > 0 ? "  (resumed)" : "")")
+                out.append(
+                    "  \(pad(f.name, 13)) \(pad(String(f.size), 7, right: true)) bytes  \(pad(String(f.apdus), 4, right: true)) APDUs\(f.resumed > 0 ? "  (resumed)" : "")"
+                )
             }
         }
-        for (name, why) in r.unreadFiles.sorted(by: { $0.key < $1.key }) { out.append("  \(pad(name, 13)) not read: \(why)") }
+        for (name, why) in r.unreadFiles.sorted(by: { $0.key < $1.key }) {
+            out.append("  \(pad(name, 13)) not read: \(why)")
+        }
         if let v = r.verification {
             out.append("")
             out.append("Checks")
@@ -51,7 +60,9 @@ enum Presentation {
         }
         if let t = r.transport {
             out.append("")
-            out.append("Transport    \(t.apdus) APDUs, \(t.bytesSent) bytes sent, \(t.bytesReceived) received, \(String(format: "%.0f", t.elapsedMs)) ms")
+            out.append(
+                "Transport    \(t.apdus) APDUs, \(t.bytesSent) bytes sent, \(t.bytesReceived) received, \(String(format: "%.0f", t.elapsedMs)) ms"
+            )
         }
         for w in r.warnings { out.append("warning: \(w)") }
         return out.joined(separator: "\n")
@@ -71,9 +82,18 @@ enum Presentation {
             if quiet { return }
             var s = e.message
             if let total = e.bytesTotal, total > 0 { s += " \(e.bytesDone)/\(total)" }
-            if e.phase == .done { Console.endLive(); return }
-            if e.phase == .resuming { Console.endLive(); Console.err("… \(s)"); return }
-            if Console.stderrIsTerminal { Console.live(s) } else if e.phase != .reading || e.bytesTotal != nil && e.bytesDone == e.bytesTotal {
+            if e.phase == .done {
+                Console.endLive()
+                return
+            }
+            if e.phase == .resuming {
+                Console.endLive()
+                Console.err("… \(s)")
+                return
+            }
+            if Console.stderrIsTerminal {
+                Console.live(s)
+            } else if e.phase != .reading || e.bytesTotal != nil && e.bytesDone == e.bytesTotal {
                 Console.err(s)
             }
         }

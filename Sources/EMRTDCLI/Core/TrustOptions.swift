@@ -6,15 +6,19 @@ enum TrustOptions {
         var store = TrustStore()
         for root in a.all("ml-signer-root") {
             do { try store.pinMasterListSignerRoot(path: root) } catch {
-                throw CLIError(.trustMaterial, "--ml-signer-root \(Shown.path(root)) cannot be used: \(PlainWords.reason(error.reason, fallback: "not a readable certificate", hiding: [root])) — give the DER or PEM certificate of the master-list signer's root",
-                               status: .trust)
+                throw CLIError(
+                    .trustMaterial,
+                    "--ml-signer-root \(Shown.path(root)) cannot be used: \(PlainWords.reason(error.reason, fallback: "not a readable certificate", hiding: [root])) — give the DER or PEM certificate of the master-list signer's root",
+                    status: .trust)
             }
         }
         var refused: [TrustStore.Refusal] = []
         for path in a.all("trust") {
             do { refused += try store.load(path: path) } catch {
-                throw CLIError(.trustMaterial, "--trust \(Shown.path(path)) cannot be used: \(PlainWords.reason(error.reason, fallback: "not readable trust material", hiding: [path])) — give CSCA certificates, a folder of them, a master list or a CRL",
-                               status: .trust)
+                throw CLIError(
+                    .trustMaterial,
+                    "--trust \(Shown.path(path)) cannot be used: \(PlainWords.reason(error.reason, fallback: "not readable trust material", hiding: [path])) — give CSCA certificates, a folder of them, a master list or a CRL",
+                    status: .trust)
             }
         }
         return (store, refused)

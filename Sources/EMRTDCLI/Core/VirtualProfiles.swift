@@ -13,8 +13,10 @@ enum VirtualProfiles {
             throw CLIError(.unknownProfile, m + " (emrtd demo --list-profiles lists them)", status: .usage)
         }
         if parts.count == 2, Forgery(rawValue: parts[1]) == nil {
-            throw CLIError(.unknownProfile, "\(option): there is no variant \(Shown.name(parts[1])) of '\(parts[0])'; variants: "
-                           + Forgery.allCases.map(\.rawValue).joined(separator: ", "), status: .usage)
+            throw CLIError(
+                .unknownProfile,
+                "\(option): there is no variant \(Shown.name(parts[1])) of '\(parts[0])'; variants: "
+                    + Forgery.allCases.map(\.rawValue).joined(separator: ", "), status: .usage)
         }
         return spec
     }
@@ -22,7 +24,8 @@ enum VirtualProfiles {
     static func generate(_ name: String, option: String) throws(CLIError) -> GeneratedDocument {
         _ = try spec(name, option: option)
         do { return try SpecimenGenerator.generate(named: name) } catch {
-            throw CLIError(.internalError, "could not generate the virtual document '\(name)'; please report it", status: .usage)
+            throw CLIError(
+                .internalError, "could not generate the virtual document '\(name)'; please report it", status: .usage)
         }
     }
 }

@@ -13,7 +13,9 @@ enum PCSCCommandOutput {
         if let t = failure as? TransportError {
             return CLIError(.transport, t.description + hint(t), status: .transport)
         }
-        return CLIError(.transport, "PC/SC failed (\(PlainWords.reason("\(failure)", fallback: "no detail"))) — is pcscd running?", status: .transport)
+        return CLIError(
+            .transport, "PC/SC failed (\(PlainWords.reason("\(failure)", fallback: "no detail"))) — is pcscd running?",
+            status: .transport)
     }
 
     /// What an operator can do about common failures.

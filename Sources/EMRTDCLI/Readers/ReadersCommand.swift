@@ -9,16 +9,23 @@ enum ReadersCommand {
     static let command = CommandDecl(
         "readers", summary: "list PC/SC readers and their capabilities",
         discussion: """
-        Lists the PC/SC readers pcscd knows, whether a card is on each, and what each reader path can carry:
-        extended-length APDUs or not, the largest command and response, and where that comes from (the driver's
-        PC/SC part 10 properties, a reader profile, both, or unknown — then `emrtd read` probes with a safe
-        extended-length command first).
-        """,
+            Lists the PC/SC readers pcscd knows, whether a card is on each, and what each reader path can carry:
+            extended-length APDUs or not, the largest command and response, and where that comes from (the driver's
+            PC/SC part 10 properties, a reader profile, both, or unknown — then `emrtd read` probes with a safe
+            extended-length command first).
+            """,
         options: [
             OptionDecl("json", help: "print one JSON object {\"schema\", \"readers\": [...]} instead of text"),
-            OptionDecl("verbose", short: "v", help: "also describe each known quirk and its workaround (also in JSON), and how the capabilities were decided"),
-            OptionDecl("profiles", value: "FILE", kind: .file,
-                       help: "use this readers file (schema emrtd.readers/1) instead of the built-in copy of hardware/readers.json"),
+            OptionDecl(
+                "verbose", short: "v",
+                help:
+                    "also describe each known quirk and its workaround (also in JSON), and how the capabilities were decided"
+            ),
+            OptionDecl(
+                "profiles", value: "FILE", kind: .file,
+                help:
+                    "use this readers file (schema emrtd.readers/1) instead of the built-in copy of hardware/readers.json"
+            ),
         ],
         schema: "emrtd.reader-list/1", exits: [.ok, .usage, .transport],
         run: { try await run($0) })
@@ -41,7 +48,9 @@ enum ReadersCommand {
             throw PCSCCommandOutput.cliError(error)
         }
         if entries.isEmpty {
-            throw CLIError(.noReader, "no reader is connected (is it plugged in? `lsusb`, and pcscd's log, tell more)", status: .transport)
+            throw CLIError(
+                .noReader, "no reader is connected (is it plugged in? `lsusb`, and pcscd's log, tell more)",
+                status: .transport)
         }
         if a.flag("json") {
             Console.out(JSONText.encode(ReaderListJSON(readers: entries.map { $0.json(verbose: verbose) })))
@@ -72,13 +81,19 @@ struct ReaderEntry {
             maxResponseSize: caps.maxResponseSize,
             capabilitiesKnown: caps.isKnown,
             capabilitySource: report.source,
-            profile: report.profile.map { ProfileJSON(id: $0.id, model: "\($0.vendor) \($0.model)", status: $0.status,
-                                                       quirks: $0.quirks.map(\.id),
-                                                       quirkDetails: verbose ? $0.quirks.map { QuirkJSON(id: $0.id, description: $0.description, workaround: $0.workaround) } : nil) },
-            driver: DriverJSON(maxAPDUDataSize: report.properties.maxAPDUDataSize,
-                               maxInput: report.properties.maxInput,
-                               vendorName: report.properties.vendorName,
-                               firmware: report.properties.firmwareID),
+            profile: report.profile.map {
+                ProfileJSON(
+                    id: $0.id, model: "\($0.vendor) \($0.model)", status: $0.status,
+                    quirks: $0.quirks.map(\.id),
+                    quirkDetails: verbose
+                        ? $0.quirks.map { QuirkJSON(id: $0.id, description: $0.description, workaround: $0.workaround) }
+                        : nil)
+            },
+            driver: DriverJSON(
+                maxAPDUDataSize: report.properties.maxAPDUDataSize,
+                maxInput: report.properties.maxInput,
+                vendorName: report.properties.vendorName,
+                firmware: report.properties.firmwareID),
             notes: report.notes)
     }
 

@@ -2,8 +2,9 @@ import Dispatch
 import Foundation
 import ISO7816
 import PCSCTransport
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `emrtd watch` (docs/cli.md): prints reader and card events (insert, remove, reader plugged/unplugged) as they
@@ -12,16 +13,24 @@ enum WatchCommand {
     static let command = CommandDecl(
         "watch", summary: "print card insert/remove events",
         discussion: """
-        Prints PC/SC reader and card events as they happen — reader plugged in or removed, card put on or taken
-        off (with its ATR), card mute — until interrupted with Ctrl-C. The first lines describe what is already
-        there. Readers plugged in later are watched too.
-        """,
+            Prints PC/SC reader and card events as they happen — reader plugged in or removed, card put on or taken
+            off (with its ATR), card mute — until interrupted with Ctrl-C. The first lines describe what is already
+            there. Readers plugged in later are watched too.
+            """,
         options: [
-            OptionDecl("reader", value: "NAME", help: "only events of readers whose name is NAME or contains it (any case)"),
-            OptionDecl("json", help: "one JSON object per line: {\"schema\", \"time\", \"event\", \"reader\", \"atr\", \"profile\"}"),
-            OptionDecl("timeout", value: "SECONDS", kind: .number, help: "stop after this long (exit 0)", default: "none: until interrupted"),
-            OptionDecl("profiles", value: "FILE", kind: .file,
-                       help: "reader profiles (schema emrtd.readers/1) to name each reader's profile, instead of the built-in copy"),
+            OptionDecl(
+                "reader", value: "NAME", help: "only events of readers whose name is NAME or contains it (any case)"),
+            OptionDecl(
+                "json",
+                help: "one JSON object per line: {\"schema\", \"time\", \"event\", \"reader\", \"atr\", \"profile\"}"),
+            OptionDecl(
+                "timeout", value: "SECONDS", kind: .number, help: "stop after this long (exit 0)",
+                default: "none: until interrupted"),
+            OptionDecl(
+                "profiles", value: "FILE", kind: .file,
+                help:
+                    "reader profiles (schema emrtd.readers/1) to name each reader's profile, instead of the built-in copy"
+            ),
         ],
         schema: "emrtd.event/1", exits: [.ok, .usage, .transport],
         run: { try await run($0) })
@@ -37,19 +46,24 @@ enum WatchCommand {
             }
             timeout = v
         }
-        if reader?.isEmpty == true { throw CLIError(.badValue, "--reader needs a reader name (see emrtd readers)", status: .usage) }
+        if reader?.isEmpty == true {
+            throw CLIError(.badValue, "--reader needs a reader name (see emrtd readers)", status: .usage)
+        }
         let profiles = try ReadSetup.readerProfiles(a)
         return try await watch(reader: reader, json: json, timeout: timeout, profiles: profiles)
     }
 
-    static func watch(reader: String?, json: Bool, timeout: Double?, profiles: ReaderProfiles) async throws(CLIError) -> Int32 {
+    static func watch(reader: String?, json: Bool, timeout: Double?, profiles: ReaderProfiles) async throws(CLIError)
+        -> Int32
+    {
         // Fail early, with the usual message, when pcscd is not there.
         do {
             let context = try await PCSCContext.establish()
             if let reader {
                 let names = try await context.readerNames()
                 if !names.contains(where: { $0 == reader || $0.lowercased().contains(reader.lowercased()) }) {
-                    PCSCCommandOutput.error("watch", "no reader matches \"\(reader)\" yet; waiting for one to be plugged in")
+                    PCSCCommandOutput.error(
+                        "watch", "no reader matches \"\(reader)\" yet; waiting for one to be plugged in")
                 }
             }
         } catch {
@@ -60,11 +74,13 @@ enum WatchCommand {
             do {
                 for try await event in PCSCContext.events(reader: reader) {
                     if json {
-                        print(PCSCCommandOutput.compactJSON(WatchEventJSON(event, profile: profiles.profile(forReader: event.reader)?.id)))
+                        print(
+                            PCSCCommandOutput.compactJSON(
+                                WatchEventJSON(event, profile: profiles.profile(forReader: event.reader)?.id)))
                     } else {
                         print("\(PCSCCommandOutput.timestamp()) \(event)")
                     }
-                    fflush(nil) // all streams: a line per event even when piped
+                    fflush(nil)  // all streams: a line per event even when piped
                 }
                 return 0
             } catch {
@@ -115,11 +131,21 @@ struct WatchEventJSON: Encodable {
         time = PCSCCommandOutput.timestamp()
         reader = e.reader
         switch e {
-        case .readerAdded: event = "readerAdded"; atr = nil
-        case .readerRemoved: event = "readerRemoved"; atr = nil
-        case .cardInserted(_, let a): event = "cardInserted"; atr = PCSCCommandOutput.hex(a)
-        case .cardRemoved: event = "cardRemoved"; atr = nil
-        case .cardMute: event = "cardMute"; atr = nil
+        case .readerAdded:
+            event = "readerAdded"
+            atr = nil
+        case .readerRemoved:
+            event = "readerRemoved"
+            atr = nil
+        case .cardInserted(_, let a):
+            event = "cardInserted"
+            atr = PCSCCommandOutput.hex(a)
+        case .cardRemoved:
+            event = "cardRemoved"
+            atr = nil
+        case .cardMute:
+            event = "cardMute"
+            atr = nil
         }
     }
 

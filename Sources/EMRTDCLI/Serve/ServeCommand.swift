@@ -1,5 +1,5 @@
-import Foundation
 import Dispatch
+import Foundation
 import HTTPServer
 import KioskService
 import MRTDReader
@@ -11,24 +11,30 @@ enum ServeCommand {
     static let command = CommandDecl(
         "serve", summary: "run the kiosk service: a local HTTP API with live events (docs/service.md)",
         discussion: """
-        Runs one long-running service per terminal: a JSON-over-HTTP/1.1 API with Server-Sent Events for a kiosk UI on
-        the same machine (docs/service.md). Every /v1 request needs the bearer token of --token-file. Trust material is
-        loaded once at start (exit 5 when unusable) and again on SIGHUP; SIGTERM/SIGINT cancel running reads and exit 0.
-        """,
+            Runs one long-running service per terminal: a JSON-over-HTTP/1.1 API with Server-Sent Events for a kiosk UI on
+            the same machine (docs/service.md). Every /v1 request needs the bearer token of --token-file. Trust material is
+            loaded once at start (exit 5 when unusable) and again on SIGHUP; SIGTERM/SIGINT cancel running reads and exit 0.
+            """,
         options: [
-            OptionDecl("listen", value: "HOST:PORT", help: "address to listen on (port 0: any free port)",
-                       default: "127.0.0.1:8765", conflicts: ["socket"]),
-            OptionDecl("socket", value: "PATH", kind: .file, help: "listen on a Unix-domain socket at PATH instead (mode 0660)"),
+            OptionDecl(
+                "listen", value: "HOST:PORT", help: "address to listen on (port 0: any free port)",
+                default: "127.0.0.1:8765", conflicts: ["socket"]),
+            OptionDecl(
+                "socket", value: "PATH", kind: .file, help: "listen on a Unix-domain socket at PATH instead (mode 0660)"
+            ),
             OptionDecl("allow-remote", help: "allow a --listen address other machines can reach"),
-            OptionDecl("token-file", value: "PATH", kind: .file,
-                       help: "the API token (created with a random token, mode 0600, when missing)",
-                       default: "$STATE_DIRECTORY/token or ~/.local/state/emrtd/token"),
+            OptionDecl(
+                "token-file", value: "PATH", kind: .file,
+                help: "the API token (created with a random token, mode 0600, when missing)",
+                default: "$STATE_DIRECTORY/token or ~/.local/state/emrtd/token"),
         ] + Options.trust + [
-            OptionDecl("retention", value: "SECONDS", kind: .number, help: "how long a finished read is kept", default: "120"),
+            OptionDecl(
+                "retention", value: "SECONDS", kind: .number, help: "how long a finished read is kept", default: "120"),
             OptionDecl("max-finished", value: "N", kind: .number, help: "finished reads kept at most", default: "16"),
             OptionDecl("max-connections", value: "N", kind: .number, help: "open connections at most", default: "100"),
-            OptionDecl("evidence-dir", value: "DIR", kind: .directory,
-                       help: "write each finished read's evidence bundle under DIR (folders 0700, files 0600)"),
+            OptionDecl(
+                "evidence-dir", value: "DIR", kind: .directory,
+                help: "write each finished read's evidence bundle under DIR (folders 0700, files 0600)"),
             Options.quiet,
         ],
         exits: [.ok, .usage, .trust],
@@ -59,23 +65,31 @@ enum ServeCommand {
             address = .tcp(host: host, port: port)
         }
         if !address.isLoopback && !a.flag("allow-remote") {
-            throw UsageError("--listen \(address) is reachable from other machines: add --allow-remote if that is intended")
+            throw UsageError(
+                "--listen \(address) is reachable from other machines: add --allow-remote if that is intended")
         }
-        let stateDir = environment["STATE_DIRECTORY"].map { String($0.split(separator: ":").first ?? "") }
+        let stateDir =
+            environment["STATE_DIRECTORY"].map { String($0.split(separator: ":").first ?? "") }
             ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/state/emrtd")
         var s = Settings(address: address, tokenFile: a.value("token-file") ?? stateDir + "/token")
         s.allowRemote = a.flag("allow-remote")
         s.quiet = a.flag("quiet")
         if let r = a.value("retention") {
-            guard let v = Double(r), v >= 0, v <= 86_400 else { throw UsageError("--retention must be seconds between 0 and 86400") }
+            guard let v = Double(r), v >= 0, v <= 86_400 else {
+                throw UsageError("--retention must be seconds between 0 and 86400")
+            }
             s.retention = v
         }
         if let m = a.value("max-finished") {
-            guard let v = Int(m), v >= 0, v <= 10_000 else { throw UsageError("--max-finished must be a number between 0 and 10000") }
+            guard let v = Int(m), v >= 0, v <= 10_000 else {
+                throw UsageError("--max-finished must be a number between 0 and 10000")
+            }
             s.maxFinished = v
         }
         if let m = a.value("max-connections") {
-            guard let v = Int(m), v >= 4, v <= 10_000 else { throw UsageError("--max-connections must be a number between 4 and 10000") }
+            guard let v = Int(m), v >= 4, v <= 10_000 else {
+                throw UsageError("--max-connections must be a number between 4 and 10000")
+            }
             s.maxConnections = v
         }
         s.evidenceDir = a.value("evidence-dir").map { URL(fileURLWithPath: $0) }
@@ -97,9 +111,10 @@ enum ServeCommand {
         if store.isEmpty && !s.quiet {
             Console.err("emrtd serve: no --trust given: documents cannot be anchored to a CSCA and will be rejected")
         }
-        let config = KioskConfiguration(token: token, retentionSeconds: s.retention, maxFinishedReads: s.maxFinished,
-                                        evidenceDirectory: s.evidenceDir, version: EMRTDKitVersion.string,
-                                        allowRemote: s.allowRemote, reportJSON: { Presentation.json($0) })
+        let config = KioskConfiguration(
+            token: token, retentionSeconds: s.retention, maxFinishedReads: s.maxFinished,
+            evidenceDirectory: s.evidenceDir, version: EMRTDKitVersion.string,
+            allowRemote: s.allowRemote, reportJSON: { Presentation.json($0) })
         let service = KioskService(configuration: config, trust: store)
         let quiet = s.quiet
         let signals = SignalWaiter(onReload: {
@@ -114,8 +129,9 @@ enum ServeCommand {
         do {
             // the API needs the bound address for its Host checks, the server needs the handler: close the loop late
             let box = APIBox()
-            server = try HTTPServer(listen: s.address, limits: HTTPServerLimits(maxConnections: s.maxConnections),
-                                    tooLarge: { KioskAPI.tooLarge() }, handler: { box.api?.handle($0) ?? KioskAPI.notReady() })
+            server = try HTTPServer(
+                listen: s.address, limits: HTTPServerLimits(maxConnections: s.maxConnections),
+                tooLarge: { KioskAPI.tooLarge() }, handler: { box.api?.handle($0) ?? KioskAPI.notReady() })
             box.api = KioskAPI(service: service, address: server.address)
         } catch {
             throw CLIError(.outputNotUsable, "cannot listen on \(s.address): \(error.message)", status: .usage)
@@ -168,7 +184,10 @@ final class SignalWaiter: @unchecked Sendable {  // sources: written once in ini
             signal(sig, SIG_IGN)
             let src = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             src.setEventHandler {
-                if sig == SIGHUP { onReload(); return }
+                if sig == SIGHUP {
+                    onReload()
+                    return
+                }
                 let waiter = state.value.withLock { s -> CheckedContinuation<Void, Never>? in
                     s.terminated = true
                     let w = s.waiter
@@ -202,21 +221,28 @@ enum TokenFile {
         if stat(path, &st) != 0 {
             let dir = (path as NSString).deletingLastPathComponent
             if !dir.isEmpty {
-                try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                try? FileManager.default.createDirectory(
+                    atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             }
             var g = SystemRandomNumberGenerator()
             let token = (0..<32).map { _ in String(UInt8.random(in: 0...255, using: &g), radix: 16) }
                 .map { $0.count == 1 ? "0" + $0 : $0 }.joined()
             let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            guard fd >= 0 else { throw UsageError("--token-file \(path): cannot create it (\(String(cString: strerror(errno))))") }
+            guard fd >= 0 else {
+                throw UsageError("--token-file \(path): cannot create it (\(String(cString: strerror(errno))))")
+            }
             defer { close(fd) }
             let bytes = Array((token + "\n").utf8)
-            guard write(fd, bytes, bytes.count) == bytes.count else { throw UsageError("--token-file \(path): cannot write it") }
+            guard write(fd, bytes, bytes.count) == bytes.count else {
+                throw UsageError("--token-file \(path): cannot write it")
+            }
             return token
         }
         guard (st.st_mode & S_IFMT) == S_IFREG else { throw UsageError("--token-file \(path) is not a regular file") }
         guard st.st_mode & 0o077 == 0 else {
-            throw UsageError("--token-file \(path) is readable by others (mode \(String(st.st_mode & 0o777, radix: 8))): chmod 600 it")
+            throw UsageError(
+                "--token-file \(path) is readable by others (mode \(String(st.st_mode & 0o777, radix: 8))): chmod 600 it"
+            )
         }
         guard st.st_size <= 4096, let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw UsageError("--token-file \(path) cannot be read (or is larger than 4 KB)")

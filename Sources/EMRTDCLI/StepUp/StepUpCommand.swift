@@ -1,19 +1,27 @@
-public import StepUp
 import Foundation
 import MRTDCrypto
+public import StepUp
 
 /// `emrtd stepup …` (docs/stepup.md): the declarations of `decode`, `start` and `run`. The words are checked by
 /// the one parser here and then handed to the step-up command line.
 enum StepUpCommand {
-    static let context = ArgumentDecl("CONTEXT", help: "the operation context or operation object: a file, or - for standard input (inline JSON starting with { works but puts the step-up token into the process list)",
-                                      secret: true, kind: .file)
+    static let context = ArgumentDecl(
+        "CONTEXT",
+        help:
+            "the operation context or operation object: a file, or - for standard input (inline JSON starting with { works but puts the step-up token into the process list)",
+        secret: true, kind: .file)
     static let verbose = OptionDecl("verbose", help: "log HTTP exchanges (redacted) on stderr")
     /// Credentials come from the environment only.
-    static let credentialFlags: [String: String] = Dictionary(uniqueKeysWithValues:
-        ["client-id", "client-secret", "secret", "token", "password", "access-token"].map {
-            ($0, "credentials are never taken from flags: set \(StepUpEnvironment.clientId) and \(StepUpEnvironment.clientSecret)")
+    static let credentialFlags: [String: String] = Dictionary(
+        uniqueKeysWithValues: ["client-id", "client-secret", "secret", "token", "password", "access-token"].map {
+            (
+                $0,
+                "credentials are never taken from flags: set \(StepUpEnvironment.clientId) and \(StepUpEnvironment.clientSecret)"
+            )
         })
-    static let exits: [ExitStatus] = [.ok, .usage, .transport, .accessControl, .trust, .remote, .inconclusive, .rejected]
+    static let exits: [ExitStatus] = [
+        .ok, .usage, .transport, .accessControl, .trust, .remote, .inconclusive, .rejected,
+    ]
 
     static let decode = CommandDecl(
         "decode", summary: "validate an operation context and print it with the token redacted",
@@ -26,24 +34,31 @@ enum StepUpCommand {
     static let start = CommandDecl(
         "start", summary: "start a ReuseID step-up from the integrator's server",
         discussion: """
-        Credentials come from the environment only: \(StepUpEnvironment.clientId), \(StepUpEnvironment.clientSecret);
-        scope from \(StepUpEnvironment.scope) (default signicat-api).
-        """,
+            Credentials come from the environment only: \(StepUpEnvironment.clientId), \(StepUpEnvironment.clientSecret);
+            scope from \(StepUpEnvironment.scope) (default signicat-api).
+            """,
         options: [
             OptionDecl("user-id", value: "UUID", help: "the user (a UUID)"),
             OptionDecl("device-id", value: "ID", help: "the MobileID device (opaque, non-empty)"),
-            OptionDecl("provider", value: "P", kind: .choice(["signicatvideoid", "videoid", "readid"]),
-                       help: "signicatvideoid, videoid or readid", default: "signicatvideoid"),
+            OptionDecl(
+                "provider", value: "P", kind: .choice(["signicatvideoid", "videoid", "readid"]),
+                help: "signicatvideoid, videoid or readid", default: "signicatvideoid"),
             OptionDecl("doc-types", value: "N,N,…", help: "VideoID document types (opaque integers); not with readid"),
-            OptionDecl("default-id", value: "N", kind: .number, help: "preselected VideoID document type, one of --doc-types"),
-            OptionDecl("base-url", value: "URL", help: "ReuseID base URL (env \(StepUpEnvironment.baseURL))",
-                       default: StartStepUpConfiguration.defaultBaseURL.absoluteString),
-            OptionDecl("start-path", value: "PATH", help: "start step-up path (env \(StepUpEnvironment.startPath))",
-                       default: StartStepUpConfiguration.defaultPath),
-            OptionDecl("token-url", value: "URL", help: "OAuth token endpoint (env \(StepUpEnvironment.tokenURL))",
-                       default: OAuthTokenClient.defaultTokenURL.absoluteString),
-            OptionDecl("timeout", value: "SECONDS", kind: .number, help: "per-request HTTP timeout (env \(StepUpEnvironment.timeout))",
-                       default: "30"),
+            OptionDecl(
+                "default-id", value: "N", kind: .number, help: "preselected VideoID document type, one of --doc-types"),
+            OptionDecl(
+                "base-url", value: "URL", help: "ReuseID base URL (env \(StepUpEnvironment.baseURL))",
+                default: StartStepUpConfiguration.defaultBaseURL.absoluteString),
+            OptionDecl(
+                "start-path", value: "PATH", help: "start step-up path (env \(StepUpEnvironment.startPath))",
+                default: StartStepUpConfiguration.defaultPath),
+            OptionDecl(
+                "token-url", value: "URL", help: "OAuth token endpoint (env \(StepUpEnvironment.tokenURL))",
+                default: OAuthTokenClient.defaultTokenURL.absoluteString),
+            OptionDecl(
+                "timeout", value: "SECONDS", kind: .number,
+                help: "per-request HTTP timeout (env \(StepUpEnvironment.timeout))",
+                default: "30"),
             verbose,
         ],
         schema: "emrtd.stepup/1", alwaysJSON: true, exits: [.ok, .usage, .remote], refused: credentialFlags,
@@ -51,27 +66,35 @@ enum StepUpCommand {
 
     /// The reader options handed to the chip read (those of `emrtd read` except its --timeout and --json, which
     /// are --card-timeout here and always on).
-    static let readerOptions: [OptionDecl] = Options.access + Options.trust
+    static let readerOptions: [OptionDecl] =
+        Options.access + Options.trust
         + Options.reader.filter { $0.name != "timeout" } + [Options.quiet]
 
     static let run = CommandDecl(
         "run", summary: "route a post-operation context: VideoID launch data, or a ReadID chip read",
         discussion: """
-        VideoID (signicatvideoid/videoid): POST <url>/videoid.request, prints the launch data
-          {id, processId, url, authorization, docType?, docTypes?, idDefault?}.
-        ReadID (readid): reads the document chip and prints the result document
-          {processId, provider, status, consolidatedIdentityData, evidence}; exit 0/10/11.
-        The ACCESS and reader options are those of emrtd read; --card-timeout is its --timeout.
-        """,
+            VideoID (signicatvideoid/videoid): POST <url>/videoid.request, prints the launch data
+              {id, processId, url, authorization, docType?, docTypes?, idDefault?}.
+            ReadID (readid): reads the document chip and prints the result document
+              {processId, provider, status, consolidatedIdentityData, evidence}; exit 0/10/11.
+            The ACCESS and reader options are those of emrtd read; --card-timeout is its --timeout.
+            """,
         arguments: [context],
         options: [
-            OptionDecl("bind-process-id", help: "AA challenge = first 8 bytes of SHA-256(lowercase processId)",
-                       conflicts: ["aa-challenge"]),
-            OptionDecl("result-url", value: "URL", help: "POST the ReadID result there with the step-up token (env \(StepUpEnvironment.resultURL))"),
-            OptionDecl("timeout", value: "SECONDS", kind: .number, help: "per-request HTTP timeout (env \(StepUpEnvironment.timeout))",
-                       default: "30"),
-            OptionDecl("card-timeout", value: "SECONDS", kind: .number, help: "how long to wait for the document on the reader",
-                       default: "30"),
+            OptionDecl(
+                "bind-process-id", help: "AA challenge = first 8 bytes of SHA-256(lowercase processId)",
+                conflicts: ["aa-challenge"]),
+            OptionDecl(
+                "result-url", value: "URL",
+                help: "POST the ReadID result there with the step-up token (env \(StepUpEnvironment.resultURL))"),
+            OptionDecl(
+                "timeout", value: "SECONDS", kind: .number,
+                help: "per-request HTTP timeout (env \(StepUpEnvironment.timeout))",
+                default: "30"),
+            OptionDecl(
+                "card-timeout", value: "SECONDS", kind: .number,
+                help: "how long to wait for the document on the reader",
+                default: "30"),
             verbose,
         ] + readerOptions,
         schema: "emrtd.stepup/1", alwaysJSON: true, exits: exits, refused: credentialFlags,
@@ -93,9 +116,12 @@ enum StepUpCommand {
 /// The executable passes the real `ReadIDChipReader` (built on `DocumentReader`) and, for
 /// `--bind-process-id`, MRTDCrypto's SHA-256. Output goes to the process's stdout/stderr; the
 /// HTTP transport is URLSession.
-public func runStepUpCommand(arguments: [String], environment: [String: String],
-                             chipReader: (any ReadIDChipReader)?,
-                             sha256: (@Sendable ([UInt8]) -> [UInt8])? = nil) async -> Int32 {
-    await StepUpCommandLine.run(arguments: arguments, environment: environment, chipReader: chipReader,
-                                sha256: sha256, io: .standard())
+public func runStepUpCommand(
+    arguments: [String], environment: [String: String],
+    chipReader: (any ReadIDChipReader)?,
+    sha256: (@Sendable ([UInt8]) -> [UInt8])? = nil
+) async -> Int32 {
+    await StepUpCommandLine.run(
+        arguments: arguments, environment: environment, chipReader: chipReader,
+        sha256: sha256, io: .standard())
 }

@@ -24,13 +24,15 @@ public struct StepUpCommandIO: Sendable {
     public var transport: any HTTPTransport
     public var sleep: @Sendable (Double) async throws -> Void
 
-    public init(stdout: @escaping @Sendable (String) -> Void, stderr: @escaping @Sendable (String) -> Void,
-                readStdin: @escaping @Sendable () -> Data,
-                readFile: @escaping @Sendable (String) throws -> Data = { try Data(contentsOf: URL(fileURLWithPath: $0)) },
-                transport: any HTTPTransport = URLSessionHTTPTransport(),
-                sleep: @escaping @Sendable (Double) async throws -> Void = { s in
-                    try await Task.sleep(nanoseconds: UInt64(max(0, s) * 1_000_000_000))
-                }) {
+    public init(
+        stdout: @escaping @Sendable (String) -> Void, stderr: @escaping @Sendable (String) -> Void,
+        readStdin: @escaping @Sendable () -> Data,
+        readFile: @escaping @Sendable (String) throws -> Data = { try Data(contentsOf: URL(fileURLWithPath: $0)) },
+        transport: any HTTPTransport = URLSessionHTTPTransport(),
+        sleep: @escaping @Sendable (Double) async throws -> Void = { s in
+            try await Task.sleep(nanoseconds: UInt64(max(0, s) * 1_000_000_000))
+        }
+    ) {
         self.stdout = stdout
         self.stderr = stderr
         self.readStdin = readStdin
@@ -54,22 +56,29 @@ public struct StepUpCommandIO: Sendable {
 public enum StepUpCommandLine {
     /// Runs `emrtd stepup` with `arguments` (the words after `stepup`; a leading `stepup` is skipped), parsed by
     /// the declarations of `StepUpCommand`, with output through `io`. `sha256` is needed only for `--bind-process-id`.
-    public static func run(arguments: [String], environment: [String: String], chipReader: (any ReadIDChipReader)?,
-                           sha256: (@Sendable ([UInt8]) -> [UInt8])? = nil, io: StepUpCommandIO) async -> Int32 {
+    public static func run(
+        arguments: [String], environment: [String: String], chipReader: (any ReadIDChipReader)?,
+        sha256: (@Sendable ([UInt8]) -> [UInt8])? = nil, io: StepUpCommandIO
+    ) async -> Int32 {
         var args = arguments
         if args.first == "stepup" { args.removeFirst() }
         let session = StepUpSession(io: io, environment: environment)
         let command = StepUpCommand.command
         guard let first = args.first else {
-            return session.report(CLIError(.missingArgument, "give a subcommand: decode, start or run (see emrtd stepup --help)", status: .usage),
-                                  command: "stepup")
+            return session.report(
+                CLIError(
+                    .missingArgument, "give a subcommand: decode, start or run (see emrtd stepup --help)",
+                    status: .usage),
+                command: "stepup")
         }
         if first == "--help" || first == "-h" || first == "help" {
             io.stdout(Help.text(for: command, path: "stepup"))
             return ExitCode.ok
         }
         guard let sub = command.subcommands.first(where: { $0.name == first }) else {
-            return session.report(EMRTDCommand.unknownCommand(first, among: command.subcommands.map(\.name), path: "stepup"), command: "stepup")
+            return session.report(
+                EMRTDCommand.unknownCommand(first, among: command.subcommands.map(\.name), path: "stepup"),
+                command: "stepup")
         }
         let path = "stepup \(sub.name)"
         let parsed: ParsedArguments
@@ -78,7 +87,10 @@ public enum StepUpCommandLine {
             e.message += " (see emrtd \(path) --help)"
             return session.report(e, command: path)
         }
-        if parsed.flag("help") { io.stdout(Help.text(for: sub, path: path)); return ExitCode.ok }
+        if parsed.flag("help") {
+            io.stdout(Help.text(for: sub, path: path))
+            return ExitCode.ok
+        }
         return await session.execute(sub.name, parsed, chipReader: chipReader, sha256: sha256)
     }
 }
@@ -87,7 +99,6 @@ public enum StepUpCommandLine {
 struct StepUpSession {
     let io: StepUpCommandIO
     let environment: [String: String]
-
 
     func printJSON(_ v: JSONValue) { io.stdout(v.prettyPrinted()) }
 
@@ -109,7 +120,8 @@ struct StepUpSession {
         error["code"] = error["code"] ?? .string(e.code.rawValue)
         error["message"] = .string(e.message)
         error["exitStatus"] = .number(Double(e.status.rawValue))
-        printJSON(.object(["schema": .string(ErrorOutput.schema), "command": .string(command), "error": .object(error)]))
+        printJSON(
+            .object(["schema": .string(ErrorOutput.schema), "command": .string(command), "error": .object(error)]))
         return e.status.rawValue
     }
 
@@ -133,20 +145,26 @@ struct StepUpSession {
 
     func fail(_ e: StepUpError, command: String) -> Int32 {
         let status = Self.status(for: e)
-        return report(CLIError(status == .remote ? .stepUpRemote : .stepUpInput, "error \(e)", status: status),
-                      command: command, stepUpError: e.jsonValue)
+        return report(
+            CLIError(status == .remote ? .stepUpRemote : .stepUpInput, "error \(e)", status: status),
+            command: command, stepUpError: e.jsonValue)
     }
 
     func fail(_ e: any StepUpExitCoded, redactor: Redactor, command: String) -> Int32 {
         let reason = redactor.redact(e.stepUpReason)
         let status = ExitStatus(rawValue: e.stepUpExitCode) ?? .transport
-        return report(CLIError(.stepUpChipRead, "the chip read failed: \(reason)", status: status), command: command,
-                      stepUpError: .object(["code": .string("chip-read"), "step": .string("chip-read"), "reason": .string(reason)]))
+        return report(
+            CLIError(.stepUpChipRead, "the chip read failed: \(reason)", status: status), command: command,
+            stepUpError: .object([
+                "code": .string("chip-read"), "step": .string("chip-read"), "reason": .string(reason),
+            ]))
     }
 
     /// Runs a parsed subcommand.
-    func execute(_ sub: String, _ a: ParsedArguments, chipReader: (any ReadIDChipReader)?,
-                 sha256: (@Sendable ([UInt8]) -> [UInt8])?) async -> Int32 {
+    func execute(
+        _ sub: String, _ a: ParsedArguments, chipReader: (any ReadIDChipReader)?,
+        sha256: (@Sendable ([UInt8]) -> [UInt8])?
+    ) async -> Int32 {
         switch sub {
         case "decode": return decode(a)
         case "start": return await start(a)
@@ -163,11 +181,14 @@ struct StepUpSession {
     func readInput(_ arg: String, command: String) -> Result<Data, UsageMessage> {
         if arg == "-" { return .success(io.readStdin()) }
         if arg.trimmingCharacters(in: .whitespaces).hasPrefix("{") {
-            io.stderr("emrtd \(command): warning: the context was given inline, which shows its step-up token in the process list and shell history; give a file or - (standard input) instead")
+            io.stderr(
+                "emrtd \(command): warning: the context was given inline, which shows its step-up token in the process list and shell history; give a file or - (standard input) instead"
+            )
             return .success(Data(arg.utf8))
         }
         do { return .success(try io.readFile(arg)) } catch {
-            return .failure(UsageMessage(text: "cannot read the CONTEXT file (give a readable file, or - for standard input)"))
+            return .failure(
+                UsageMessage(text: "cannot read the CONTEXT file (give a readable file, or - for standard input)"))
         }
     }
 
@@ -180,14 +201,17 @@ struct StepUpSession {
         let attempts = environment[StepUpEnvironment.maxAttempts].flatMap(Int.init) ?? RetryPolicy.default.maxAttempts
         let inner = logger(verbose)
         let log = StepUpLogger { inner.sink(extraRedactor.redact($0)) }
-        return StepUpHTTPClient(transport: io.transport, timeout: timeout, retry: RetryPolicy(maxAttempts: attempts),
-                                logger: log, sleep: io.sleep)
+        return StepUpHTTPClient(
+            transport: io.transport, timeout: timeout, retry: RetryPolicy(maxAttempts: attempts),
+            logger: log, sleep: io.sleep)
     }
 
     /// Parses `--timeout` / `EMRTD_STEPUP_TIMEOUT`.
     func timeout(_ flag: String?) -> Result<Double, UsageMessage> {
         guard let raw = flag ?? environment[StepUpEnvironment.timeout] else { return .success(30) }
-        guard let t = Double(raw), t > 0, t <= 600 else { return .failure(UsageMessage(text: "--timeout expects seconds in (0, 600]")) }
+        guard let t = Double(raw), t > 0, t <= 600 else {
+            return .failure(UsageMessage(text: "--timeout expects seconds in (0, 600]"))
+        }
         return .success(t)
     }
 
@@ -197,7 +221,8 @@ struct StepUpSession {
         let command = "stepup decode"
         let requireProofing = a.flag("require-proofing")
         guard let input = a.positionals.first else {
-            return usageError("give the CONTEXT file, or - for standard input", code: .missingArgument, command: command)
+            return usageError(
+                "give the CONTEXT file, or - for standard input", code: .missingArgument, command: command)
         }
         let data: Data
         switch readInput(input, command: command) {
@@ -221,8 +246,9 @@ struct StepUpSession {
             ]
             if let c = decoded.context { out["context_mime"] = .string(c.contextMime) }
             if op.provider.kind == .readID, op.videoidProviderOptions != nil {
-                let w = StepUpWarning(code: "videoid-options-ignored",
-                                      message: "videoidProviderOptions only concerns VideoID; ignored for ReadID")
+                let w = StepUpWarning(
+                    code: "videoid-options-ignored",
+                    message: "videoidProviderOptions only concerns VideoID; ignored for ReadID")
                 warn([w])
                 out["warnings"] = .array([.string(w.description)])
             }
@@ -247,19 +273,27 @@ struct StepUpSession {
         let verbose = a.flag("verbose")
         var values: [String: String] = [:]
         for (name, value) in a.values { values["--" + name] = value.last }
-        guard let userId = values["--user-id"] else { return usageError("--user-id is required", code: .missingArgument, command: command) }
-        guard let deviceId = values["--device-id"] else { return usageError("--device-id is required", code: .missingArgument, command: command) }
+        guard let userId = values["--user-id"] else {
+            return usageError("--user-id is required", code: .missingArgument, command: command)
+        }
+        guard let deviceId = values["--device-id"] else {
+            return usageError("--device-id is required", code: .missingArgument, command: command)
+        }
         var docTypes: [Int]?
         if let raw = values["--doc-types"] {
             let parts = raw.split(separator: ",", omittingEmptySubsequences: false)
                 .map { $0.trimmingCharacters(in: .whitespaces) }
             let ints = parts.compactMap { Int($0) }
-            guard ints.count == parts.count else { return usageError("--doc-types expects integers N,N,…", code: .badValue, command: command) }
+            guard ints.count == parts.count else {
+                return usageError("--doc-types expects integers N,N,…", code: .badValue, command: command)
+            }
             docTypes = ints
         }
         var defaultId: Int?
         if let raw = values["--default-id"] {
-            guard let v = Int(raw) else { return usageError("--default-id expects an integer", code: .badValue, command: command) }
+            guard let v = Int(raw) else {
+                return usageError("--default-id expects an integer", code: .badValue, command: command)
+            }
             defaultId = v
         }
         let timeout: Double
@@ -268,15 +302,17 @@ struct StepUpSession {
         case .failure(let m): return usageError(m, code: .badValue, command: command)
         }
         do {
-            let request = try StartStepUpRequest(userId: userId, deviceId: deviceId, provider: values["--provider"],
-                                                 docTypes: docTypes, defaultId: defaultId)
+            let request = try StartStepUpRequest(
+                userId: userId, deviceId: deviceId, provider: values["--provider"],
+                docTypes: docTypes, defaultId: defaultId)
             guard let clientId = environment[StepUpEnvironment.clientId], !clientId.isEmpty,
-                  let secret = environment[StepUpEnvironment.clientSecret], !secret.isEmpty
+                let secret = environment[StepUpEnvironment.clientSecret], !secret.isEmpty
             else {
-                throw StepUpError(.invalidConfiguration, step: .configuration,
-                                  field: "\(StepUpEnvironment.clientId), \(StepUpEnvironment.clientSecret)",
-                                  expected: "both environment variables set",
-                                  reason: "API client credentials are missing from the environment")
+                throw StepUpError(
+                    .invalidConfiguration, step: .configuration,
+                    field: "\(StepUpEnvironment.clientId), \(StepUpEnvironment.clientSecret)",
+                    expected: "both environment variables set",
+                    reason: "API client credentials are missing from the environment")
             }
             let credentials = ClientCredentials(clientId: clientId, clientSecret: SecretString(secret))
             let tokenURL = try URLPolicy.validate(
@@ -287,14 +323,17 @@ struct StepUpSession {
                 values["--base-url"] ?? environment[StepUpEnvironment.baseURL]
                     ?? StartStepUpConfiguration.defaultBaseURL.absoluteString,
                 field: "baseURL", step: .configuration)
-            let path = values["--start-path"] ?? environment[StepUpEnvironment.startPath]
+            let path =
+                values["--start-path"] ?? environment[StepUpEnvironment.startPath]
                 ?? StartStepUpConfiguration.defaultPath
             let http = httpClient(timeout: timeout, verbose: verbose, extraRedactor: credentials.redactor)
-            let tokens = OAuthTokenClient(tokenURL: tokenURL, credentials: credentials,
-                                          scope: environment[StepUpEnvironment.scope] ?? OAuthTokenClient.defaultScope,
-                                          http: http)
-            let client = StartStepUpClient(configuration: StartStepUpConfiguration(baseURL: baseURL, path: path),
-                                           tokens: tokens, http: http)
+            let tokens = OAuthTokenClient(
+                tokenURL: tokenURL, credentials: credentials,
+                scope: environment[StepUpEnvironment.scope] ?? OAuthTokenClient.defaultScope,
+                http: http)
+            let client = StartStepUpClient(
+                configuration: StartStepUpConfiguration(baseURL: baseURL, path: path),
+                tokens: tokens, http: http)
             let response = try await client.start(request)
             var sent = request
             if sent.provider == nil { sent.provider = .signicatVideoID }
@@ -310,8 +349,11 @@ struct StepUpSession {
         } catch let e as StepUpError {
             return fail(e, command: command)
         } catch {
-            return fail(command: command, StepUpError(.transportFailure, step: .startStepUp,
-                                    reason: "start step-up failed unexpectedly; please report it"))
+            return fail(
+                command: command,
+                StepUpError(
+                    .transportFailure, step: .startStepUp,
+                    reason: "start step-up failed unexpectedly; please report it"))
         }
     }
 
@@ -322,7 +364,8 @@ struct StepUpSession {
     {
         let command = "stepup run"
         guard let input = a.positionals.first else {
-            return usageError("give the CONTEXT file, or - for standard input", code: .missingArgument, command: command)
+            return usageError(
+                "give the CONTEXT file, or - for standard input", code: .missingArgument, command: command)
         }
         let bind = a.flag("bind-process-id")
         let verbose = a.flag("verbose")
@@ -349,15 +392,17 @@ struct StepUpSession {
             var binding = ProcessBinding.none
             if bind {
                 guard let sha256 else {
-                    throw StepUpError(.invalidConfiguration, step: .configuration, field: "--bind-process-id",
-                                      expected: "a build that supplies SHA-256",
-                                      reason: "process binding needs SHA-256, which this build does not supply")
+                    throw StepUpError(
+                        .invalidConfiguration, step: .configuration, field: "--bind-process-id",
+                        expected: "a build that supplies SHA-256",
+                        reason: "process binding needs SHA-256, which this build does not supply")
                 }
                 binding = .processId(sha256: sha256)
             }
             let endpoint = try resultURL.map { try URLPolicy.validate($0, field: "resultURL", step: .configuration) }
-            let runner = StepUpRunner(http: httpClient(timeout: timeout, verbose: verbose, extraRedactor: tokenRedactor),
-                                      chipReader: chipReader, binding: binding, resultEndpoint: endpoint)
+            let runner = StepUpRunner(
+                http: httpClient(timeout: timeout, verbose: verbose, extraRedactor: tokenRedactor),
+                chipReader: chipReader, binding: binding, resultEndpoint: endpoint)
             switch try await runner.run(op, readerArguments: forwarded) {
             case .videoID(let launch, let warnings):
                 warn(warnings)
@@ -379,8 +424,11 @@ struct StepUpSession {
         } catch let e as any StepUpExitCoded {
             return fail(e, redactor: tokenRedactor, command: command)
         } catch {
-            return fail(command: command, StepUpError(.chipReadFailed, step: .chipRead,
-                                    reason: "the chip read failed unexpectedly; please report it"))
+            return fail(
+                command: command,
+                StepUpError(
+                    .chipReadFailed, step: .chipRead,
+                    reason: "the chip read failed unexpectedly; please report it"))
         }
     }
 }

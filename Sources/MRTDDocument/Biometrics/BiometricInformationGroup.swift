@@ -43,9 +43,11 @@ public struct BiometricInformationGroup: Sendable, Hashable {
             guard let block = t.children.first(where: { $0.tag == 0x5F2E || $0.tag == 0x7F2E }) else {
                 throw r.error(.missingElement, t, "missing biometric data block '5F2E'/'7F2E'")
             }
-            list.append(BiometricInformationTemplate(raw: t.encodedBytes, header: header, dataBlockTag: block.tag,
-                                                     dataBlock: block.valueBytes, dataBlockNode: block,
-                                                     dataBlockOffset: block.value.startIndex))
+            list.append(
+                BiometricInformationTemplate(
+                    raw: t.encodedBytes, header: header, dataBlockTag: block.tag,
+                    dataBlock: block.valueBytes, dataBlockNode: block,
+                    dataBlockOffset: block.value.startIndex))
         }
         guard !list.isEmpty else { throw r.error(.missingElement, group, "no biometric information template '7F60'") }
         templates = list

@@ -97,30 +97,46 @@ public struct ISO19794FaceRecord: Sendable, Hashable {
             guard 20 + 8 * points + 12 <= blockLength else {
                 throw err(i + 4, "\(points) feature points do not fit a block of \(blockLength) bytes")
             }
-            let gender = try u(i + 6, 1, "gender"), eye = try u(i + 7, 1, "eye colour"), hair = try u(i + 8, 1, "hair colour")
-            let mask = try u(i + 9, 3, "property mask"), expression = try u(i + 12, 2, "expression")
-            let yaw = try u(i + 14, 1, "pose"), pitch = try u(i + 15, 1, "pose"), roll = try u(i + 16, 1, "pose")
-            let uy = try u(i + 17, 1, "pose"), up = try u(i + 18, 1, "pose"), ur = try u(i + 19, 1, "pose")
+            let gender = try u(i + 6, 1, "gender")
+            let eye = try u(i + 7, 1, "eye colour")
+            let hair = try u(i + 8, 1, "hair colour")
+            let mask = try u(i + 9, 3, "property mask")
+            let expression = try u(i + 12, 2, "expression")
+            let yaw = try u(i + 14, 1, "pose")
+            let pitch = try u(i + 15, 1, "pose")
+            let roll = try u(i + 16, 1, "pose")
+            let uy = try u(i + 17, 1, "pose")
+            let up = try u(i + 18, 1, "pose")
+            let ur = try u(i + 19, 1, "pose")
             i += 20
             var fps: [FeaturePoint] = []
             for _ in 0..<points {
-                let type = try u(i, 1, "feature type"), code = try u(i + 1, 1, "feature point")
-                fps.append(FeaturePoint(type: type, majorCode: code >> 4, minorCode: code & 0x0F,
-                                        x: try u(i + 2, 2, "x"), y: try u(i + 4, 2, "y")))
+                let type = try u(i, 1, "feature type")
+                let code = try u(i + 1, 1, "feature point")
+                fps.append(
+                    FeaturePoint(
+                        type: type, majorCode: code >> 4, minorCode: code & 0x0F,
+                        x: try u(i + 2, 2, "x"), y: try u(i + 4, 2, "y")))
                 i += 8
             }
-            let faceType = try u(i, 1, "face image type"), dataType = try u(i + 1, 1, "image data type")
-            let width = try u(i + 2, 2, "width"), height = try u(i + 4, 2, "height")
-            let colour = try u(i + 6, 1, "colour space"), source = try u(i + 7, 1, "source type")
-            let device = try u(i + 8, 2, "device type"), quality = try u(i + 10, 2, "quality")
+            let faceType = try u(i, 1, "face image type")
+            let dataType = try u(i + 1, 1, "image data type")
+            let width = try u(i + 2, 2, "width")
+            let height = try u(i + 4, 2, "height")
+            let colour = try u(i + 6, 1, "colour space")
+            let source = try u(i + 7, 1, "source type")
+            let device = try u(i + 8, 2, "device type")
+            let quality = try u(i + 10, 2, "quality")
             i += 12
-            images.append(FaceImage(blockLength: blockLength, gender: gender, eyeColour: eye, hairColour: hair,
-                                    propertyMask: mask, expression: expression, poseYaw: yaw, posePitch: pitch,
-                                    poseRoll: roll, poseUncertaintyYaw: uy, poseUncertaintyPitch: up,
-                                    poseUncertaintyRoll: ur, featurePoints: fps, faceImageType: faceType,
-                                    imageDataType: dataType, width: width, height: height, colourSpace: colour,
-                                    sourceType: source, deviceType: device, quality: quality,
-                                    imageData: Array(bytes[i..<end])))
+            images.append(
+                FaceImage(
+                    blockLength: blockLength, gender: gender, eyeColour: eye, hairColour: hair,
+                    propertyMask: mask, expression: expression, poseYaw: yaw, posePitch: pitch,
+                    poseRoll: roll, poseUncertaintyYaw: uy, poseUncertaintyPitch: up,
+                    poseUncertaintyRoll: ur, featurePoints: fps, faceImageType: faceType,
+                    imageDataType: dataType, width: width, height: height, colourSpace: colour,
+                    sourceType: source, deviceType: device, quality: quality,
+                    imageData: Array(bytes[i..<end])))
             i = end
         }
         guard !images.isEmpty else { throw err(12, "no facial images") }

@@ -82,7 +82,8 @@ public struct ISO39794FaceImageDataBlock: Sendable, Hashable {
             let data = try r.require(twoD, 0x80, "representationData2D")
             let info = twoD.child(0xA1)
             var code: Int?
-            var width: Int?, height: Int?
+            var width: Int?
+            var height: Int?
             if let info {
                 if let format = info.child(0xA0), let c = format.child(0x80) { code = try Self.int(c, r) }
                 if let size = info.child(0xA7) {
@@ -92,10 +93,12 @@ public struct ISO39794FaceImageDataBlock: Sendable, Hashable {
             }
             let image = data.valueBytes
             let actual = ImageFormat.dimensions(image)
-            reps.append(Representation(representationId: id, imageData: image, imageDataFormatCode: code,
-                                       declaredWidth: width, declaredHeight: height,
-                                       width: actual?.width ?? width, height: actual?.height ?? height,
-                                       imageInformation: info))
+            reps.append(
+                Representation(
+                    representationId: id, imageData: image, imageDataFormatCode: code,
+                    declaredWidth: width, declaredHeight: height,
+                    width: actual?.width ?? width, height: actual?.height ?? height,
+                    imageInformation: info))
         }
         guard !reps.isEmpty else { throw r.error(.missingElement, blocks, "no representation blocks") }
         representations = reps

@@ -10,7 +10,9 @@ public enum ImageFormat: String, Sendable, Hashable, Codable {
     public static func detect(_ bytes: some Collection<UInt8>) -> ImageFormat {
         let b = Array(bytes.prefix(12))
         if b.count >= 3, b[0] == 0xFF, b[1] == 0xD8, b[2] == 0xFF { return .jpeg }
-        if b.count >= 12, b == [0x00, 0x00, 0x00, 0x0C, 0x6A, 0x50, 0x20, 0x20, 0x0D, 0x0A, 0x87, 0x0A] { return .jpeg2000 }
+        if b.count >= 12, b == [0x00, 0x00, 0x00, 0x0C, 0x6A, 0x50, 0x20, 0x20, 0x0D, 0x0A, 0x87, 0x0A] {
+            return .jpeg2000
+        }
         if b.count >= 4, b[0] == 0xFF, b[1] == 0x4F, b[2] == 0xFF, b[3] == 0x51 { return .jpeg2000 }
         if b.count >= 8, b[0..<8] == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] { return .png }
         return .unknown
@@ -43,9 +45,15 @@ public enum ImageFormat: String, Sendable, Hashable, Codable {
         while i + 3 < b.count {
             guard b[i] == 0xFF else { return nil }
             let marker = b[i + 1]
-            if marker == 0xFF { i += 1; continue }                      // fill byte
-            if marker == 0x01 || (0xD0...0xD7).contains(marker) { i += 2; continue }
-            if marker == 0xD9 || marker == 0xDA { return nil }          // EOI / SOS before any SOF
+            if marker == 0xFF {
+                i += 1
+                continue
+            }  // fill byte
+            if marker == 0x01 || (0xD0...0xD7).contains(marker) {
+                i += 2
+                continue
+            }
+            if marker == 0xD9 || marker == 0xDA { return nil }  // EOI / SOS before any SOF
             let length = be(b, i + 2, 2)
             guard length >= 2 else { return nil }
             if (0xC0...0xCF).contains(marker), marker != 0xC4, marker != 0xC8, marker != 0xCC {
@@ -60,7 +68,10 @@ public enum ImageFormat: String, Sendable, Hashable, Codable {
     static func sizDimensions(_ b: [UInt8], at i: Int) -> (width: Int, height: Int)? {
         // FF51 Lsiz(2) Rsiz(2) Xsiz(4) Ysiz(4) XOsiz(4) YOsiz(4)
         guard i + 22 <= b.count, b[i] == 0xFF, b[i + 1] == 0x51 else { return nil }
-        let x = be(b, i + 6, 4), y = be(b, i + 10, 4), xo = be(b, i + 14, 4), yo = be(b, i + 18, 4)
+        let x = be(b, i + 6, 4)
+        let y = be(b, i + 10, 4)
+        let xo = be(b, i + 14, 4)
+        let yo = be(b, i + 18, 4)
         guard x >= xo, y >= yo else { return nil }
         return (x - xo, y - yo)
     }
@@ -83,12 +94,12 @@ public enum ImageFormat: String, Sendable, Hashable, Codable {
             }
             guard length >= header, length <= end - i else { return nil }
             switch type {
-            case 0x6A70_3268: // 'jp2h' superbox
+            case 0x6A70_3268:  // 'jp2h' superbox
                 return jp2Dimensions(b, from: i + header, to: i + length, depth: depth + 1)
-            case 0x6968_6472: // 'ihdr': HEIGHT(4) WIDTH(4)
+            case 0x6968_6472:  // 'ihdr': HEIGHT(4) WIDTH(4)
                 guard length - header >= 8 else { return nil }
                 return (be(b, i + header + 4, 4), be(b, i + header, 4))
-            case 0x6A70_3263: // 'jp2c' codestream
+            case 0x6A70_3263:  // 'jp2c' codestream
                 guard i + header + 2 <= end else { return nil }
                 return sizDimensions(b, at: i + header + 2)
             default:

@@ -65,8 +65,9 @@ public enum LDSLimits {
     public static func violation(_ file: LDSFile, length: Int) -> LDSParseError? {
         let cap = maximumLength(of: file)
         guard length > cap else { return nil }
-        return LDSParseError(.limitExceeded, file: file, offset: 0,
-                             "\(file.rawValue) of \(length) bytes exceeds the limit of \(cap) bytes (LDSLimits.\(limitName(of: file)))")
+        return LDSParseError(
+            .limitExceeded, file: file, offset: 0,
+            "\(file.rawValue) of \(length) bytes exceeds the limit of \(cap) bytes (LDSLimits.\(limitName(of: file)))")
     }
 
     /// Throws `limitExceeded` when `length` is above `file`'s cap.

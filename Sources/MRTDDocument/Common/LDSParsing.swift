@@ -43,20 +43,24 @@ struct LDSReader {
 
     func expect(_ node: TLVNode, _ tag: UInt32, _ what: String) throws(LDSParseError) {
         guard node.tag == tag else {
-            throw error(.unexpectedTag, node, "expected \(TLVTag.describe(tag)) (\(what)), found \(TLVTag.describe(node.tag))")
+            throw error(
+                .unexpectedTag, node, "expected \(TLVTag.describe(tag)) (\(what)), found \(TLVTag.describe(node.tag))")
         }
     }
 
     func require(_ node: TLVNode, _ tag: UInt32, _ what: String) throws(LDSParseError) -> TLVNode {
         guard let c = node.child(tag) else {
-            throw error(.missingElement, node, "missing \(TLVTag.describe(tag)) (\(what)) inside \(TLVTag.describe(node.tag))")
+            throw error(
+                .missingElement, node, "missing \(TLVTag.describe(tag)) (\(what)) inside \(TLVTag.describe(node.tag))")
         }
         return c
     }
 
     func child(_ node: TLVNode, at index: Int, _ what: String) throws(LDSParseError) -> TLVNode {
         guard index < node.children.count else {
-            throw error(.missingElement, node, "\(TLVTag.describe(node.tag)) has \(node.children.count) elements, \(what) missing")
+            throw error(
+                .missingElement, node,
+                "\(TLVTag.describe(node.tag)) has \(node.children.count) elements, \(what) missing")
         }
         return node.children[index]
     }
@@ -64,8 +68,9 @@ struct LDSReader {
     /// Runs an ASN1TLV value accessor, mapping its error to the node's absolute offset.
     func value<T>(_ node: TLVNode, _ body: (TLVNode) throws(TLVError) -> T) throws(LDSParseError) -> T {
         do { return try body(node) } catch {
-            throw LDSParseError(error.code == .unexpectedTag ? .unexpectedTag : .invalidValue, file: file,
-                                offset: node.encoded.startIndex, "\(error.code.rawValue): \(error.reason)")
+            throw LDSParseError(
+                error.code == .unexpectedTag ? .unexpectedTag : .invalidValue, file: file,
+                offset: node.encoded.startIndex, "\(error.code.rawValue): \(error.reason)")
         }
     }
 
@@ -82,14 +87,17 @@ struct LDSReader {
     /// Text of a primitive data object, decoded as UTF-8 (ICAO 9303-10 §4.7: ISO/IEC 8859-1 is also seen in
     /// older documents; bytes that are not valid UTF-8 are decoded as Latin-1).
     func text(_ node: TLVNode) throws(LDSParseError) -> String {
-        guard !node.isConstructed else { throw error(.unexpectedTag, node, "\(TLVTag.describe(node.tag)) must be primitive") }
+        guard !node.isConstructed else {
+            throw error(.unexpectedTag, node, "\(TLVTag.describe(node.tag)) must be primitive")
+        }
         return LDSText.decode(node.value)
     }
 
     /// Reads a length-prefixed big-endian unsigned integer from a byte slice (for ISO 19794 binary records).
     func uint(_ bytes: ArraySlice<UInt8>, at i: Int, size: Int, _ what: String) throws(LDSParseError) -> Int {
         guard i >= bytes.startIndex, size <= bytes.endIndex - i else {
-            throw error(.malformedTLV, at: i, "truncated \(what): \(size) bytes needed, \(max(0, bytes.endIndex - i)) remain")
+            throw error(
+                .malformedTLV, at: i, "truncated \(what): \(size) bytes needed, \(max(0, bytes.endIndex - i)) remain")
         }
         var v = 0
         for k in 0..<size { v = v << 8 | Int(bytes[i + k]) }

@@ -80,12 +80,16 @@ public enum LDSFields {
 
     /// The values of a repeated text element: inside `A0 { 02 count, tag … }` and, as some documents store
     /// them, bare under `root`. Returns the declared count (nil without an 'A0' count) and the values.
-    static func repeated(_ tag: UInt32, in root: TLVNode, reader r: LDSReader,
-                         _ what: String) throws(LDSParseError) -> (declared: Int?, values: [String]) {
+    static func repeated(
+        _ tag: UInt32, in root: TLVNode, reader r: LDSReader,
+        _ what: String
+    ) throws(LDSParseError) -> (declared: Int?, values: [String]) {
         var declared: Int?
         var nodes: [TLVNode] = []
         if let group = root.child(0xA0) {
-            guard group.isConstructed else { throw r.error(.unexpectedTag, group, "'A0' (\(what)) must be constructed") }
+            guard group.isConstructed else {
+                throw r.error(.unexpectedTag, group, "'A0' (\(what)) must be constructed")
+            }
             if let c = group.child(0x02) { declared = try count(c, reader: r, what) }
             nodes += group.children.filter { $0.tag == tag }
         }

@@ -57,16 +57,20 @@ public struct DG15File: Sendable, Hashable {
         case DG15File.rsaEncryption:
             let keyNode = try r.parse(bits.value.dropFirst())
             try r.expect(keyNode, 0x30, "RSAPublicKey")
-            let m = try r.child(keyNode, at: 0, "modulus"), e = try r.child(keyNode, at: 1, "publicExponent")
+            let m = try r.child(keyNode, at: 0, "modulus")
+            let e = try r.child(keyNode, at: 1, "publicExponent")
             try r.expect(m, 0x02, "modulus")
             try r.expect(e, 0x02, "publicExponent")
             // Read as unsigned magnitudes: some issuers encode the modulus without the leading 00 octet that DER
             // requires for a positive INTEGER whose top bit is set (the BSI 2008 specimen does); OpenSSL accepts it.
-            let modulus = try DG15File.magnitude(m, reader: r), exponent = try DG15File.magnitude(e, reader: r)
+            let modulus = try DG15File.magnitude(m, reader: r)
+            let exponent = try DG15File.magnitude(e, reader: r)
             let modulusBits = DG15File.bitLength(modulus)
             guard modulusBits <= LDSLimits.maxActiveAuthenticationRSABits else {
-                throw r.error(.limitExceeded, m, "RSA Active Authentication key of \(modulusBits) bits exceeds the limit of "
-                              + "\(LDSLimits.maxActiveAuthenticationRSABits) bits (LDSLimits.maxActiveAuthenticationRSABits)")
+                throw r.error(
+                    .limitExceeded, m,
+                    "RSA Active Authentication key of \(modulusBits) bits exceeds the limit of "
+                        + "\(LDSLimits.maxActiveAuthenticationRSABits) bits (LDSLimits.maxActiveAuthenticationRSABits)")
             }
             publicKey = .rsa(modulus: modulus, exponent: exponent)
         case DG15File.ecPublicKey:
@@ -74,12 +78,14 @@ public struct DG15File: Sendable, Hashable {
             switch p.tag {
             case 0x06:
                 let curve = try r.oid(p, "namedCurve")
-                publicKey = .ec(point: key, namedCurve: curve, explicitParameters: nil, fieldBits: DG15File.namedCurveBits(curve))
+                publicKey = .ec(
+                    point: key, namedCurve: curve, explicitParameters: nil, fieldBits: DG15File.namedCurveBits(curve))
             case 0x30:
                 // SpecifiedECDomain ::= SEQUENCE { version, fieldID SEQUENCE { fieldType OID, prime INTEGER }, … }
                 var fieldBits: Int?
                 if p.children.count > 1, let prime = p.children[1].children.dropFirst().first, prime.tag == 0x02 {
-                    fieldBits = DG15File.bitLength(try r.value(prime) { n throws(TLVError) in try n.unsignedIntegerBytes() })
+                    fieldBits = DG15File.bitLength(
+                        try r.value(prime) { n throws(TLVError) in try n.unsignedIntegerBytes() })
                 }
                 publicKey = .ec(point: key, namedCurve: nil, explicitParameters: p.encodedBytes, fieldBits: fieldBits)
             default:

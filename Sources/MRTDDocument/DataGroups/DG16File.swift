@@ -25,15 +25,20 @@ public struct DG16File: Sendable, Hashable {
         declaredCount = try LDSFields.count(try r.require(root, 0x02, "number of templates"), reader: r, "templates")
         let templates = root.children.filter { $0.tagClass == .contextSpecific && $0.isConstructed }
         guard templates.count <= LDSFields.maxEntries else {
-            throw r.error(.invalidValue, root, "\(templates.count) persons to notify present, at most \(LDSFields.maxEntries) accepted")
+            throw r.error(
+                .invalidValue, root,
+                "\(templates.count) persons to notify present, at most \(LDSFields.maxEntries) accepted")
         }
         var persons: [Person] = []
         for t in templates {
             func text(_ tag: UInt32) throws(LDSParseError) -> String? {
                 try t.child(tag).map { n throws(LDSParseError) in try r.text(n) }
             }
-            persons.append(Person(dateRecorded: try t.child(0x5F50).map { n throws(LDSParseError) in try LDSFields.date(n, reader: r) },
-                                  name: try text(0x5F51), telephone: try text(0x5F52), address: try text(0x5F53)))
+            persons.append(
+                Person(
+                    dateRecorded: try t.child(0x5F50).map { n throws(LDSParseError) in try LDSFields.date(n, reader: r)
+                    },
+                    name: try text(0x5F51), telephone: try text(0x5F52), address: try text(0x5F53)))
         }
         self.persons = persons
     }

@@ -56,10 +56,12 @@ public struct DG2File: Sendable, Hashable {
                 records.append(record)
                 for img in record.images {
                     let actual = ImageFormat.dimensions(img.imageData)
-                    faces.append(FaceImageInfo(encoding: .iso19794_5, format: img.imageFormat,
-                                               width: actual?.width ?? img.width, height: actual?.height ?? img.height,
-                                               declaredWidth: img.width, declaredHeight: img.height,
-                                               imageData: img.imageData, header: t.header, iso19794: img, iso39794: nil))
+                    faces.append(
+                        FaceImageInfo(
+                            encoding: .iso19794_5, format: img.imageFormat,
+                            width: actual?.width ?? img.width, height: actual?.height ?? img.height,
+                            declaredWidth: img.width, declaredHeight: img.height,
+                            imageData: img.imageData, header: t.header, iso19794: img, iso39794: nil))
                 }
                 continue
             }
@@ -70,16 +72,19 @@ public struct DG2File: Sendable, Hashable {
                 root = try r.parse(t.dataBlockNode.value)
             }
             guard let blockNode = DG2File.find(0x65, in: root, depth: 0) else {
-                throw r.error(.unsupported, t.dataBlockNode,
-                              "biometric data block is neither an ISO/IEC 19794-5 record nor an ISO/IEC 39794-5 block")
+                throw r.error(
+                    .unsupported, t.dataBlockNode,
+                    "biometric data block is neither an ISO/IEC 19794-5 record nor an ISO/IEC 39794-5 block")
             }
             let block = try ISO39794FaceImageDataBlock(node: blockNode, reader: r)
             blocks.append(block)
             for rep in block.representations {
-                faces.append(FaceImageInfo(encoding: .iso39794_5, format: rep.imageFormat, width: rep.width,
-                                           height: rep.height, declaredWidth: rep.declaredWidth,
-                                           declaredHeight: rep.declaredHeight, imageData: rep.imageData,
-                                           header: t.header, iso19794: nil, iso39794: rep))
+                faces.append(
+                    FaceImageInfo(
+                        encoding: .iso39794_5, format: rep.imageFormat, width: rep.width,
+                        height: rep.height, declaredWidth: rep.declaredWidth,
+                        declaredHeight: rep.declaredHeight, imageData: rep.imageData,
+                        header: t.header, iso19794: nil, iso39794: rep))
             }
         }
         self.faces = faces

@@ -12,7 +12,10 @@ public struct DisplayedImageFile: Sendable, Hashable {
         public var format: ImageFormat { ImageFormat.detect(data) }
         public var dimensions: (width: Int, height: Int)? { ImageFormat.dimensions(data) }
         public static func == (a: Image, b: Image) -> Bool { a.tag == b.tag && a.data == b.data }
-        public func hash(into h: inout Hasher) { h.combine(tag); h.combine(data) }
+        public func hash(into h: inout Hasher) {
+            h.combine(tag)
+            h.combine(data)
+        }
     }
 
     public let file: LDSFile
@@ -32,7 +35,9 @@ public struct DisplayedImageFile: Sendable, Hashable {
         declaredCount = try LDSFields.count(try r.require(root, 0x02, "number of instances"), reader: r, "instances")
         let nodes = root.children.filter { $0.tag & 0xFFF0 == 0x5F40 && !$0.isConstructed }
         guard nodes.count <= LDSFields.maxEntries else {
-            throw r.error(.invalidValue, root, "\(nodes.count) displayed images present, at most \(LDSFields.maxEntries) accepted")
+            throw r.error(
+                .invalidValue, root, "\(nodes.count) displayed images present, at most \(LDSFields.maxEntries) accepted"
+            )
         }
         images = nodes.map { Image(tag: $0.tag, data: $0.valueBytes) }
         guard !images.isEmpty else { throw r.error(.missingElement, root, "no displayed image '5F40'/'5F43'") }
@@ -59,7 +64,8 @@ public struct DG13File: Sendable, Hashable {
             throw r.error(.malformedTLV, at: 1, "indefinite length is not allowed for DG13")
         }
         guard header.headerLength + len == bytes.count else {
-            throw r.error(.malformedTLV, at: 1, "'6D' declares \(len) bytes, \(bytes.count - header.headerLength) present")
+            throw r.error(
+                .malformedTLV, at: 1, "'6D' declares \(len) bytes, \(bytes.count - header.headerLength) present")
         }
         content = Array(bytes[header.headerLength...])
     }

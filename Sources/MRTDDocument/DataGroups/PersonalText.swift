@@ -7,7 +7,10 @@ extension LDSFields {
     public struct Name: Sendable, Hashable {
         public let primary: String
         public let secondary: String
-        public init(primary: String, secondary: String) { self.primary = primary; self.secondary = secondary }
+        public init(primary: String, secondary: String) {
+            self.primary = primary
+            self.secondary = secondary
+        }
     }
 
     public static func name(_ raw: String) -> Name {
@@ -33,13 +36,19 @@ extension LDSFields {
         let u = Array(digits.utf8)
         guard u.count == 8 || u.count == 14, u.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
         func num(_ i: Int, _ n: Int) -> Int { u[i..<(i + n)].reduce(0) { $0 * 10 + Int($1 - 0x30) } }
-        let year = num(0, 4), month = num(4, 2), day = num(6, 2)
-        guard year >= 1, (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day) else { return nil }
-        let date = String(decoding: u[0..<4], as: UTF8.self) + "-" + String(decoding: u[4..<6], as: UTF8.self) + "-"
+        let year = num(0, 4)
+        let month = num(4, 2)
+        let day = num(6, 2)
+        guard year >= 1, (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day) else {
+            return nil
+        }
+        let date =
+            String(decoding: u[0..<4], as: UTF8.self) + "-" + String(decoding: u[4..<6], as: UTF8.self) + "-"
             + String(decoding: u[6..<8], as: UTF8.self)
         guard u.count == 14 else { return date }
         guard num(8, 2) <= 23, num(10, 2) <= 59, num(12, 2) <= 59 else { return nil }
-        return date + "T" + String(decoding: u[8..<10], as: UTF8.self) + ":" + String(decoding: u[10..<12], as: UTF8.self)
+        return date + "T" + String(decoding: u[8..<10], as: UTF8.self) + ":"
+            + String(decoding: u[10..<12], as: UTF8.self)
             + ":" + String(decoding: u[12..<14], as: UTF8.self)
     }
 

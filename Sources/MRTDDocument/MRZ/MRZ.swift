@@ -60,7 +60,8 @@ public struct MRZ: Sendable, Hashable, CustomStringConvertible {
     /// Throws `checkDigitMismatch` naming the first failing check (its field only; no MRZ content).
     public func validate() throws(LDSParseError) {
         if let bad = checks.first(where: { !$0.isValid }) {
-            throw LDSParseError(.checkDigitMismatch, file: nil, offset: 0, "\(bad.field.rawValue) check digit does not match")
+            throw LDSParseError(
+                .checkDigitMismatch, file: nil, offset: 0, "\(bad.field.rawValue) check digit does not match")
         }
     }
 
@@ -72,7 +73,9 @@ public struct MRZ: Sendable, Hashable, CustomStringConvertible {
         MRZKeyInfo(documentNumber: documentNumber, dateOfBirth: dateOfBirth.raw, dateOfExpiry: dateOfExpiry.raw)
     }
 
-    public var description: String { "MRZ(\(format.rawValue), \(isValid ? "check digits valid" : "check digit mismatch"))" }
+    public var description: String {
+        "MRZ(\(format.rawValue), \(isValid ? "check digits valid" : "check digit mismatch"))"
+    }
 
     /// Parses an MRZ given as its lines joined with or without line breaks (`\n`, `\r\n`); surrounding
     /// whitespace is ignored. Lowercase letters are not accepted (the MRZ character set is 0–9, A–Z, <).
@@ -96,8 +99,13 @@ public struct MRZ: Sendable, Hashable, CustomStringConvertible {
         let chars: [UInt8] = pieces.flatMap { $0 }
         // Character set first: everything below indexes by character.
         for (i, c) in chars.enumerated() {
-            guard c == UInt8(ascii: "<") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(c) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(c) else {
-                throw LDSParseError(.invalidMRZ, file: file, offset: base + i, "character at position \(i) is outside the MRZ character set")
+            guard
+                c == UInt8(ascii: "<") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(c)
+                    || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(c)
+            else {
+                throw LDSParseError(
+                    .invalidMRZ, file: file, offset: base + i,
+                    "character at position \(i) is outside the MRZ character set")
             }
         }
         let format: MRZFormat
@@ -106,13 +114,15 @@ public struct MRZ: Sendable, Hashable, CustomStringConvertible {
         case 72: format = chars.first == UInt8(ascii: "V") ? .mrvB : .td2
         case 88: format = chars.first == UInt8(ascii: "V") ? .mrvA : .td3
         default:
-            throw LDSParseError(.invalidMRZ, file: file, offset: base,
-                                "\(chars.count) MRZ characters: expected 90 (TD1), 72 (TD2, MRV-B) or 88 (TD3, MRV-A)")
+            throw LDSParseError(
+                .invalidMRZ, file: file, offset: base,
+                "\(chars.count) MRZ characters: expected 90 (TD1), 72 (TD2, MRV-B) or 88 (TD3, MRV-A)")
         }
         if pieces.count > 1 {
             guard pieces.count == format.lineCount, pieces.allSatisfy({ $0.count == format.lineLength }) else {
-                throw LDSParseError(.invalidMRZ, file: file, offset: base,
-                                    "\(format.rawValue) needs \(format.lineCount) lines of \(format.lineLength) characters")
+                throw LDSParseError(
+                    .invalidMRZ, file: file, offset: base,
+                    "\(format.rawValue) needs \(format.lineCount) lines of \(format.lineLength) characters")
             }
         }
         self.format = format
@@ -137,7 +147,8 @@ public struct MRZ: Sendable, Hashable, CustomStringConvertible {
             let field = s(0, 5..<14)
             let cd = c(0, 14)
             let opt1 = s(0, 15..<30)
-            let (number, long, cdUsed, numberForCheck, rest) = MRZ.documentNumber(field: field, checkDigit: cd, optional: opt1)
+            let (number, long, cdUsed, numberForCheck, rest) = MRZ.documentNumber(
+                field: field, checkDigit: cd, optional: opt1)
             documentNumberField = field
             documentNumber = number
             hasLongDocumentNumber = long
@@ -160,7 +171,8 @@ public struct MRZ: Sendable, Hashable, CustomStringConvertible {
             let opt = s(1, optRange)
             documentNumberField = field
             if format == .td2 {
-                let (number, long, cdUsed, numberForCheck, rest) = MRZ.documentNumber(field: field, checkDigit: cd, optional: opt)
+                let (number, long, cdUsed, numberForCheck, rest) = MRZ.documentNumber(
+                    field: field, checkDigit: cd, optional: opt)
                 documentNumber = number
                 hasLongDocumentNumber = long
                 checks.append(MRZCheck(.documentNumber, input: numberForCheck, printed: cdUsed))
@@ -200,7 +212,8 @@ public struct MRZ: Sendable, Hashable, CustomStringConvertible {
     /// first filler is the check digit over the whole number.
     /// Returns (full number, long?, the check digit that applies, the check-digit input, remaining optional data).
     static func documentNumber(field: String, checkDigit: Character, optional: String)
-        -> (String, Bool, Character, String, String) {
+        -> (String, Bool, Character, String, String)
+    {
         guard checkDigit == "<" else {
             return (stripFillers(field), false, checkDigit, field, optional)
         }
@@ -219,16 +232,21 @@ public struct MRZ: Sendable, Hashable, CustomStringConvertible {
 
     /// Primary and secondary identifiers (9303-3 §4.6): split at the first `<<`, fillers → spaces.
     static func splitName(_ field: String) -> (String, String) {
-        let c = Array(field.utf8) // MRZ characters are ASCII (checked before fields are cut)
+        let c = Array(field.utf8)  // MRZ characters are ASCII (checked before fields are cut)
         var split: Int?
         var i = 0
         while i + 1 < c.count {
-            if c[i] == UInt8(ascii: "<") && c[i + 1] == UInt8(ascii: "<") { split = i; break }
+            if c[i] == UInt8(ascii: "<") && c[i + 1] == UInt8(ascii: "<") {
+                split = i
+                break
+            }
             i += 1
         }
         func clean(_ s: ArraySlice<UInt8>) -> String {
-            s.split(separator: UInt8(ascii: "<"), omittingEmptySubsequences: true).map { String(decoding: $0, as: UTF8.self) }
-                .joined(separator: " ")
+            s.split(separator: UInt8(ascii: "<"), omittingEmptySubsequences: true).map {
+                String(decoding: $0, as: UTF8.self)
+            }
+            .joined(separator: " ")
         }
         guard let at = split else { return (clean(c[...]), "") }
         return (clean(c[..<at]), clean(c[(at + 2)...]))
@@ -280,7 +298,8 @@ public struct MRZKeyInfo: Sendable, Hashable, CustomStringConvertible {
     public var mrzInformation: String? {
         let d = paddedDocumentNumber
         guard let c1 = MRZCheckDigit.character(d), let c2 = MRZCheckDigit.character(dateOfBirth),
-              let c3 = MRZCheckDigit.character(dateOfExpiry), dateOfBirth.count == 6, dateOfExpiry.count == 6 else { return nil }
+            let c3 = MRZCheckDigit.character(dateOfExpiry), dateOfBirth.count == 6, dateOfExpiry.count == 6
+        else { return nil }
         return d + String(c1) + dateOfBirth + String(c2) + dateOfExpiry + String(c3)
     }
 

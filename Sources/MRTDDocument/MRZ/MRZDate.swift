@@ -6,10 +6,15 @@ public struct CalendarDate: Sendable, Hashable, Comparable, CustomStringConverti
         self.month = month
         self.day = day
     }
-    public static func < (a: CalendarDate, b: CalendarDate) -> Bool { (a.year, a.month, a.day) < (b.year, b.month, b.day) }
+    public static func < (a: CalendarDate, b: CalendarDate) -> Bool {
+        (a.year, a.month, a.day) < (b.year, b.month, b.day)
+    }
     /// `YYYY-MM-DD`.
     public var description: String {
-        func pad(_ v: Int, _ n: Int) -> String { let s = String(v); return String(repeating: "0", count: max(0, n - s.count)) + s }
+        func pad(_ v: Int, _ n: Int) -> String {
+            let s = String(v)
+            return String(repeating: "0", count: max(0, n - s.count)) + s
+        }
         return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))"
     }
 }
@@ -52,7 +57,8 @@ public struct MRZDate: Sendable, Hashable, CustomStringConvertible {
     /// Missing month/day are returned as 0 (unknown) and compare as the start of the year/month.
     public func resolve(_ kind: Kind, reference: CalendarDate) -> CalendarDate? {
         guard let yy else { return nil }
-        let m = month ?? 0, d = day ?? 0
+        let m = month ?? 0
+        let d = day ?? 0
         let refCentury = reference.year - ((reference.year % 100) + 100) % 100
         switch kind {
         case .past:

@@ -54,7 +54,9 @@ public struct MRZCheck: Sendable, Hashable, CustomStringConvertible {
         self.printed = printed
         computed = MRZCheckDigit.compute(input)
         let ascii = printed.asciiValue
-        let printedValue: Int? = printed == "<" && fillerMeansZero ? 0
+        let printedValue: Int? =
+            printed == "<" && fillerMeansZero
+            ? 0
             : ascii.flatMap { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) ? Int($0 - UInt8(ascii: "0")) : nil }
         isValid = computed != nil && printedValue == computed
     }

@@ -63,7 +63,9 @@ public struct LDSSecurityObject: Sendable, Hashable {
             try r.expect(item, 0x30, "DataGroupHash")
             let numberNode = try r.child(item, at: 0, "dataGroupNumber")
             let n = try r.integer(numberNode, "dataGroupNumber")
-            guard (1...16).contains(n) else { throw r.error(.invalidValue, numberNode, "data group number \(n) outside 1–16") }
+            guard (1...16).contains(n) else {
+                throw r.error(.invalidValue, numberNode, "data group number \(n) outside 1–16")
+            }
             guard hashes[n] == nil else { throw r.error(.invalidValue, numberNode, "data group \(n) listed twice") }
             let hashNode = try r.child(item, at: 1, "dataGroupHashValue")
             try r.expect(hashNode, 0x04, "dataGroupHashValue")

@@ -58,7 +58,9 @@ public struct SODFile: Sendable, Hashable {
         let ci: TLVNode
         if outer.tag == 0x77 {
             guard outer.children.count == 1 else {
-                throw r.error(.invalidValue, outer, "'77' must hold exactly one ContentInfo, found \(outer.children.count) elements")
+                throw r.error(
+                    .invalidValue, outer,
+                    "'77' must hold exactly one ContentInfo, found \(outer.children.count) elements")
             }
             ci = outer.children[0]
         } else {
@@ -102,7 +104,8 @@ public struct SODFile: Sendable, Hashable {
             contentSlice = try SODFile.concatenate(octets, reader: r, depth: 0)[...]
             contentIsCopy = true
         default:
-            throw r.error(.unexpectedTag, octets, "eContent must be an OCTET STRING, found \(TLVTag.describe(octets.tag))")
+            throw r.error(
+                .unexpectedTag, octets, "eContent must be an OCTET STRING, found \(TLVTag.describe(octets.tag))")
         }
         eContent = Array(contentSlice)
 
@@ -129,8 +132,9 @@ public struct SODFile: Sendable, Hashable {
         if contentIsCopy {
             do { ldsSecurityObject = try LDSSecurityObject(slice: contentSlice, reader: r) } catch {
                 // Offsets inside a reassembled constructed OCTET STRING do not map to the file: name the OCTET STRING.
-                throw LDSParseError(error.code, file: .sod, offset: octets.encoded.startIndex,
-                                    "in the eContent at +\(error.offset): \(error.reason)")
+                throw LDSParseError(
+                    error.code, file: .sod, offset: octets.encoded.startIndex,
+                    "in the eContent at +\(error.offset): \(error.reason)")
             }
         } else {
             ldsSecurityObject = try LDSSecurityObject(slice: contentSlice, reader: r)
@@ -145,7 +149,9 @@ public struct SODFile: Sendable, Hashable {
             switch c.tag {
             case 0x04: out += c.value
             case 0x24: out += try concatenate(c, reader: r, depth: depth + 1)
-            default: throw r.error(.unexpectedTag, c, "segment of a constructed OCTET STRING has tag \(TLVTag.describe(c.tag))")
+            default:
+                throw r.error(
+                    .unexpectedTag, c, "segment of a constructed OCTET STRING has tag \(TLVTag.describe(c.tag))")
             }
         }
         return out

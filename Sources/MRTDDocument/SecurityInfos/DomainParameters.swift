@@ -28,7 +28,9 @@ public struct AlgorithmIdentifierInfo: Sendable, Hashable {
             let oid = try node.child(at: 0, "algorithm").objectIdentifierValue()
             algorithm = oid
             guard node.children.count <= 2 else {
-                throw SecurityInfosError(.unexpectedStructure, offset: node.offset, "AlgorithmIdentifier with \(node.children.count) elements")
+                throw SecurityInfosError(
+                    .unexpectedStructure, offset: node.offset,
+                    "AlgorithmIdentifier with \(node.children.count) elements")
             }
             if node.children.count == 2 {
                 let p = node.children[1]
@@ -67,7 +69,7 @@ public enum DomainParameters: Sendable, Hashable {
         }
         if algorithm == SecurityInfoOID.ecPublicKey {
             if p.tag == 0x06 { return .namedCurve(try p.objectIdentifierValue()) }
-            if p.tag == 0x05 { return nil } // implicitlyCA
+            if p.tag == 0x05 { return nil }  // implicitlyCA
             return .ecExplicit(try ExplicitECParameters(node: p))
         }
         if algorithm == SecurityInfoOID.dhPublicNumber || algorithm == SecurityInfoOID.dhKeyAgreement {
@@ -103,7 +105,9 @@ public struct ExplicitECParameters: Sendable, Hashable {
         try node.expect(0x30, "ECParameters")
         encoded = node.encodedBytes
         let version = try node.child(at: 0, "version").integerValue()
-        guard version == 1 else { throw TLVError(.invalidValue, offset: node.offset, "ECParameters version \(version)") }
+        guard version == 1 else {
+            throw TLVError(.invalidValue, offset: node.offset, "ECParameters version \(version)")
+        }
         let field = try node.child(at: 1, "fieldID").expect(0x30, "FieldID")
         let fieldType = try field.child(at: 0, "fieldType").objectIdentifierValue()
         guard fieldType == SecurityInfoOID.primeField else {
@@ -135,7 +139,10 @@ public struct DHParameters: Sendable, Hashable {
     public var q: [UInt8]?
 
     public init(encoded: [UInt8], p: [UInt8], g: [UInt8], q: [UInt8]?) {
-        self.encoded = encoded; self.p = p; self.g = g; self.q = q
+        self.encoded = encoded
+        self.p = p
+        self.g = g
+        self.q = q
     }
 
     init(node: TLVNode, x942: Bool) throws(TLVError) {
@@ -173,8 +180,9 @@ public struct SubjectPublicKeyInfoValue: Sendable, Hashable {
     /// the BIT STRING still holds y as a DER INTEGER (BSI TR-03110-3 D.3.2); unwrap it.
     mutating func unwrapDHInteger() {
         guard !isDH, subjectPublicKey.first == 0x02,
-              let node = try? TLVParser.parse(subjectPublicKey, rules: .ber),
-              let y = try? node.unsignedIntegerBytes() else { return }
+            let node = try? TLVParser.parse(subjectPublicKey, rules: .ber),
+            let y = try? node.unsignedIntegerBytes()
+        else { return }
         publicKey = y
     }
 
@@ -182,7 +190,9 @@ public struct SubjectPublicKeyInfoValue: Sendable, Hashable {
         do {
             try node.expect(0x30, "SubjectPublicKeyInfo")
             guard node.children.count == 2 else {
-                throw SecurityInfosError(.unexpectedStructure, offset: node.offset, "SubjectPublicKeyInfo with \(node.children.count) elements")
+                throw SecurityInfosError(
+                    .unexpectedStructure, offset: node.offset,
+                    "SubjectPublicKeyInfo with \(node.children.count) elements")
             }
             encoded = node.encodedBytes
             algorithm = try AlgorithmIdentifierInfo(node: node.children[0])
@@ -191,7 +201,9 @@ public struct SubjectPublicKeyInfoValue: Sendable, Hashable {
             guard !subjectPublicKey.isEmpty else {
                 throw SecurityInfosError(.invalidValue, offset: bits.offset, "empty subjectPublicKey")
             }
-            if algorithm.algorithm == SecurityInfoOID.dhPublicNumber || algorithm.algorithm == SecurityInfoOID.dhKeyAgreement {
+            if algorithm.algorithm == SecurityInfoOID.dhPublicNumber
+                || algorithm.algorithm == SecurityInfoOID.dhKeyAgreement
+            {
                 let y = try TLVParser.parse(subjectPublicKey, rules: .ber)
                 do {
                     publicKey = try y.unsignedIntegerBytes()

@@ -15,7 +15,10 @@ public struct PACEInfo: Sendable, Hashable {
     public var encoded: [UInt8]
 
     public init(protocol: ObjectIdentifier, version: Int, parameterId: Int?, encoded: [UInt8] = []) {
-        self.protocol = `protocol`; self.version = version; self.parameterId = parameterId; self.encoded = encoded
+        self.protocol = `protocol`
+        self.version = version
+        self.parameterId = parameterId
+        self.encoded = encoded
     }
 
     /// ASN.1 name of the protocol ("id-PACE-ECDH-GM-AES-CBC-CMAC-128").
@@ -180,14 +183,17 @@ public enum SecurityInfo: Sendable, Hashable {
     private static func optionalInt(_ node: TLVNode, _ index: Int, _ what: String) throws -> Int? {
         guard node.children.count > index else { return nil }
         let v = try node.children[index].integerValue()
-        guard v >= 0 else { throw SecurityInfosError(.invalidValue, offset: node.children[index].offset, "negative \(what)") }
+        guard v >= 0 else {
+            throw SecurityInfosError(.invalidValue, offset: node.children[index].offset, "negative \(what)")
+        }
         return v
     }
 
     private static func requireCount(_ node: TLVNode, _ range: ClosedRange<Int>, _ what: String) throws {
         guard range.contains(node.children.count) else {
-            throw SecurityInfosError(.unexpectedStructure, offset: node.offset,
-                                     "\(what) has \(node.children.count) elements, expected \(range.lowerBound)…\(range.upperBound)")
+            throw SecurityInfosError(
+                .unexpectedStructure, offset: node.offset,
+                "\(what) has \(node.children.count) elements, expected \(range.lowerBound)…\(range.upperBound)")
         }
     }
 
@@ -200,33 +206,41 @@ public enum SecurityInfo: Sendable, Hashable {
             if arcs.count == SecurityInfoOID.idPACE.arcs.count + 2 {
                 try requireCount(node, 2...3, "PACEInfo")
                 let version = try node.children[1].integerValue()
-                return .pace(PACEInfo(protocol: oid, version: version, parameterId: try optionalInt(node, 2, "parameterId"), encoded: enc))
+                return .pace(
+                    PACEInfo(
+                        protocol: oid, version: version, parameterId: try optionalInt(node, 2, "parameterId"),
+                        encoded: enc))
             }
             if arcs.count == SecurityInfoOID.idPACE.arcs.count + 1 {
                 try requireCount(node, 2...3, "PACEDomainParameterInfo")
-                return .paceDomainParameters(PACEDomainParameterInfo(
-                    protocol: oid, domainParameter: try AlgorithmIdentifierInfo(node: node.children[1]),
-                    parameterId: try optionalInt(node, 2, "parameterId"), encoded: enc))
+                return .paceDomainParameters(
+                    PACEDomainParameterInfo(
+                        protocol: oid, domainParameter: try AlgorithmIdentifierInfo(node: node.children[1]),
+                        parameterId: try optionalInt(node, 2, "parameterId"), encoded: enc))
             }
         }
         if SecurityInfoOID.isUnder(oid, SecurityInfoOID.idCA) {
             if arcs.count == SecurityInfoOID.idCA.arcs.count + 2 {
                 try requireCount(node, 2...3, "ChipAuthenticationInfo")
                 let version = try node.children[1].integerValue()
-                return .chipAuthentication(ChipAuthenticationInfo(protocol: oid, version: version,
-                                                                  keyId: try optionalInt(node, 2, "keyId"), encoded: enc))
+                return .chipAuthentication(
+                    ChipAuthenticationInfo(
+                        protocol: oid, version: version,
+                        keyId: try optionalInt(node, 2, "keyId"), encoded: enc))
             }
             if arcs.count == SecurityInfoOID.idCA.arcs.count + 1 {
                 try requireCount(node, 2...3, "ChipAuthenticationDomainParameterInfo")
-                return .chipAuthenticationDomainParameters(ChipAuthenticationDomainParameterInfo(
-                    protocol: oid, domainParameter: try AlgorithmIdentifierInfo(node: node.children[1]),
-                    keyId: try optionalInt(node, 2, "keyId"), encoded: enc))
+                return .chipAuthenticationDomainParameters(
+                    ChipAuthenticationDomainParameterInfo(
+                        protocol: oid, domainParameter: try AlgorithmIdentifierInfo(node: node.children[1]),
+                        keyId: try optionalInt(node, 2, "keyId"), encoded: enc))
             }
         }
         if SecurityInfoOID.isUnder(oid, SecurityInfoOID.idPK) && arcs.count == SecurityInfoOID.idPK.arcs.count + 1 {
             try requireCount(node, 2...4, "ChipAuthenticationPublicKeyInfo")
             if node.children.count >= 3, node.children[1].tag == 0x30, node.children[1].children.first?.tag == 0x06,
-               node.children[2].tag == 0x03 {
+                node.children[2].tag == 0x03
+            {
                 // Flattened form: { protocol, AlgorithmIdentifier, BIT STRING [, keyId] }.
                 let wrapped = TLVWriter.encode(0x30, node.children[1].encodedBytes + node.children[2].encodedBytes)
                 let spkiNode: TLVNode
@@ -241,29 +255,33 @@ public enum SecurityInfo: Sendable, Hashable {
                 }
                 spki.encoded = wrapped
                 if oid.arcs.last == 1 { spki.unwrapDHInteger() }
-                var info = ChipAuthenticationPublicKeyInfo(protocol: oid, publicKey: spki,
-                                                           keyId: try optionalInt(node, 3, "keyId"), encoded: enc)
+                var info = ChipAuthenticationPublicKeyInfo(
+                    protocol: oid, publicKey: spki,
+                    keyId: try optionalInt(node, 3, "keyId"), encoded: enc)
                 info.isFlattened = true
                 return .chipAuthenticationPublicKey(info)
             }
             try requireCount(node, 2...3, "ChipAuthenticationPublicKeyInfo")
             var spki = try SubjectPublicKeyInfoValue(node: node.children[1])
             if oid.arcs.last == 1 { spki.unwrapDHInteger() }
-            return .chipAuthenticationPublicKey(ChipAuthenticationPublicKeyInfo(
-                protocol: oid, publicKey: spki, keyId: try optionalInt(node, 2, "keyId"), encoded: enc))
+            return .chipAuthenticationPublicKey(
+                ChipAuthenticationPublicKeyInfo(
+                    protocol: oid, publicKey: spki, keyId: try optionalInt(node, 2, "keyId"), encoded: enc))
         }
         if oid == SecurityInfoOID.idTA {
             try requireCount(node, 2...3, "TerminalAuthenticationInfo")
             let version = try node.children[1].integerValue()
-            return .terminalAuthentication(TerminalAuthenticationInfo(
-                protocol: oid, version: version,
-                efCVCA: node.children.count > 2 ? node.children[2].encodedBytes : nil, encoded: enc))
+            return .terminalAuthentication(
+                TerminalAuthenticationInfo(
+                    protocol: oid, version: version,
+                    efCVCA: node.children.count > 2 ? node.children[2].encodedBytes : nil, encoded: enc))
         }
         if oid == SecurityInfoOID.idAA {
             try requireCount(node, 3...3, "ActiveAuthenticationInfo")
             let version = try node.children[1].integerValue()
             let alg = try node.children[2].objectIdentifierValue()
-            return .activeAuthentication(ActiveAuthenticationInfo(protocol: oid, version: version, signatureAlgorithm: alg, encoded: enc))
+            return .activeAuthentication(
+                ActiveAuthenticationInfo(protocol: oid, version: version, signatureAlgorithm: alg, encoded: enc))
         }
         if oid == SecurityInfoOID.idPT {
             try requireCount(node, 2...2, "PrivilegedTerminalInfo")

@@ -46,7 +46,9 @@ public enum SecurityInfoOID {
     /// 3 = DH-IM, 4 = ECDH-IM, 6 = ECDH-CAM for PACE).
     static let paceFamilies: [UInt64: String] = [1: "DH-GM", 2: "ECDH-GM", 3: "DH-IM", 4: "ECDH-IM", 6: "ECDH-CAM"]
     static let caFamilies: [UInt64: String] = [1: "DH", 2: "ECDH"]
-    static let cipherSuffixes: [UInt64: String] = [1: "3DES-CBC-CBC", 2: "AES-CBC-CMAC-128", 3: "AES-CBC-CMAC-192", 4: "AES-CBC-CMAC-256"]
+    static let cipherSuffixes: [UInt64: String] = [
+        1: "3DES-CBC-CBC", 2: "AES-CBC-CMAC-128", 3: "AES-CBC-CMAC-192", 4: "AES-CBC-CMAC-256",
+    ]
 
     /// The ASN.1 name of a known OID (e.g. "id-PACE-ECDH-GM-AES-CBC-CMAC-128"), nil when unknown.
     public static func name(of oid: ObjectIdentifier) -> String? {

@@ -20,8 +20,9 @@ public struct SecurityInfos: Sendable, Hashable {
 
     init(setNode node: TLVNode) throws(SecurityInfosError) {
         guard node.tag == 0x31 else {
-            throw SecurityInfosError(.unexpectedStructure, offset: node.offset,
-                                     "expected a SET OF SecurityInfo ('31'), found \(TLVTag.describe(node.tag))")
+            throw SecurityInfosError(
+                .unexpectedStructure, offset: node.offset,
+                "expected a SET OF SecurityInfo ('31'), found \(TLVTag.describe(node.tag))")
         }
         var list: [SecurityInfo] = []
         for c in node.children { list.append(try SecurityInfo.parse(c)) }
@@ -65,10 +66,13 @@ public struct SecurityInfos: Sendable, Hashable {
             throw SecurityInfosError(error)
         }
         guard node.tag == 0x6E else {
-            throw SecurityInfosError(.unexpectedStructure, offset: 0, "DG14 must start with tag '6E', found \(TLVTag.describe(node.tag))")
+            throw SecurityInfosError(
+                .unexpectedStructure, offset: 0, "DG14 must start with tag '6E', found \(TLVTag.describe(node.tag))")
         }
         guard node.children.count == 1 else {
-            throw SecurityInfosError(.unexpectedStructure, offset: node.offset, "DG14 holds \(node.children.count) elements, expected one SET")
+            throw SecurityInfosError(
+                .unexpectedStructure, offset: node.offset,
+                "DG14 holds \(node.children.count) elements, expected one SET")
         }
         return try SecurityInfos(setNode: node.children[0])
     }
@@ -147,20 +151,23 @@ public enum CardSecurityContent {
             try ci.expect(0x30, "ContentInfo")
             let type = try ci.child(at: 0, "contentType").objectIdentifierValue()
             guard type == SecurityInfoOID.signedData else {
-                throw SecurityInfosError(.notCardSecurity, offset: ci.children[0].offset, "ContentInfo type \(type) is not id-signedData")
+                throw SecurityInfosError(
+                    .notCardSecurity, offset: ci.children[0].offset, "ContentInfo type \(type) is not id-signedData")
             }
             let explicit = try ci.child(at: 1, "content").expect(0xA0, "[0] content")
             let sd = try explicit.child(at: 0, "SignedData").expect(0x30, "SignedData")
             let encap = try sd.child(at: 2, "encapContentInfo").expect(0x30, "EncapsulatedContentInfo")
             let eType = try encap.child(at: 0, "eContentType").objectIdentifierValue()
             guard eType == SecurityInfoOID.securityObject else {
-                throw SecurityInfosError(.notCardSecurity, offset: encap.children[0].offset,
-                                         "eContentType \(eType) is not id-SecurityObject")
+                throw SecurityInfosError(
+                    .notCardSecurity, offset: encap.children[0].offset,
+                    "eContentType \(eType) is not id-SecurityObject")
             }
             let wrapper = try encap.child(at: 1, "eContent").expect(0xA0, "[0] eContent")
             let octets = try wrapper.child(at: 0, "OCTET STRING")
             let content = try octets.octetStringValue()
-            let offset = octets.tag == 0x04 ? octets.offset + (octets.encoded.count - octets.value.count) : octets.offset
+            let offset =
+                octets.tag == 0x04 ? octets.offset + (octets.encoded.count - octets.value.count) : octets.offset
             return (content, offset)
         } catch let e as SecurityInfosError {
             throw e

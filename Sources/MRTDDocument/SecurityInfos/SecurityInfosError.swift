@@ -41,7 +41,9 @@ public struct SecurityInfosError: Error, Hashable, Sendable, CustomStringConvert
 
     /// `limitExceeded` when a file of `length` bytes is above `file`'s cap (`LDSLimits`).
     static func checkLimit(_ file: LDSFile, length: Int) throws(SecurityInfosError) {
-        if let e = LDSLimits.violation(file, length: length) { throw SecurityInfosError(.limitExceeded, offset: 0, e.reason) }
+        if let e = LDSLimits.violation(file, length: length) {
+            throw SecurityInfosError(.limitExceeded, offset: 0, e.reason)
+        }
     }
 
     public var description: String { "SecurityInfos: \(code.rawValue) at offset \(offset): \(reason)" }

@@ -1,6 +1,6 @@
+public import ISO7816
 public import MRTDCrypto
 internal import MRTDSecureMessaging
-public import ISO7816
 
 /// How many bytes one READ BINARY asks for (docs/architecture.md §6): the largest the path allows.
 ///
@@ -25,7 +25,8 @@ public struct ChunkPolicy: Sendable, Hashable {
             if let cipher {
                 let block = cipher.blockSize
                 // plaintext p is padded to the next multiple of the block size (always at least one byte of padding)
-                current = max(SecureMessagingSession.maxShortResponsePlaintext(cipher: cipher), (room / block) * block - 1)
+                current = max(
+                    SecureMessagingSession.maxShortResponsePlaintext(cipher: cipher), (room / block) * block - 1)
             } else {
                 current = max(256, min(room, 65536))
             }
@@ -55,7 +56,10 @@ public struct ChunkPolicy: Sendable, Hashable {
     public mutating func stepDown(after sw: StatusWord) -> Bool {
         if sw.isWrongLe {
             let exact = sw.sw2 == 0 ? 256 : Int(sw.sw2)
-            if exact < current { current = exact; return true }
+            if exact < current {
+                current = exact
+                return true
+            }
             return false
         }
         if sw == .wrongLength {

@@ -1,7 +1,7 @@
-public import ISO7816
-public import MRTDDocument
 internal import ASN1TLV
 import Dispatch
+public import ISO7816
+public import MRTDDocument
 
 /// What is known about one file while it is being read; survives a lost session so that the read
 /// continues where it stopped (never re-reading bytes it has).
@@ -49,7 +49,9 @@ public struct FileReader: Sendable {
 
     /// Continues `partial` to completion (or a status that ends it). `selected` tells whether the file is
     /// the current EF already (true after a successful READ BINARY of it in the same session).
-    public mutating func read(_ partial: inout PartialFile, channel: APDUChannel, selected: inout Bool) async throws -> FileReadOutcome {
+    public mutating func read(_ partial: inout PartialFile, channel: APDUChannel, selected: inout Bool) async throws
+        -> FileReadOutcome
+    {
         let start = DispatchTime.now().uptimeNanoseconds
         defer { partial.nanoseconds &+= DispatchTime.now().uptimeNanoseconds &- start }
         var sfiRefused = !useSFI
@@ -110,7 +112,8 @@ public struct FileReader: Sendable {
                 if partial.totalLength == nil {
                     let header = try TLVParser.peekHeader(data[...])
                     guard let len = header.valueLength else {
-                        throw TLVError(.indefiniteLengthNotAllowed, offset: 0, "\(partial.file.rawValue) has no definite length")
+                        throw TLVError(
+                            .indefiniteLengthNotAllowed, offset: 0, "\(partial.file.rawValue) has no definite length")
                     }
                     // a declared length above the kind's cap is refused before anything more is read (docs/reliability.md)
                     if let tooLarge = LDSLimits.violation(partial.file, length: header.headerLength + len) {
@@ -130,7 +133,8 @@ public struct FileReader: Sendable {
                 return .notFound
             case .securityStatusNotSatisfied:
                 return .accessDenied
-            case .incorrectP1P2, .functionNotSupported, .insNotSupported, .commandNotAllowed, .wrongParametersOffsetOutsideEF:
+            case .incorrectP1P2, .functionNotSupported, .insNotSupported, .commandNotAllowed,
+                .wrongParametersOffsetOutsideEF:
                 guard !selected && command.ins == 0xB0 && command.p1 & 0x80 != 0 else { return .failed(sw) }
                 // the chip does not take short EF identifiers: SELECT from now on
                 sfiRefused = true

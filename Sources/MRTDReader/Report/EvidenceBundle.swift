@@ -1,10 +1,10 @@
-public import Foundation
-public import MRTDDocument
-import MRTDAccessControl
-import MRTDCrypto
-import MRTDTrust
 import ASN1TLV
 import FaceImaging
+public import Foundation
+import MRTDAccessControl
+import MRTDCrypto
+public import MRTDDocument
+import MRTDTrust
 
 /// The evidence bundle (docs/architecture.md §4.3): every file byte for byte as the chip sent it, the clone-detection
 /// transcripts needed to re-check them offline, the face image and `report.json`.
@@ -20,8 +20,16 @@ public enum EvidenceBundle {
     }
 
     struct CloneDetectionRecord: Codable {
-        struct CA: Codable { var outcome: String; var detail: String }
-        struct AA: Codable { var challenge: String; var signature: String; var publicKeyInfo: String; var signatureAlgorithm: String? }
+        struct CA: Codable {
+            var outcome: String
+            var detail: String
+        }
+        struct AA: Codable {
+            var challenge: String
+            var signature: String
+            var publicKeyInfo: String
+            var signatureAlgorithm: String?
+        }
         struct Curve: Codable { var p, a, b, generator, order, cofactor: String }
         struct CAM: Codable {
             var encryptedChipAuthenticationData: String
@@ -84,8 +92,10 @@ public enum EvidenceBundle {
     /// — completely or not at all: everything goes into a new temporary folder (0700, files 0600: they hold
     /// personal data) beside `directory`, which is then renamed to `directory`. `directory` must be absent or
     /// an empty folder (a bundle never mixes with a previous read's files).
-    public static func write(_ result: ReadResult, report: ReadReport? = nil, extraFiles: [String: [UInt8]] = [:],
-                             to directory: URL) throws {
+    public static func write(
+        _ result: ReadResult, report: ReadReport? = nil, extraFiles: [String: [UInt8]] = [:],
+        to directory: URL
+    ) throws {
         if let problem = checkFolder(directory.path) {
             throw BundleError(description: "\(directory.path) cannot take a bundle (\(problem))")
         }
@@ -93,11 +103,13 @@ public enum EvidenceBundle {
         let target = directory.standardizedFileURL
         let parent = target.deletingLastPathComponent()
         let temporary = parent.appendingPathComponent(".\(target.lastPathComponent).partial-\(UUID().uuidString)")
-        try fm.createDirectory(at: temporary, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        try fm.createDirectory(
+            at: temporary, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         do {
             func put(_ bytes: [UInt8], _ name: String) throws {
                 let url = temporary.appendingPathComponent(name)
-                guard fm.createFile(atPath: url.path, contents: Data(bytes), attributes: [.posixPermissions: 0o600]) else {
+                guard fm.createFile(atPath: url.path, contents: Data(bytes), attributes: [.posixPermissions: 0o600])
+                else {
                     throw BundleError(description: "cannot write \(name)")
                 }
             }
@@ -131,33 +143,39 @@ public enum EvidenceBundle {
     static func cloneRecord(_ e: CloneDetectionEvidence) -> CloneDetectionRecord {
         let ca: CloneDetectionRecord.CA
         switch e.chipAuthentication {
-        case .succeeded(let name, let keyId): ca = .init(outcome: "succeeded", detail: name + (keyId.map { " key \($0)" } ?? ""))
+        case .succeeded(let name, let keyId):
+            ca = .init(outcome: "succeeded", detail: name + (keyId.map { " key \($0)" } ?? ""))
         case .failed(let r): ca = .init(outcome: "failed", detail: r)
         case .notAvailable: ca = .init(outcome: "notAvailable", detail: "")
         case .notPerformed(let r): ca = .init(outcome: "notPerformed", detail: r)
         }
         let aa = e.activeAuthentication.map {
-            CloneDetectionRecord.AA(challenge: Hex.encode($0.challenge), signature: Hex.encode($0.signature),
-                                    publicKeyInfo: Hex.encode($0.publicKeyInfo), signatureAlgorithm: $0.signatureAlgorithm)
+            CloneDetectionRecord.AA(
+                challenge: Hex.encode($0.challenge), signature: Hex.encode($0.signature),
+                publicKeyInfo: Hex.encode($0.publicKeyInfo), signatureAlgorithm: $0.signatureAlgorithm)
         }
         let cam = e.chipAuthenticationMapping.map { c in
-            CloneDetectionRecord.CAM(encryptedChipAuthenticationData: Hex.encode(c.encryptedChipAuthenticationData),
-                                     chipAuthenticationData: Hex.encode(c.chipAuthenticationData),
-                                     chipMappingPublicKey: Hex.encode(c.chipMappingPublicKey),
-                                     curve: .init(p: Hex.encode(c.curve.p), a: Hex.encode(c.curve.a), b: Hex.encode(c.curve.b),
-                                                  generator: Hex.encode(c.curve.generator), order: Hex.encode(c.curve.order),
-                                                  cofactor: Hex.encode(c.curve.cofactor)))
+            CloneDetectionRecord.CAM(
+                encryptedChipAuthenticationData: Hex.encode(c.encryptedChipAuthenticationData),
+                chipAuthenticationData: Hex.encode(c.chipAuthenticationData),
+                chipMappingPublicKey: Hex.encode(c.chipMappingPublicKey),
+                curve: .init(
+                    p: Hex.encode(c.curve.p), a: Hex.encode(c.curve.a), b: Hex.encode(c.curve.b),
+                    generator: Hex.encode(c.curve.generator), order: Hex.encode(c.curve.order),
+                    cofactor: Hex.encode(c.curve.cofactor)))
         }
-        return CloneDetectionRecord(chipAuthentication: ca, activeAuthentication: aa,
-                                    activeAuthenticationFailure: e.activeAuthenticationFailure,
-                                    activeAuthenticationNotPerformed: e.activeAuthenticationNotPerformed,
-                                    chipAuthenticationMapping: cam)
+        return CloneDetectionRecord(
+            chipAuthentication: ca, activeAuthentication: aa,
+            activeAuthenticationFailure: e.activeAuthenticationFailure,
+            activeAuthenticationNotPerformed: e.activeAuthenticationNotPerformed,
+            chipAuthenticationMapping: cam)
     }
 
     /// Loads a bundle: the files and what the live read recorded of clone detection. The record is only
     /// evidence to judge (`DocumentVerifier` decides what counts): offline, Chip Authentication and PACE-CAM
     /// are quoted, never re-proven, so the PACE-CAM data are not rebuilt (no curve is parsed).
-    public static func load(from directory: URL) throws -> (files: [LDSFile: [UInt8]], evidence: CloneDetectionEvidence) {
+    public static func load(from directory: URL) throws -> (files: [LDSFile: [UInt8]], evidence: CloneDetectionEvidence)
+    {
         var files: [LDSFile: [UInt8]] = [:]
         for f in LDSFile.allCases {
             let url = directory.appendingPathComponent(f.bundleFileName)
@@ -165,19 +183,27 @@ public enum EvidenceBundle {
             // a regular file within its kind's cap, read in bounded chunks (a FIFO would block, a sparse file
             // reporting gigabytes would be allocated): docs/reliability.md, "Limits"
             do {
-                files[f] = try TrustLimits.readRegularFile(url.path, limit: LDSLimits.maximumLength(of: f),
-                                                           limitName: "LDSLimits.\(LDSLimits.limitName(of: f))")
+                files[f] = try TrustLimits.readRegularFile(
+                    url.path, limit: LDSLimits.maximumLength(of: f),
+                    limitName: "LDSLimits.\(LDSLimits.limitName(of: f))")
             } catch {
                 throw BundleError(description: "\(f.bundleFileName): \(error.reason)")
             }
         }
-        guard !files.isEmpty else { throw BundleError(description: "\(directory.path) holds no eMRTD files (EF.SOD.bin, DG1.bin, …)") }
-        var evidence = CloneDetectionEvidence(chipAuthentication: .notAvailable, activeAuthentication: nil,
-                                              chipAuthenticationMapping: nil, live: false)
+        guard !files.isEmpty else {
+            throw BundleError(description: "\(directory.path) holds no eMRTD files (EF.SOD.bin, DG1.bin, …)")
+        }
+        var evidence = CloneDetectionEvidence(
+            chipAuthentication: .notAvailable, activeAuthentication: nil,
+            chipAuthenticationMapping: nil, live: false)
         let url = directory.appendingPathComponent(cloneDetectionFile)
         if FileManager.default.fileExists(atPath: url.path) {
             let d: Data
-            do { d = Data(try TrustLimits.readRegularFile(url.path, limit: 1 << 20, limitName: "1 MiB for \(cloneDetectionFile)")) } catch {
+            do {
+                d = Data(
+                    try TrustLimits.readRegularFile(
+                        url.path, limit: 1 << 20, limitName: "1 MiB for \(cloneDetectionFile)"))
+            } catch {
                 throw BundleError(description: "\(cloneDetectionFile): \(error.reason)")
             }
             let r: CloneDetectionRecord
@@ -186,17 +212,21 @@ public enum EvidenceBundle {
             }
             evidence.chipAuthentication = recordedOutcome(r.chipAuthentication)
             if let aa = r.activeAuthentication {
-                guard let c = Hex.decode(aa.challenge), let s = Hex.decode(aa.signature), let k = Hex.decode(aa.publicKeyInfo) else {
+                guard let c = Hex.decode(aa.challenge), let s = Hex.decode(aa.signature),
+                    let k = Hex.decode(aa.publicKeyInfo)
+                else {
                     throw BundleError(description: "\(cloneDetectionFile): bad hex in activeAuthentication")
                 }
-                evidence.activeAuthentication = ActiveAuthenticationTranscript(challenge: c, signature: s, publicKeyInfo: k,
-                                                                               signatureAlgorithm: aa.signatureAlgorithm)
+                evidence.activeAuthentication = ActiveAuthenticationTranscript(
+                    challenge: c, signature: s, publicKeyInfo: k,
+                    signatureAlgorithm: aa.signatureAlgorithm)
             }
             evidence.activeAuthenticationFailure = r.activeAuthenticationFailure
             evidence.activeAuthenticationNotPerformed = r.activeAuthenticationNotPerformed
             evidence.chipAuthenticationMappingRecorded = r.chipAuthenticationMapping != nil
         } else if files[.dg15] != nil {
-            evidence.activeAuthenticationNotPerformed = "the bundle has no \(cloneDetectionFile) (no Active Authentication transcript)"
+            evidence.activeAuthenticationNotPerformed =
+                "the bundle has no \(cloneDetectionFile) (no Active Authentication transcript)"
         }
         return (files, evidence)
     }

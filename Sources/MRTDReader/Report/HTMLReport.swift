@@ -16,7 +16,9 @@ public enum HTMLReport {
         public var bytes: [UInt8]
         public var mimeType: String
         public init(label: String, bytes: [UInt8], mimeType: String) {
-            self.label = label; self.bytes = bytes; self.mimeType = mimeType
+            self.label = label
+            self.bytes = bytes
+            self.mimeType = mimeType
         }
     }
 
@@ -53,13 +55,20 @@ public enum HTMLReport {
     /// The page. `face` is the display image of DG2 (nil: none read or none displayable).
     public static func render(_ r: ReadReport, face: Image?, images: [Image] = []) -> String {
         var h = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-        h += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; style-src 'unsafe-inline'\">\n"
+        h +=
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; style-src 'unsafe-inline'\">\n"
         h += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         h += "<title>\(escape(title(r)))</title>\n<style>\(style)</style>\n</head>\n<body>\n"
         h += banner(r.verification)
-        h += "<main>\n<div class=\"top\">\n<figure class=\"face\">" + figure(face, id: "face", missing: "No face image") + "</figure>\n"
+        h +=
+            "<main>\n<div class=\"top\">\n<figure class=\"face\">" + figure(face, id: "face", missing: "No face image")
+            + "</figure>\n"
         h += "<div class=\"data\">\n"
-        if let d = r.document { h += documentTable(d) } else { h += "<p class=\"note\">No data group 1 (MRZ) could be read.</p>\n" }
+        if let d = r.document {
+            h += documentTable(d)
+        } else {
+            h += "<p class=\"note\">No data group 1 (MRZ) could be read.</p>\n"
+        }
         h += "</div>\n</div>\n<div class=\"columns\">\n"
         if let d = r.document {
             for s in PersonalDataSection.sections(of: d) {
@@ -91,8 +100,14 @@ public enum HTMLReport {
         let status = v?.status ?? "notVerified"
         let (symbol, word, explain): (String, String, String)
         switch status {
-        case "accepted": (symbol, word, explain) = ("✓", "ACCEPTED", "the chip's data is signed by a trusted issuer and the chip is genuine")
-        case "inconclusive": (symbol, word, explain) = ("!", "INCONCLUSIVE", "the data is authentic but the chip could not be shown genuine")
+        case "accepted":
+            (symbol, word, explain) = (
+                "✓", "ACCEPTED", "the chip's data is signed by a trusted issuer and the chip is genuine"
+            )
+        case "inconclusive":
+            (symbol, word, explain) = (
+                "!", "INCONCLUSIVE", "the data is authentic but the chip could not be shown genuine"
+            )
         case "rejected": (symbol, word, explain) = ("✗", "REJECTED", "the data could not be shown authentic")
         default: (symbol, word, explain) = ("?", "NOT VERIFIED", "no verification was run")
         }
@@ -108,9 +123,11 @@ public enum HTMLReport {
     static func figure(_ image: Image?, id: String?, missing: String) -> String {
         let idAttr = id.map { " id=\"\(escape($0))\"" } ?? ""
         guard let image else { return "<div class=\"noimage\"\(idAttr)>\(escape(missing))</div>" }
-        let caption = "<figcaption>\(escape(image.label)) · \(escape(image.mimeType)) · \(image.bytes.count) bytes</figcaption>"
+        let caption =
+            "<figcaption>\(escape(image.label)) · \(escape(image.mimeType)) · \(image.bytes.count) bytes</figcaption>"
         guard displayableTypes.contains(image.mimeType) else {
-            return "<div class=\"noimage\"\(idAttr)>Stored as \(escape(image.mimeType)); a browser cannot show it</div>" + caption
+            return "<div class=\"noimage\"\(idAttr)>Stored as \(escape(image.mimeType)); a browser cannot show it</div>"
+                + caption
         }
         let uri = "data:\(image.mimeType);base64," + Data(image.bytes).base64EncodedString()
         return "<img\(idAttr) src=\"\(uri)\" alt=\"\(escape(image.label))\">" + caption
@@ -118,8 +135,10 @@ public enum HTMLReport {
 
     static func documentTable(_ d: ReadReport.Document) -> String {
         var rows: [(String, String)] = [
-            ("Surname", d.surname), ("Given names", d.givenNames), ("Document", "\(d.documentCode) \(d.documentNumber)"),
-            ("Issuing state", d.issuingState), ("Nationality", d.nationality), ("Date of birth", d.dateOfBirth), ("Sex", d.sex),
+            ("Surname", d.surname), ("Given names", d.givenNames),
+            ("Document", "\(d.documentCode) \(d.documentNumber)"),
+            ("Issuing state", d.issuingState), ("Nationality", d.nationality), ("Date of birth", d.dateOfBirth),
+            ("Sex", d.sex),
             ("Date of expiry", d.dateOfExpiry),
         ]
         if !d.optionalData.isEmpty { rows.append(("Optional data", d.optionalData)) }
@@ -139,7 +158,8 @@ public enum HTMLReport {
         guard let v else { return "" }
         var h = "<section class=\"wide\"><h2>Checks</h2><table class=\"checks\">"
         for c in v.checks {
-            h += "<tr class=\"\(escape(c.status))\"><th scope=\"row\">\(escape(c.name))</th><td class=\"status\">\(escape(c.statusText))</td>"
+            h +=
+                "<tr class=\"\(escape(c.status))\"><th scope=\"row\">\(escape(c.name))</th><td class=\"status\">\(escape(c.statusText))</td>"
             h += "<td>\(escape(c.detail))</td></tr>"
         }
         return h + "</table></section>\n"
@@ -150,10 +170,18 @@ public enum HTMLReport {
         if let ac = r.accessControl { rows.append(("Access control", ac.summary)) }
         if let rd = r.reader {
             rows.append(("Reader", rd.name))
-            rows.append(("APDU sizes", "\(rd.extendedLength ? "extended" : "short") length, command ≤ \(rd.maxCommandSize), response ≤ \(rd.maxResponseSize) bytes"))
+            rows.append(
+                (
+                    "APDU sizes",
+                    "\(rd.extendedLength ? "extended" : "short") length, command ≤ \(rd.maxCommandSize), response ≤ \(rd.maxResponseSize) bytes"
+                ))
         }
         if let t = r.transport {
-            rows.append(("Transport", "\(t.apdus) APDUs, \(t.bytesSent) bytes sent, \(t.bytesReceived) received, \(Int(t.elapsedMs.rounded())) ms"))
+            rows.append(
+                (
+                    "Transport",
+                    "\(t.apdus) APDUs, \(t.bytesSent) bytes sent, \(t.bytesReceived) received, \(Int(t.elapsedMs.rounded())) ms"
+                ))
         }
         if let f = r.faceImage {
             rows.append(("Face image", "\(f.format), \(f.width)×\(f.height)"))
@@ -169,7 +197,9 @@ public enum HTMLReport {
             h += "<tr><th scope=\"row\">\(escape(f.name))</th><td>\(f.size) bytes<span class=\"sha\">, SHA-256 "
             h += "\(escape(String(f.sha256.prefix(16))))…</span></td></tr>"
         }
-        let rest = r.unreadFiles.sorted(by: { $0.key < $1.key }).map { ($0.key, "not read: \($0.value)") } + r.warnings.map { ("Warning", $0) }
+        let rest =
+            r.unreadFiles.sorted(by: { $0.key < $1.key }).map { ($0.key, "not read: \($0.value)") }
+            + r.warnings.map { ("Warning", $0) }
         for (k, v) in rest { h += "<tr><th scope=\"row\">\(escape(k))</th><td>\(escape(v))</td></tr>" }
         return h + "</table></section>\n"
     }
@@ -193,59 +223,63 @@ public enum HTMLReport {
             case "'": out += "&#39;"
             default:
                 // Control characters other than tab and newline have no business in a page.
-                if c.value < 0x20 && c != "\t" && c != "\n" || (0x7F...0x9F).contains(c.value) { out += "\u{FFFD}" } else { out.unicodeScalars.append(c) }
+                if c.value < 0x20 && c != "\t" && c != "\n" || (0x7F...0x9F).contains(c.value) {
+                    out += "\u{FFFD}"
+                } else {
+                    out.unicodeScalars.append(c)
+                }
             }
         }
         return out
     }
 
     static let style = """
-    :root{--ok:#0b6b2b;--warn:#8a5a00;--bad:#a30d0d;--none:#4a4a4a;--line:#ccc}
-    *{box-sizing:border-box}
-    body{font:14px/1.35 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;color:#111;margin:0;background:#fff}
-    .banner{display:flex;align-items:center;gap:.6em;padding:.6em 1em;color:#fff;font-size:1.1em}
-    .banner .symbol{font-size:1.8em;font-weight:700;line-height:1}
-    .banner .word{font-size:1.6em;font-weight:800;letter-spacing:.06em}
-    .banner.accepted{background:var(--ok)}.banner.inconclusive{background:var(--warn)}
-    .banner.rejected{background:var(--bad)}.banner.notVerified{background:var(--none)}
-    main{padding:.8em 1em}
-    .top{display:flex;gap:1em;align-items:flex-start}
-    .face{margin:0;flex:0 0 12em}
-    .face img,.face .noimage{width:12em;border:1px solid var(--line)}
-    .noimage{display:flex;align-items:center;justify-content:center;min-height:6em;padding:.5em;background:#f2f2f2;color:#444;text-align:center;font-size:.85em}
-    .face .noimage{height:16em}
-    figcaption{font-size:.75em;color:#444;margin-top:.2em;overflow-wrap:anywhere}
-    .data{flex:1;min-width:0}
-    .columns{columns:2 22em;column-gap:1.2em;margin-top:.6em}
-    section{break-inside:avoid;margin:0 0 .7em}
-    section.wide{column-span:all}
-    h2{font-size:.95em;margin:0 0 .25em;padding-bottom:.1em;border-bottom:2px solid #333}
-    table{border-collapse:collapse;width:100%}
-    th,td{text-align:left;vertical-align:top;padding:.12em .4em .12em 0;border-bottom:1px solid #e3e3e3;overflow-wrap:anywhere}
-    th{font-weight:600;width:38%;color:#333}
-    .checks th{width:1%;white-space:nowrap;overflow-wrap:normal}.checks td.status{width:1%;white-space:nowrap;font-weight:700;padding-right:.8em}
-    tr.passed td.status{color:var(--ok)}tr.failed td.status{color:var(--bad)}tr.notPresent td.status,tr.notChecked td.status{color:var(--none)}
-    .mrz{font:13px/1.3 "OCR B","DejaVu Sans Mono",monospace;background:#f6f6f6;padding:.3em .5em;margin:.4em 0 0;white-space:pre-wrap;overflow-wrap:anywhere}
-    .images{display:flex;flex-wrap:wrap;gap:.6em}.images figure{margin:0;width:10em}.images img{max-width:10em;max-height:8em;border:1px solid var(--line)}
-    .note{color:#444}
-    footer{padding:.4em 1em;font-size:.8em;color:#444;border-top:1px solid var(--line)}
-    @page{size:A4;margin:10mm}
-    @media print{
-      body{font-size:7pt;line-height:1.2;-webkit-print-color-adjust:exact;print-color-adjust:exact}
-      .banner{padding:.3em .8em;font-size:1em}
-      main{padding:.3em 0}
-      .top{gap:4mm}
-      .face{flex-basis:27mm}.face img,.face .noimage{width:27mm}.face .noimage{height:36mm}
-      th,td{padding:0 .3em 0 0}
-      h2{font-size:7.5pt;border-bottom-width:1px;margin-bottom:.1em}
-      section{margin-bottom:.35em}
-      .columns{columns:3;column-gap:4mm;margin-top:.3em}
-      .mrz{font-size:7pt;padding:.15em .4em;margin-top:.2em}
-      .checks td{font-size:6.5pt}
-      .images{gap:2mm}.images figure{width:19mm}.images img{max-width:19mm;max-height:12mm}
-      .images figcaption{font-size:5pt}
-      .files .sha{display:none}
-      footer{padding:.2em 0;font-size:6.5pt}
-    }
-    """
+        :root{--ok:#0b6b2b;--warn:#8a5a00;--bad:#a30d0d;--none:#4a4a4a;--line:#ccc}
+        *{box-sizing:border-box}
+        body{font:14px/1.35 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;color:#111;margin:0;background:#fff}
+        .banner{display:flex;align-items:center;gap:.6em;padding:.6em 1em;color:#fff;font-size:1.1em}
+        .banner .symbol{font-size:1.8em;font-weight:700;line-height:1}
+        .banner .word{font-size:1.6em;font-weight:800;letter-spacing:.06em}
+        .banner.accepted{background:var(--ok)}.banner.inconclusive{background:var(--warn)}
+        .banner.rejected{background:var(--bad)}.banner.notVerified{background:var(--none)}
+        main{padding:.8em 1em}
+        .top{display:flex;gap:1em;align-items:flex-start}
+        .face{margin:0;flex:0 0 12em}
+        .face img,.face .noimage{width:12em;border:1px solid var(--line)}
+        .noimage{display:flex;align-items:center;justify-content:center;min-height:6em;padding:.5em;background:#f2f2f2;color:#444;text-align:center;font-size:.85em}
+        .face .noimage{height:16em}
+        figcaption{font-size:.75em;color:#444;margin-top:.2em;overflow-wrap:anywhere}
+        .data{flex:1;min-width:0}
+        .columns{columns:2 22em;column-gap:1.2em;margin-top:.6em}
+        section{break-inside:avoid;margin:0 0 .7em}
+        section.wide{column-span:all}
+        h2{font-size:.95em;margin:0 0 .25em;padding-bottom:.1em;border-bottom:2px solid #333}
+        table{border-collapse:collapse;width:100%}
+        th,td{text-align:left;vertical-align:top;padding:.12em .4em .12em 0;border-bottom:1px solid #e3e3e3;overflow-wrap:anywhere}
+        th{font-weight:600;width:38%;color:#333}
+        .checks th{width:1%;white-space:nowrap;overflow-wrap:normal}.checks td.status{width:1%;white-space:nowrap;font-weight:700;padding-right:.8em}
+        tr.passed td.status{color:var(--ok)}tr.failed td.status{color:var(--bad)}tr.notPresent td.status,tr.notChecked td.status{color:var(--none)}
+        .mrz{font:13px/1.3 "OCR B","DejaVu Sans Mono",monospace;background:#f6f6f6;padding:.3em .5em;margin:.4em 0 0;white-space:pre-wrap;overflow-wrap:anywhere}
+        .images{display:flex;flex-wrap:wrap;gap:.6em}.images figure{margin:0;width:10em}.images img{max-width:10em;max-height:8em;border:1px solid var(--line)}
+        .note{color:#444}
+        footer{padding:.4em 1em;font-size:.8em;color:#444;border-top:1px solid var(--line)}
+        @page{size:A4;margin:10mm}
+        @media print{
+          body{font-size:7pt;line-height:1.2;-webkit-print-color-adjust:exact;print-color-adjust:exact}
+          .banner{padding:.3em .8em;font-size:1em}
+          main{padding:.3em 0}
+          .top{gap:4mm}
+          .face{flex-basis:27mm}.face img,.face .noimage{width:27mm}.face .noimage{height:36mm}
+          th,td{padding:0 .3em 0 0}
+          h2{font-size:7.5pt;border-bottom-width:1px;margin-bottom:.1em}
+          section{margin-bottom:.35em}
+          .columns{columns:3;column-gap:4mm;margin-top:.3em}
+          .mrz{font-size:7pt;padding:.15em .4em;margin-top:.2em}
+          .checks td{font-size:6.5pt}
+          .images{gap:2mm}.images figure{width:19mm}.images img{max-width:19mm;max-height:12mm}
+          .images figcaption{font-size:5pt}
+          .files .sha{display:none}
+          footer{padding:.2em 0;font-size:6.5pt}
+        }
+        """
 }

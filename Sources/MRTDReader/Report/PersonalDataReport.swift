@@ -1,6 +1,6 @@
-public import MRTDDocument
 import ASN1TLV
 import MRTDCrypto
+public import MRTDDocument
 
 // The `document` fields from DG5, DG7, DG11, DG12 and DG16 (docs/report.md, "Personal data groups").
 extension ReadReport {
@@ -8,7 +8,10 @@ extension ReadReport {
     public struct Name: Codable, Sendable, Hashable {
         public var primary: String
         public var secondary: String
-        public init(primary: String, secondary: String) { self.primary = primary; self.secondary = secondary }
+        public init(primary: String, secondary: String) {
+            self.primary = primary
+            self.secondary = secondary
+        }
     }
 
     /// A date element: `format` says whether `value` is ISO 8601 ("iso8601": YYYY-MM-DD, or
@@ -18,7 +21,10 @@ extension ReadReport {
         public var value: String
         /// "iso8601" or "raw"
         public var format: String
-        public init(value: String, format: String) { self.value = value; self.format = format }
+        public init(value: String, format: String) {
+            self.value = value
+            self.format = format
+        }
     }
 
     /// An image stored in a data group: what it is, not its bytes (those are in the evidence bundle).
@@ -31,7 +37,11 @@ extension ReadReport {
         public var size: Int
         public var sha256: String
         public init(format: String, width: Int?, height: Int?, size: Int, sha256: String) {
-            self.format = format; self.width = width; self.height = height; self.size = size; self.sha256 = sha256
+            self.format = format
+            self.width = width
+            self.height = height
+            self.size = size
+            self.sha256 = sha256
         }
     }
 
@@ -52,14 +62,26 @@ extension ReadReport {
         public var proofOfCitizenship: ImageInfo?
         public var otherValidTravelDocumentNumbers: [String]?
         public var custodyInformation: String?
-        public init(fullName: Name? = nil, otherNames: [Name] = [], personalNumber: String? = nil, fullDateOfBirth: DateValue? = nil,
-                    placeOfBirth: [String]? = nil, address: [String]? = nil, telephone: String? = nil, profession: String? = nil,
-                    title: String? = nil, personalSummary: String? = nil, proofOfCitizenship: ImageInfo? = nil,
-                    otherValidTravelDocumentNumbers: [String]? = nil, custodyInformation: String? = nil) {
-            self.fullName = fullName; self.otherNames = otherNames; self.personalNumber = personalNumber
-            self.fullDateOfBirth = fullDateOfBirth; self.placeOfBirth = placeOfBirth; self.address = address
-            self.telephone = telephone; self.profession = profession; self.title = title; self.personalSummary = personalSummary
-            self.proofOfCitizenship = proofOfCitizenship; self.otherValidTravelDocumentNumbers = otherValidTravelDocumentNumbers
+        public init(
+            fullName: Name? = nil, otherNames: [Name] = [], personalNumber: String? = nil,
+            fullDateOfBirth: DateValue? = nil,
+            placeOfBirth: [String]? = nil, address: [String]? = nil, telephone: String? = nil,
+            profession: String? = nil,
+            title: String? = nil, personalSummary: String? = nil, proofOfCitizenship: ImageInfo? = nil,
+            otherValidTravelDocumentNumbers: [String]? = nil, custodyInformation: String? = nil
+        ) {
+            self.fullName = fullName
+            self.otherNames = otherNames
+            self.personalNumber = personalNumber
+            self.fullDateOfBirth = fullDateOfBirth
+            self.placeOfBirth = placeOfBirth
+            self.address = address
+            self.telephone = telephone
+            self.profession = profession
+            self.title = title
+            self.personalSummary = personalSummary
+            self.proofOfCitizenship = proofOfCitizenship
+            self.otherValidTravelDocumentNumbers = otherValidTravelDocumentNumbers
             self.custodyInformation = custodyInformation
         }
     }
@@ -75,12 +97,21 @@ extension ReadReport {
         public var imageOfRear: ImageInfo?
         public var personalizationTime: DateValue?
         public var personalizationDeviceSerialNumber: String?
-        public init(issuingAuthority: String? = nil, dateOfIssue: DateValue? = nil, otherPersons: [Name] = [],
-                    endorsementsAndObservations: String? = nil, taxOrExitRequirements: String? = nil, imageOfFront: ImageInfo? = nil,
-                    imageOfRear: ImageInfo? = nil, personalizationTime: DateValue? = nil, personalizationDeviceSerialNumber: String? = nil) {
-            self.issuingAuthority = issuingAuthority; self.dateOfIssue = dateOfIssue; self.otherPersons = otherPersons
-            self.endorsementsAndObservations = endorsementsAndObservations; self.taxOrExitRequirements = taxOrExitRequirements
-            self.imageOfFront = imageOfFront; self.imageOfRear = imageOfRear; self.personalizationTime = personalizationTime
+        public init(
+            issuingAuthority: String? = nil, dateOfIssue: DateValue? = nil, otherPersons: [Name] = [],
+            endorsementsAndObservations: String? = nil, taxOrExitRequirements: String? = nil,
+            imageOfFront: ImageInfo? = nil,
+            imageOfRear: ImageInfo? = nil, personalizationTime: DateValue? = nil,
+            personalizationDeviceSerialNumber: String? = nil
+        ) {
+            self.issuingAuthority = issuingAuthority
+            self.dateOfIssue = dateOfIssue
+            self.otherPersons = otherPersons
+            self.endorsementsAndObservations = endorsementsAndObservations
+            self.taxOrExitRequirements = taxOrExitRequirements
+            self.imageOfFront = imageOfFront
+            self.imageOfRear = imageOfRear
+            self.personalizationTime = personalizationTime
             self.personalizationDeviceSerialNumber = personalizationDeviceSerialNumber
         }
     }
@@ -92,8 +123,13 @@ extension ReadReport {
         public var telephone: String?
         /// The '<'-separated parts.
         public var address: [String]?
-        public init(dateRecorded: DateValue? = nil, name: Name? = nil, telephone: String? = nil, address: [String]? = nil) {
-            self.dateRecorded = dateRecorded; self.name = name; self.telephone = telephone; self.address = address
+        public init(
+            dateRecorded: DateValue? = nil, name: Name? = nil, telephone: String? = nil, address: [String]? = nil
+        ) {
+            self.dateRecorded = dateRecorded
+            self.name = name
+            self.telephone = telephone
+            self.address = address
         }
     }
 }
@@ -101,7 +137,9 @@ extension ReadReport {
 extension ReportBuilder {
     /// Adds the parsed DG5, DG7, DG11, DG12 and DG16 to `document`; a data group that was read but does not
     /// parse, or whose declared count differs from what it holds, becomes a warning (no personal data in it).
-    public static func addPersonalData(_ doc: inout ReadReport.Document, from lds: LDSDocument, warnings: inout [String]) {
+    public static func addPersonalData(
+        _ doc: inout ReadReport.Document, from lds: LDSDocument, warnings: inout [String]
+    ) {
         for f in [LDSFile.dg5, .dg7, .dg11, .dg12, .dg16] {
             if let e = lds.errors[f] { warnings.append("\(f.rawValue) could not be parsed: \(e)") }
         }
@@ -113,26 +151,33 @@ extension ReportBuilder {
         if let g = lds.dg11 {
             counted(.dg11, g.otherNamesDeclaredCount, g.otherNames.count, "other names")
             doc.additionalPersonalDetails = ReadReport.AdditionalPersonalDetails(
-                fullName: g.fullName.map(name), otherNames: g.otherNames.map(name), personalNumber: g.personalNumber.map(text),
+                fullName: g.fullName.map(name), otherNames: g.otherNames.map(name),
+                personalNumber: g.personalNumber.map(text),
                 fullDateOfBirth: g.fullDateOfBirth.map(date), placeOfBirth: g.placeOfBirth.map(LDSFields.parts),
-                address: g.address.map(LDSFields.parts), telephone: g.telephone.map(text), profession: g.profession.map(text),
-                title: g.title.map(text), personalSummary: g.personalSummary.map(text), proofOfCitizenship: g.proofOfCitizenship.map(image),
+                address: g.address.map(LDSFields.parts), telephone: g.telephone.map(text),
+                profession: g.profession.map(text),
+                title: g.title.map(text), personalSummary: g.personalSummary.map(text),
+                proofOfCitizenship: g.proofOfCitizenship.map(image),
                 otherValidTravelDocumentNumbers: g.otherValidTravelDocumentNumbers.map(LDSFields.parts),
                 custodyInformation: g.custodyInformation.map(text))
         }
         if let g = lds.dg12 {
             counted(.dg12, g.otherPersonsDeclaredCount, g.otherPersons.count, "other persons")
             doc.additionalDocumentDetails = ReadReport.AdditionalDocumentDetails(
-                issuingAuthority: g.issuingAuthority.map(text), dateOfIssue: g.dateOfIssue.map(date), otherPersons: g.otherPersons.map(name),
-                endorsementsAndObservations: g.endorsementsAndObservations.map(text), taxOrExitRequirements: g.taxOrExitRequirements.map(text),
-                imageOfFront: g.imageOfFront.map(image), imageOfRear: g.imageOfRear.map(image), personalizationTime: g.personalizationTime.map(date),
+                issuingAuthority: g.issuingAuthority.map(text), dateOfIssue: g.dateOfIssue.map(date),
+                otherPersons: g.otherPersons.map(name),
+                endorsementsAndObservations: g.endorsementsAndObservations.map(text),
+                taxOrExitRequirements: g.taxOrExitRequirements.map(text),
+                imageOfFront: g.imageOfFront.map(image), imageOfRear: g.imageOfRear.map(image),
+                personalizationTime: g.personalizationTime.map(date),
                 personalizationDeviceSerialNumber: g.personalizationDeviceSerialNumber.map(text))
         }
         if let g = lds.dg16 {
             counted(.dg16, g.declaredCount, g.persons.count, "persons to notify")
             doc.personsToNotify = g.persons.map {
-                ReadReport.PersonToNotify(dateRecorded: $0.dateRecorded.map(date), name: $0.name.map(name),
-                                          telephone: $0.telephone.map(text), address: $0.address.map(LDSFields.parts))
+                ReadReport.PersonToNotify(
+                    dateRecorded: $0.dateRecorded.map(date), name: $0.name.map(name),
+                    telephone: $0.telephone.map(text), address: $0.address.map(LDSFields.parts))
             }
         }
         for (f, keyPath) in [(LDSFile.dg5, \ReadReport.Document.displayedPortraits), (.dg7, \.displayedSignatures)] {
@@ -156,7 +201,8 @@ extension ReportBuilder {
 
     static func image(_ bytes: [UInt8]) -> ReadReport.ImageInfo {
         let size = ImageFormat.dimensions(bytes)
-        return ReadReport.ImageInfo(format: ImageFormat.detect(bytes).rawValue, width: size?.width, height: size?.height,
-                                    size: bytes.count, sha256: Hex.encode(HashAlgorithm.sha256.hash(bytes)))
+        return ReadReport.ImageInfo(
+            format: ImageFormat.detect(bytes).rawValue, width: size?.width, height: size?.height,
+            size: bytes.count, sha256: Hex.encode(HashAlgorithm.sha256.hash(bytes)))
     }
 }

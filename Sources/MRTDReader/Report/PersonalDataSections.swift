@@ -16,15 +16,22 @@ public struct PersonalDataSection: Sendable, Hashable {
         var out: [PersonalDataSection] = []
         func images(_ list: [ReadReport.ImageInfo]?, _ title: String, _ tag: String) {
             guard let list, !list.isEmpty else { return }
-            out.append(PersonalDataSection(title: title, rows: list.enumerated().map {
-                Row(label: list.count > 1 ? "Image \($0.offset + 1)" : "Image", value: describe($0.element), tag: tag)
-            }))
+            out.append(
+                PersonalDataSection(
+                    title: title,
+                    rows: list.enumerated().map {
+                        Row(
+                            label: list.count > 1 ? "Image \($0.offset + 1)" : "Image", value: describe($0.element),
+                            tag: tag)
+                    }))
         }
         images(d.displayedPortraits, "Displayed portrait (DG5)", "5F40")
         images(d.displayedSignatures, "Displayed signature or usual mark (DG7)", "5F43")
         if let p = d.additionalPersonalDetails {
             var rows: [Row] = []
-            func add(_ label: String, _ tag: String, _ value: String?) { if let value { rows.append(Row(label: label, value: value, tag: tag)) } }
+            func add(_ label: String, _ tag: String, _ value: String?) {
+                if let value { rows.append(Row(label: label, value: value, tag: tag)) }
+            }
             add("Full name", "5F0E", p.fullName.map(describe))
             for n in p.otherNames { add("Other name", "5F0F", describe(n)) }
             add("Personal number", "5F10", p.personalNumber)
@@ -36,13 +43,17 @@ public struct PersonalDataSection: Sendable, Hashable {
             add("Title", "5F14", p.title)
             add("Personal summary", "5F15", p.personalSummary)
             add("Proof of citizenship", "5F16", p.proofOfCitizenship.map(describe))
-            add("Other valid travel documents", "5F17", p.otherValidTravelDocumentNumbers.map { $0.joined(separator: ", ") })
+            add(
+                "Other valid travel documents", "5F17",
+                p.otherValidTravelDocumentNumbers.map { $0.joined(separator: ", ") })
             add("Custody information", "5F18", p.custodyInformation)
             out.append(PersonalDataSection(title: "Additional personal details (DG11)", rows: rows))
         }
         if let p = d.additionalDocumentDetails {
             var rows: [Row] = []
-            func add(_ label: String, _ tag: String, _ value: String?) { if let value { rows.append(Row(label: label, value: value, tag: tag)) } }
+            func add(_ label: String, _ tag: String, _ value: String?) {
+                if let value { rows.append(Row(label: label, value: value, tag: tag)) }
+            }
             add("Issuing authority", "5F19", p.issuingAuthority)
             add("Date of issue", "5F26", p.dateOfIssue.map(describe))
             for n in p.otherPersons { add("Other person", "5F1A", describe(n)) }
@@ -60,7 +71,9 @@ public struct PersonalDataSection: Sendable, Hashable {
                 let n = persons.count > 1 ? " \(i + 1)" : ""
                 if let v = p.name { rows.append(Row(label: "Person\(n)", value: describe(v), tag: "5F51")) }
                 if let v = p.telephone { rows.append(Row(label: "Telephone\(n)", value: v, tag: "5F52")) }
-                if let v = p.address { rows.append(Row(label: "Address\(n)", value: v.joined(separator: ", "), tag: "5F53")) }
+                if let v = p.address {
+                    rows.append(Row(label: "Address\(n)", value: v.joined(separator: ", "), tag: "5F53"))
+                }
                 if let v = p.dateRecorded { rows.append(Row(label: "Recorded\(n)", value: describe(v), tag: "5F50")) }
             }
             out.append(PersonalDataSection(title: "Persons to notify (DG16)", rows: rows))
@@ -68,10 +81,14 @@ public struct PersonalDataSection: Sendable, Hashable {
         return out
     }
 
-    static func describe(_ n: ReadReport.Name) -> String { n.secondary.isEmpty ? n.primary : "\(n.primary), \(n.secondary)" }
+    static func describe(_ n: ReadReport.Name) -> String {
+        n.secondary.isEmpty ? n.primary : "\(n.primary), \(n.secondary)"
+    }
 
     /// An ISO 8601 value as is; any other as stored, saying so.
-    static func describe(_ d: ReadReport.DateValue) -> String { d.format == "iso8601" ? d.value : "\(d.value) (as stored)" }
+    static func describe(_ d: ReadReport.DateValue) -> String {
+        d.format == "iso8601" ? d.value : "\(d.value) (as stored)"
+    }
 
     static func describe(_ i: ReadReport.ImageInfo) -> String {
         let kind = ["jpeg": "JPEG", "jpeg2000": "JPEG 2000", "png": "PNG"][i.format] ?? "image of unknown format"

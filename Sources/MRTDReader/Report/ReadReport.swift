@@ -1,4 +1,5 @@
 public import Foundation
+
 /// The JSON report of a read (`"schema": "emrtd.report/1"`, docs/architecture.md §4.2). Field names are a contract:
 /// fields may be added, never renamed or dropped without a new schema version.
 public struct ReadReport: Codable, Sendable, Hashable {
@@ -7,7 +8,10 @@ public struct ReadReport: Codable, Sendable, Hashable {
     public struct Tool: Codable, Sendable, Hashable {
         public var name: String
         public var version: String
-        public init(name: String = "emrtd", version: String = EMRTDKitVersion.string) { self.name = name; self.version = version }
+        public init(name: String = "emrtd", version: String = EMRTDKitVersion.string) {
+            self.name = name
+            self.version = version
+        }
     }
 
     public struct Reader: Codable, Sendable, Hashable {
@@ -16,8 +20,10 @@ public struct ReadReport: Codable, Sendable, Hashable {
         public var maxCommandSize: Int
         public var maxResponseSize: Int
         public init(name: String, extendedLength: Bool, maxCommandSize: Int, maxResponseSize: Int) {
-            self.name = name; self.extendedLength = extendedLength
-            self.maxCommandSize = maxCommandSize; self.maxResponseSize = maxResponseSize
+            self.name = name
+            self.extendedLength = extendedLength
+            self.maxCommandSize = maxCommandSize
+            self.maxResponseSize = maxResponseSize
         }
     }
 
@@ -34,10 +40,17 @@ public struct ReadReport: Codable, Sendable, Hashable {
         /// "3DES", "AES-128", "AES-192", "AES-256"
         public var cipher: String
         public var fellBackToBAC: Bool
-        public init(protocol: String, password: String, mapping: String?, keyAgreement: String?, parameterId: Int?,
-                    cipher: String, fellBackToBAC: Bool) {
-            self.protocol = `protocol`; self.password = password; self.mapping = mapping; self.keyAgreement = keyAgreement
-            self.parameterId = parameterId; self.cipher = cipher; self.fellBackToBAC = fellBackToBAC
+        public init(
+            protocol: String, password: String, mapping: String?, keyAgreement: String?, parameterId: Int?,
+            cipher: String, fellBackToBAC: Bool
+        ) {
+            self.protocol = `protocol`
+            self.password = password
+            self.mapping = mapping
+            self.keyAgreement = keyAgreement
+            self.parameterId = parameterId
+            self.cipher = cipher
+            self.fellBackToBAC = fellBackToBAC
         }
     }
 
@@ -65,13 +78,23 @@ public struct ReadReport: Codable, Sendable, Hashable {
         public var displayedPortraits: [ImageInfo]? = nil
         /// DG7 displayed signatures or usual marks, when read and parsed.
         public var displayedSignatures: [ImageInfo]? = nil
-        public init(documentCode: String, issuingState: String, documentNumber: String, surname: String, givenNames: String,
-                    nationality: String, dateOfBirth: String, sex: String, dateOfExpiry: String, optionalData: String,
-                    personalNumber: String?, mrz: String) {
-            self.documentCode = documentCode; self.issuingState = issuingState; self.documentNumber = documentNumber
-            self.surname = surname; self.givenNames = givenNames; self.nationality = nationality
-            self.dateOfBirth = dateOfBirth; self.sex = sex; self.dateOfExpiry = dateOfExpiry
-            self.optionalData = optionalData; self.personalNumber = personalNumber; self.mrz = mrz
+        public init(
+            documentCode: String, issuingState: String, documentNumber: String, surname: String, givenNames: String,
+            nationality: String, dateOfBirth: String, sex: String, dateOfExpiry: String, optionalData: String,
+            personalNumber: String?, mrz: String
+        ) {
+            self.documentCode = documentCode
+            self.issuingState = issuingState
+            self.documentNumber = documentNumber
+            self.surname = surname
+            self.givenNames = givenNames
+            self.nationality = nationality
+            self.dateOfBirth = dateOfBirth
+            self.sex = sex
+            self.dateOfExpiry = dateOfExpiry
+            self.optionalData = optionalData
+            self.personalNumber = personalNumber
+            self.mrz = mrz
         }
     }
 
@@ -90,8 +113,14 @@ public struct ReadReport: Codable, Sendable, Hashable {
         /// How many times reading this file resumed after an interruption (0 when read in one go).
         public var resumed: Int
         public init(name: String, fid: String, size: Int, sha256: String, apdus: Int, ms: Double, resumed: Int) {
-            self.name = name; self.fid = fid; self.size = size; self.sha256 = sha256; self.apdus = apdus; self.ms = ms
-            self.elapsedMs = ms; self.resumed = resumed
+            self.name = name
+            self.fid = fid
+            self.size = size
+            self.sha256 = sha256
+            self.apdus = apdus
+            self.ms = ms
+            self.elapsedMs = ms
+            self.resumed = resumed
         }
     }
 
@@ -112,10 +141,17 @@ public struct ReadReport: Codable, Sendable, Hashable {
         public var error: String?
         /// The file holding the bytes exactly as stored (`face.jpg` or `face.jp2`), with `--out`.
         public var storedPath: String?
-        public init(format: String, width: Int, height: Int, path: String? = nil, storedFormat: String? = nil,
-                    deliveredFormat: String? = nil, error: String? = nil, storedPath: String? = nil) {
-            self.format = format; self.width = width; self.height = height; self.path = path
-            self.storedFormat = storedFormat; self.deliveredFormat = deliveredFormat; self.error = error
+        public init(
+            format: String, width: Int, height: Int, path: String? = nil, storedFormat: String? = nil,
+            deliveredFormat: String? = nil, error: String? = nil, storedPath: String? = nil
+        ) {
+            self.format = format
+            self.width = width
+            self.height = height
+            self.path = path
+            self.storedFormat = storedFormat
+            self.deliveredFormat = deliveredFormat
+            self.error = error
             self.storedPath = storedPath
         }
     }
@@ -125,7 +161,11 @@ public struct ReadReport: Codable, Sendable, Hashable {
         /// "passed", "failed", "notPresent", "notChecked"
         public var status: String
         public var detail: String
-        public init(name: String, status: String, detail: String) { self.name = name; self.status = status; self.detail = detail }
+        public init(name: String, status: String, detail: String) {
+            self.name = name
+            self.status = status
+            self.detail = detail
+        }
     }
 
     public struct Verification: Codable, Sendable, Hashable {
@@ -138,9 +178,15 @@ public struct ReadReport: Codable, Sendable, Hashable {
         public var status: String
         /// The validation time used (ISO 8601).
         public var validationTime: String?
-        public init(checks: [Check], chipVerification: String, chipCloneDetection: String, status: String, validationTime: String?) {
-            self.checks = checks; self.chipVerification = chipVerification; self.chipCloneDetection = chipCloneDetection
-            self.status = status; self.validationTime = validationTime
+        public init(
+            checks: [Check], chipVerification: String, chipCloneDetection: String, status: String,
+            validationTime: String?
+        ) {
+            self.checks = checks
+            self.chipVerification = chipVerification
+            self.chipCloneDetection = chipCloneDetection
+            self.status = status
+            self.validationTime = validationTime
         }
     }
 
@@ -150,7 +196,10 @@ public struct ReadReport: Codable, Sendable, Hashable {
         public var bytesReceived: Int
         public var elapsedMs: Double
         public init(apdus: Int, bytesSent: Int, bytesReceived: Int, elapsedMs: Double) {
-            self.apdus = apdus; self.bytesSent = bytesSent; self.bytesReceived = bytesReceived; self.elapsedMs = elapsedMs
+            self.apdus = apdus
+            self.bytesSent = bytesSent
+            self.bytesReceived = bytesReceived
+            self.elapsedMs = elapsedMs
         }
     }
 

@@ -1,9 +1,9 @@
-import Glibc
-import Foundation
-import FaceImaging
-public import MRTDDocument
 public import ASN1TLV
+import FaceImaging
+import Foundation
+import Glibc
 import MRTDCrypto
+public import MRTDDocument
 import MRTDTrust
 
 /// Builds the JSON report (docs/architecture.md §4.2) from a read and its verification.
@@ -13,19 +13,26 @@ public enum ReportBuilder {
         let ref = CalendarDate(year: reference.year, month: reference.month, day: reference.day)
         func iso(_ d: CalendarDate?, _ raw: String) -> String {
             guard let d, d.month > 0, d.day > 0 else { return raw }
-            func pad(_ v: Int, _ w: Int) -> String { String(repeating: "0", count: max(0, w - String(v).count)) + String(v) }
+            func pad(_ v: Int, _ w: Int) -> String {
+                String(repeating: "0", count: max(0, w - String(v).count)) + String(v)
+            }
             return "\(pad(d.year, 4))-\(pad(d.month, 2))-\(pad(d.day, 2))"
         }
-        let birth = mrz.dateOfBirth.isPlausible ? iso(mrz.dateOfBirth.resolvedAsBirthDate(reference: ref), mrz.dateOfBirth.raw) : mrz.dateOfBirth.raw
-        let expiry = mrz.dateOfExpiry.isPlausible ? iso(mrz.dateOfExpiry.resolvedAsExpiryDate(reference: ref), mrz.dateOfExpiry.raw) : mrz.dateOfExpiry.raw
+        let birth =
+            mrz.dateOfBirth.isPlausible
+            ? iso(mrz.dateOfBirth.resolvedAsBirthDate(reference: ref), mrz.dateOfBirth.raw) : mrz.dateOfBirth.raw
+        let expiry =
+            mrz.dateOfExpiry.isPlausible
+            ? iso(mrz.dateOfExpiry.resolvedAsExpiryDate(reference: ref), mrz.dateOfExpiry.raw) : mrz.dateOfExpiry.raw
         let personal: String? = mrz.format == .td3 ? clean(mrz.optionalData) : nil
-        return ReadReport.Document(documentCode: clean(mrz.documentCode), issuingState: clean(mrz.issuingState),
-                                   documentNumber: mrz.documentNumber, surname: mrz.primaryIdentifier,
-                                   givenNames: mrz.secondaryIdentifier, nationality: clean(mrz.nationality),
-                                   dateOfBirth: birth, sex: String(mrz.sexCharacter == "<" ? "X" : mrz.sexCharacter),
-                                   dateOfExpiry: expiry, optionalData: clean(mrz.optionalData),
-                                   personalNumber: personal?.isEmpty == false ? personal : nil,
-                                   mrz: mrz.lines.joined(separator: "\n"))
+        return ReadReport.Document(
+            documentCode: clean(mrz.documentCode), issuingState: clean(mrz.issuingState),
+            documentNumber: mrz.documentNumber, surname: mrz.primaryIdentifier,
+            givenNames: mrz.secondaryIdentifier, nationality: clean(mrz.nationality),
+            dateOfBirth: birth, sex: String(mrz.sexCharacter == "<" ? "X" : mrz.sexCharacter),
+            dateOfExpiry: expiry, optionalData: clean(mrz.optionalData),
+            personalNumber: personal?.isEmpty == false ? personal : nil,
+            mrz: mrz.lines.joined(separator: "\n"))
     }
 
     static func clean(_ s: String) -> String {
@@ -33,40 +40,50 @@ public enum ReportBuilder {
     }
 
     /// The whole report for a live read.
-    public static func report(for result: ReadResult, verification: VerificationOutcome?, faceImagePath: String? = nil) -> ReadReport {
+    public static func report(for result: ReadResult, verification: VerificationOutcome?, faceImagePath: String? = nil)
+        -> ReadReport
+    {
         var r = ReadReport()
-        r.reader = ReadReport.Reader(name: result.readerName, extendedLength: result.usedExtendedLength,
-                                     maxCommandSize: result.capabilities.maxCommandSize, maxResponseSize: result.capabilities.maxResponseSize)
+        r.reader = ReadReport.Reader(
+            name: result.readerName, extendedLength: result.usedExtendedLength,
+            maxCommandSize: result.capabilities.maxCommandSize, maxResponseSize: result.capabilities.maxResponseSize)
         let ac = result.accessControl
-        r.accessControl = ReadReport.AccessControl(protocol: ac.protocol.rawValue, password: ac.passwordType.description,
-                                                   mapping: ac.mapping?.rawValue, keyAgreement: ac.keyAgreement?.rawValue,
-                                                   parameterId: ac.parameterId, cipher: ac.cipher.rawValue,
-                                                   fellBackToBAC: ac.fellBackToBAC)
-        fill(&r, files: result.files, facts: result.fileFacts, reference: verification?.validationTime ?? ASN1Time.now,
-             faceImagePath: faceImagePath)
+        r.accessControl = ReadReport.AccessControl(
+            protocol: ac.protocol.rawValue, password: ac.passwordType.description,
+            mapping: ac.mapping?.rawValue, keyAgreement: ac.keyAgreement?.rawValue,
+            parameterId: ac.parameterId, cipher: ac.cipher.rawValue,
+            fellBackToBAC: ac.fellBackToBAC)
+        fill(
+            &r, files: result.files, facts: result.fileFacts, reference: verification?.validationTime ?? ASN1Time.now,
+            faceImagePath: faceImagePath)
         for (f, outcome) in result.unreadFiles.sorted(by: { $0.key < $1.key }) {
             r.unreadFiles[f.rawValue] = describe(outcome)
         }
         if let verification { r.verification = reportVerification(verification) }
-        r.transport = ReadReport.Transport(apdus: result.statistics.apdus, bytesSent: result.statistics.bytesSent,
-                                           bytesReceived: result.statistics.bytesReceived,
-                                           elapsedMs: (result.elapsedMilliseconds * 10).rounded() / 10)
+        r.transport = ReadReport.Transport(
+            apdus: result.statistics.apdus, bytesSent: result.statistics.bytesSent,
+            bytesReceived: result.statistics.bytesReceived,
+            elapsedMs: (result.elapsedMilliseconds * 10).rounded() / 10)
         if result.resumptions > 0 {
-            r.warnings.append("the read resumed \(result.resumptions) time(s) after an interruption; resumed files: "
-                              + result.resumedFiles.map(\.rawValue).joined(separator: ", "))
+            r.warnings.append(
+                "the read resumed \(result.resumptions) time(s) after an interruption; resumed files: "
+                    + result.resumedFiles.map(\.rawValue).joined(separator: ", "))
         }
         return r
     }
 
     /// Files, document and face image (shared by live reads and offline verification).
-    public static func fill(_ r: inout ReadReport, files: [LDSFile: [UInt8]], facts: [LDSFile: FileFacts], reference: ASN1Time,
-                            faceImagePath: String?) {
+    public static func fill(
+        _ r: inout ReadReport, files: [LDSFile: [UInt8]], facts: [LDSFile: FileFacts], reference: ASN1Time,
+        faceImagePath: String?
+    ) {
         r.files = files.keys.sorted().map { f in
             let b = files[f]!
             let fact = facts[f]
-            return ReadReport.File(name: f.rawValue, fid: hex4(f.fid), size: b.count, sha256: Hex.encode(HashAlgorithm.sha256.hash(b)),
-                                   apdus: fact?.apdus ?? 0, ms: ((fact?.milliseconds ?? 0) * 100).rounded() / 100,
-                                   resumed: fact?.resumptions ?? 0)
+            return ReadReport.File(
+                name: f.rawValue, fid: hex4(f.fid), size: b.count, sha256: Hex.encode(HashAlgorithm.sha256.hash(b)),
+                apdus: fact?.apdus ?? 0, ms: ((fact?.milliseconds ?? 0) * 100).rounded() / 100,
+                resumed: fact?.resumptions ?? 0)
         }
         let doc = LDSDocument(files: files)
         if let mrz = doc.mrz {
@@ -82,9 +99,10 @@ public enum ReportBuilder {
     /// `storedPath` is where the evidence bundle wrote the stored bytes (`face.jpg` or `face.jp2`); `face.jpg`
     /// beside it is the displayable image.
     public static func faceImage(_ face: FaceImageInfo, storedPath: String?) -> ReadReport.FaceImage {
-        var f = ReadReport.FaceImage(format: face.format.rawValue, width: face.width ?? face.declaredWidth ?? 0,
-                                     height: face.height ?? face.declaredHeight ?? 0, storedFormat: face.format.rawValue,
-                                     storedPath: storedPath)
+        var f = ReadReport.FaceImage(
+            format: face.format.rawValue, width: face.width ?? face.declaredWidth ?? 0,
+            height: face.height ?? face.declaredHeight ?? 0, storedFormat: face.format.rawValue,
+            storedPath: storedPath)
         let decodable: Bool
         do {
             _ = try DisplayImage.decode(face.imageData)
@@ -104,9 +122,12 @@ public enum ReportBuilder {
     }
 
     public static func reportVerification(_ v: VerificationOutcome) -> ReadReport.Verification {
-        ReadReport.Verification(checks: v.checks.map { ReadReport.Check(name: $0.name.rawValue, status: $0.status.rawValue, detail: $0.detail) },
-                                chipVerification: v.chipVerification.rawValue, chipCloneDetection: v.chipCloneDetection.rawValue,
-                                status: v.status.rawValue, validationTime: v.validationTime.description)
+        ReadReport.Verification(
+            checks: v.checks.map {
+                ReadReport.Check(name: $0.name.rawValue, status: $0.status.rawValue, detail: $0.detail)
+            },
+            chipVerification: v.chipVerification.rawValue, chipCloneDetection: v.chipCloneDetection.rawValue,
+            status: v.status.rawValue, validationTime: v.validationTime.description)
     }
 
     static func describe(_ o: FileReadOutcome) -> String {

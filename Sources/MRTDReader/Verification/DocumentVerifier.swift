@@ -1,8 +1,8 @@
-public import MRTDTrust
-public import MRTDDocument
-public import MRTDAccessControl
 public import ASN1TLV
+public import MRTDAccessControl
 import MRTDCrypto
+public import MRTDDocument
+public import MRTDTrust
 
 /// The clone-detection evidence a verification needs: what a live read did (CA, PACE-CAM, AA) or what a
 /// bundle recorded of it. `emrtd verify` rebuilds it from a bundle (`live: false`); the verifier decides
@@ -21,10 +21,12 @@ public struct CloneDetectionEvidence: Sendable {
     /// Whether the evidence comes from a live read (CA and PACE-CAM can only be observed live).
     public var live: Bool
 
-    public init(chipAuthentication: ChipAuthenticationOutcome, activeAuthentication: ActiveAuthenticationTranscript?,
-                activeAuthenticationFailure: String? = nil, activeAuthenticationNotPerformed: String? = nil,
-                chipAuthenticationMapping: PACEChipAuthenticationMappingData?, chipAuthenticationMappingRecorded: Bool = false,
-                unreadFiles: [LDSFile: FileReadOutcome] = [:], live: Bool) {
+    public init(
+        chipAuthentication: ChipAuthenticationOutcome, activeAuthentication: ActiveAuthenticationTranscript?,
+        activeAuthenticationFailure: String? = nil, activeAuthenticationNotPerformed: String? = nil,
+        chipAuthenticationMapping: PACEChipAuthenticationMappingData?, chipAuthenticationMappingRecorded: Bool = false,
+        unreadFiles: [LDSFile: FileReadOutcome] = [:], live: Bool
+    ) {
         self.chipAuthentication = chipAuthentication
         self.activeAuthentication = activeAuthentication
         self.activeAuthenticationFailure = activeAuthenticationFailure
@@ -45,16 +47,21 @@ public struct CloneDetectionEvidence: Sendable {
         case .notPerformed(let r): notPerformed = r
         case .notAvailable: break
         }
-        self.init(chipAuthentication: result.chipAuthentication, activeAuthentication: transcript,
-                  activeAuthenticationFailure: failure, activeAuthenticationNotPerformed: notPerformed,
-                  chipAuthenticationMapping: result.chipAuthenticationMapping, unreadFiles: result.unreadFiles, live: true)
+        self.init(
+            chipAuthentication: result.chipAuthentication, activeAuthentication: transcript,
+            activeAuthenticationFailure: failure, activeAuthenticationNotPerformed: notPerformed,
+            chipAuthenticationMapping: result.chipAuthenticationMapping, unreadFiles: result.unreadFiles, live: true)
     }
 }
 
 /// The verdict of docs/architecture.md §4.2 with every check.
 public struct VerificationOutcome: Sendable, Hashable {
-    public enum ChipVerification: String, Sendable, Hashable, CaseIterable { case succeeded = "SUCCEEDED", failed = "FAILED", notChecked = "NOT_CHECKED" }
-    public enum CloneDetection: String, Sendable, Hashable, CaseIterable { case succeeded = "SUCCEEDED", failed = "FAILED", notAvailable = "NOT_AVAILABLE" }
+    public enum ChipVerification: String, Sendable, Hashable, CaseIterable {
+        case succeeded = "SUCCEEDED", failed = "FAILED", notChecked = "NOT_CHECKED"
+    }
+    public enum CloneDetection: String, Sendable, Hashable, CaseIterable {
+        case succeeded = "SUCCEEDED", failed = "FAILED", notAvailable = "NOT_AVAILABLE"
+    }
     public enum Status: String, Sendable, Hashable, CaseIterable { case accepted, inconclusive, rejected }
 
     public var checks: [VerificationCheck]
@@ -77,8 +84,10 @@ public struct VerificationOutcome: Sendable, Hashable {
 /// none is `NOT_AVAILABLE`. Offline, CA and PACE-CAM are `notChecked` (nothing ties a transcript to a real
 /// session). DG1, and DG2 when the SOD lists it, must be read and hash-checked (`identityDataGroups`).
 public enum DocumentVerifier {
-    public static func verify(files: [LDSFile: [UInt8]], evidence: CloneDetectionEvidence, trustStore: TrustStore,
-                              validationTime: ASN1Time, policy: PassiveAuthenticationPolicy = .icao9303) -> VerificationOutcome {
+    public static func verify(
+        files: [LDSFile: [UInt8]], evidence: CloneDetectionEvidence, trustStore: TrustStore,
+        validationTime: ASN1Time, policy: PassiveAuthenticationPolicy = .icao9303
+    ) -> VerificationOutcome {
         var checks: [VerificationCheck] = []
         var pa: PassiveAuthenticationReport? = nil
 
@@ -97,15 +106,19 @@ public enum DocumentVerifier {
             var dgs: [Int: [UInt8]] = [:]
             for (f, b) in files { if let n = f.dataGroupNumber { dgs[n] = b } }
             let issuingState = files[.dg1].flatMap { try? DG1File(bytes: $0) }?.mrz.issuingState
-            let report = policy.evaluate(PassiveAuthenticationInput(sod: sod, dataGroups: dgs, issuingState: issuingState,
-                                                                    cardSecurity: files[.cardSecurity]),
-                                         trustStore: trustStore, validationTime: validationTime)
+            let report = policy.evaluate(
+                PassiveAuthenticationInput(
+                    sod: sod, dataGroups: dgs, issuingState: issuingState,
+                    cardSecurity: files[.cardSecurity]),
+                trustStore: trustStore, validationTime: validationTime)
             pa = report
             checks += report.checks
         } else {
             let why = sodError.map { "EF.SOD does not parse: \($0)" } ?? "EF.SOD was not read"
-            for name in [CheckName.dataGroupHashes, .unlistedDataGroups, .sodSignature, .documentSignerCertificate, .cscaChain,
-                         .cscaCountryMatchesIssuingState, .revocation, .cardSecuritySignature] {
+            for name in [
+                CheckName.dataGroupHashes, .unlistedDataGroups, .sodSignature, .documentSignerCertificate, .cscaChain,
+                .cscaCountryMatchesIssuingState, .revocation, .cardSecuritySignature,
+            ] {
                 checks.append(.failed(name, why))
             }
         }
@@ -119,16 +132,20 @@ public enum DocumentVerifier {
         checks.append(readScopeCheck(facts))
 
         let verdict = VerdictRule.decide(checks)
-        return VerificationOutcome(checks: checks, chipVerification: verdict.chipVerification,
-                                   chipCloneDetection: verdict.cloneDetection, status: verdict.status,
-                                   validationTime: validationTime, passiveAuthentication: pa)
+        return VerificationOutcome(
+            checks: checks, chipVerification: verdict.chipVerification,
+            chipCloneDetection: verdict.cloneDetection, status: verdict.status,
+            validationTime: validationTime, passiveAuthentication: pa)
     }
 
     /// Verifies a live read.
-    public static func verify(_ result: ReadResult, trustStore: TrustStore, validationTime: ASN1Time,
-                              policy: PassiveAuthenticationPolicy = .icao9303) -> VerificationOutcome {
-        verify(files: result.files, evidence: CloneDetectionEvidence(result), trustStore: trustStore,
-               validationTime: validationTime, policy: policy)
+    public static func verify(
+        _ result: ReadResult, trustStore: TrustStore, validationTime: ASN1Time,
+        policy: PassiveAuthenticationPolicy = .icao9303
+    ) -> VerificationOutcome {
+        verify(
+            files: result.files, evidence: CloneDetectionEvidence(result), trustStore: trustStore,
+            validationTime: validationTime, policy: policy)
     }
 
     /// What the checks below share: the files, which data groups the SOD lists and which of those that the
@@ -153,14 +170,17 @@ public enum DocumentVerifier {
             var vouched = Set<LDSFile>()
             if let lso, let hash = HashAlgorithm(oid: lso.hashAlgorithm.dotted) {
                 for f in [LDSFile.dg1, .dg2, .dg14, .dg15] {
-                    if let bytes = files[f], let expected = lso.hash(of: f), ConstantTime.equals(hash.hash(bytes), expected) {
+                    if let bytes = files[f], let expected = lso.hash(of: f),
+                        ConstantTime.equals(hash.hash(bytes), expected)
+                    {
                         vouched.insert(f)
                     }
                 }
             }
             self.vouched = vouched
             cardSecurityVouched = checks.first { $0.name == .cardSecuritySignature }?.status == .passed
-            var infos: SecurityInfos? = nil, err: String? = nil
+            var infos: SecurityInfos? = nil
+            var err: String? = nil
             if let b = files[.dg14], vouched.contains(.dg14) {
                 do { infos = try SecurityInfos.parseDG14(b) } catch { err = error.description }
             }
@@ -178,7 +198,9 @@ public enum DocumentVerifier {
 
         /// Why a data group that is present does not count (the check that fails for it is named).
         func unvouched(_ f: LDSFile) -> String {
-            guard let n = f.dataGroupNumber, listed.contains(n) else { return "\(f.rawValue) is not listed in the SOD (see unlistedDataGroups)" }
+            guard let n = f.dataGroupNumber, listed.contains(n) else {
+                return "\(f.rawValue) is not listed in the SOD (see unlistedDataGroups)"
+            }
             return "\(f.rawValue) does not match its hash in the SOD (see dataGroupHashes)"
         }
     }
@@ -191,33 +213,47 @@ public enum DocumentVerifier {
             return .notPresent(.chipAuthentication, "the SOD lists no DG14 (no Chip Authentication)")
         }
         guard f.files[.dg14] != nil else {
-            return .failed(.chipAuthentication, "the SOD lists DG14 (Chip Authentication) but it was \(f.absence(.dg14))")
+            return .failed(
+                .chipAuthentication, "the SOD lists DG14 (Chip Authentication) but it was \(f.absence(.dg14))")
         }
         guard f.vouched.contains(.dg14) else { return .notChecked(.chipAuthentication, f.unvouched(.dg14)) }
         guard let infos = f.dg14 else {
             return .failed(.chipAuthentication, "DG14 does not parse: \(f.dg14Error ?? "unknown error")")
         }
         guard !infos.chipAuthenticationPublicKeyInfos.isEmpty else {
-            return .notPresent(.chipAuthentication, "DG14 holds no ChipAuthenticationPublicKeyInfo (no Chip Authentication)")
+            return .notPresent(
+                .chipAuthentication, "DG14 holds no ChipAuthenticationPublicKeyInfo (no Chip Authentication)")
         }
         guard e.live else {
-            return .notChecked(.chipAuthentication, "Chip Authentication is proven only during a live read (nothing offline ties a transcript to a real session); the live read recorded: \(recorded(e.chipAuthentication))")
+            return .notChecked(
+                .chipAuthentication,
+                "Chip Authentication is proven only during a live read (nothing offline ties a transcript to a real session); the live read recorded: \(recorded(e.chipAuthentication))"
+            )
         }
         switch e.chipAuthentication {
         case .succeeded(let name, let keyId):
-            return .passed(.chipAuthentication, "\(name)\(keyId.map { " key \($0)" } ?? ""): the chip continued secure messaging under the keys agreed with the DG14 public key (hash-checked)")
+            return .passed(
+                .chipAuthentication,
+                "\(name)\(keyId.map { " key \($0)" } ?? ""): the chip continued secure messaging under the keys agreed with the DG14 public key (hash-checked)"
+            )
         case .failed(let why):
             return .failed(.chipAuthentication, why)
         case .notPerformed(let why):
             if e.chipAuthenticationMapping != nil {
-                return .notChecked(.chipAuthentication, "not performed: PACE-CAM proved the chip's key instead (paceChipAuthenticationMapping)")
+                return .notChecked(
+                    .chipAuthentication,
+                    "not performed: PACE-CAM proved the chip's key instead (paceChipAuthenticationMapping)")
             }
             return .failed(.chipAuthentication, "DG14 offers Chip Authentication but it was not performed: \(why)")
         case .notAvailable:
             if e.chipAuthenticationMapping != nil {
-                return .notChecked(.chipAuthentication, "not performed: PACE-CAM proved the chip's key instead (paceChipAuthenticationMapping)")
+                return .notChecked(
+                    .chipAuthentication,
+                    "not performed: PACE-CAM proved the chip's key instead (paceChipAuthenticationMapping)")
             }
-            return .failed(.chipAuthentication, "DG14 offers Chip Authentication but it did not run (no usable protocol and key in DG14)")
+            return .failed(
+                .chipAuthentication,
+                "DG14 offers Chip Authentication but it did not run (no usable protocol and key in DG14)")
         }
     }
 
@@ -240,7 +276,9 @@ public enum DocumentVerifier {
             infos?.paceInfos.contains { PACEProtocol(oid: $0.protocol)?.mapping == .chipAuthenticationMapping } ?? false
         }
         if lists(f.files[.cardAccess].flatMap { try? SecurityInfos.parseCardAccess($0) }) { return true }
-        if f.cardSecurityVouched, lists(f.files[.cardSecurity].flatMap { try? SecurityInfos.parseCardSecurity($0) }) { return true }
+        if f.cardSecurityVouched, lists(f.files[.cardSecurity].flatMap { try? SecurityInfos.parseCardSecurity($0) }) {
+            return true
+        }
         return lists(f.dg14)
     }
 
@@ -251,28 +289,41 @@ public enum DocumentVerifier {
             return .notPresent(.paceChipAuthenticationMapping, "the document offers no PACE-CAM")
         }
         guard e.live else {
-            return .notChecked(.paceChipAuthenticationMapping, "PACE-CAM is proven only during a live read: offline nothing ties the recorded PK_map,IC to a real PACE session (the live read recorded \(ran ? "PACE-CAM data" : "no PACE-CAM data"))")
+            return .notChecked(
+                .paceChipAuthenticationMapping,
+                "PACE-CAM is proven only during a live read: offline nothing ties the recorded PK_map,IC to a real PACE session (the live read recorded \(ran ? "PACE-CAM data" : "no PACE-CAM data"))"
+            )
         }
         guard let cam = e.chipAuthenticationMapping else {
             if ca.status == .passed {
-                return .notChecked(.paceChipAuthenticationMapping, "offered but not used; Chip Authentication proved the chip's key instead")
+                return .notChecked(
+                    .paceChipAuthenticationMapping,
+                    "offered but not used; Chip Authentication proved the chip's key instead")
             }
-            return .failed(.paceChipAuthenticationMapping, "the document offers PACE-CAM but it did not run, and no Chip Authentication proved the chip's key")
+            return .failed(
+                .paceChipAuthenticationMapping,
+                "the document offers PACE-CAM but it did not run, and no Chip Authentication proved the chip's key")
         }
         guard let cs = f.files[.cardSecurity] else {
-            return .failed(.paceChipAuthenticationMapping, "PACE-CAM ran but EF.CardSecurity (the chip's CA public key) was \(f.absence(.cardSecurity))")
+            return .failed(
+                .paceChipAuthenticationMapping,
+                "PACE-CAM ran but EF.CardSecurity (the chip's CA public key) was \(f.absence(.cardSecurity))")
         }
         guard f.cardSecurityVouched else {
-            return .failed(.paceChipAuthenticationMapping, "EF.CardSecurity is not vouched for by a passed signature check")
+            return .failed(
+                .paceChipAuthenticationMapping, "EF.CardSecurity is not vouched for by a passed signature check")
         }
         guard let infos = try? SecurityInfos.parseCardSecurity(cs) else {
             return .failed(.paceChipAuthenticationMapping, "EF.CardSecurity does not parse")
         }
         do {
             if try cam.verify(cardSecurity: infos) {
-                return .passed(.paceChipAuthenticationMapping, "PK_map,IC = CA_IC · PK_IC with the EF.CardSecurity key (signature checked)")
+                return .passed(
+                    .paceChipAuthenticationMapping,
+                    "PK_map,IC = CA_IC · PK_IC with the EF.CardSecurity key (signature checked)")
             }
-            return .failed(.paceChipAuthenticationMapping, "the chip's CAM data do not match the EF.CardSecurity public key")
+            return .failed(
+                .paceChipAuthenticationMapping, "the chip's CAM data do not match the EF.CardSecurity public key")
         } catch {
             return .failed(.paceChipAuthenticationMapping, error.reason)
         }
@@ -284,10 +335,12 @@ public enum DocumentVerifier {
             return .notPresent(.activeAuthentication, "the SOD lists no DG15 (no Active Authentication)")
         }
         guard let dg15 = f.files[.dg15] else {
-            return .failed(.activeAuthentication, "the SOD lists DG15 (Active Authentication) but it was \(f.absence(.dg15))")
+            return .failed(
+                .activeAuthentication, "the SOD lists DG15 (Active Authentication) but it was \(f.absence(.dg15))")
         }
         guard f.vouched.contains(.dg15) else { return .notChecked(.activeAuthentication, f.unvouched(.dg15)) }
-        let spki: [UInt8], key: PublicKey
+        let spki: [UInt8]
+        let key: PublicKey
         do {
             spki = try ActiveAuthentication.publicKeyInfo(dg15: dg15)
             key = try ActiveAuthentication.publicKey(dg15: dg15)
@@ -299,35 +352,52 @@ public enum DocumentVerifier {
                 return .failed(.activeAuthentication, e.live ? r : "the live read recorded: \(r)")
             }
             if let r = e.activeAuthenticationNotPerformed {
-                return .failed(.activeAuthentication, "DG15 offers Active Authentication but it was not performed: \(r)")
+                return .failed(
+                    .activeAuthentication, "DG15 offers Active Authentication but it was not performed: \(r)")
             }
-            return .failed(.activeAuthentication, e.live ? "DG15 offers Active Authentication but it did not run"
-                                                          : "DG15 offers Active Authentication but the bundle holds no transcript")
+            return .failed(
+                .activeAuthentication,
+                e.live
+                    ? "DG15 offers Active Authentication but it did not run"
+                    : "DG15 offers Active Authentication but the bundle holds no transcript")
         }
         // Only DG15's key counts: a transcript naming another key proves nothing about this chip.
         guard t.publicKeyInfo == spki else {
             return .failed(.activeAuthentication, "the transcript's public key is not the one in DG15")
         }
         guard t.challenge.count == 8 else {
-            return .failed(.activeAuthentication, "the challenge is \(t.challenge.count) bytes, not 8 (ICAO 9303-11 §6.1)")
+            return .failed(
+                .activeAuthentication, "the challenge is \(t.challenge.count) bytes, not 8 (ICAO 9303-11 §6.1)")
         }
         // The signature algorithm comes from DG14's ActiveAuthenticationInfo (hash-checked), never from the transcript alone.
         let dg14Algorithm = f.dg14?.activeAuthenticationInfo?.signatureAlgorithm.dotted
         if case .ec = key.kind, dg14Algorithm == nil {
-            return .failed(.activeAuthentication, "an ECDSA DG15 key needs the signature algorithm of DG14's ActiveAuthenticationInfo, and no hash-checked DG14 gives one")
+            return .failed(
+                .activeAuthentication,
+                "an ECDSA DG15 key needs the signature algorithm of DG14's ActiveAuthenticationInfo, and no hash-checked DG14 gives one"
+            )
         }
         if let named = t.signatureAlgorithm, let dg14Algorithm, named != dg14Algorithm {
-            return .failed(.activeAuthentication, "the transcript names signature algorithm \(named), DG14 says \(dg14Algorithm)")
+            return .failed(
+                .activeAuthentication, "the transcript names signature algorithm \(named), DG14 says \(dg14Algorithm)")
         }
         do {
-            let v = try ActiveAuthentication.verify(signature: t.signature, challenge: t.challenge, publicKey: key,
-                                                    signatureAlgorithm: dg14Algorithm)
+            let v = try ActiveAuthentication.verify(
+                signature: t.signature, challenge: t.challenge, publicKey: key,
+                signatureAlgorithm: dg14Algorithm)
             guard v.verified else {
-                return .failed(.activeAuthentication, "the chip's signature does not verify with the DG15 public key (\(v.scheme.rawValue))")
+                return .failed(
+                    .activeAuthentication,
+                    "the chip's signature does not verify with the DG15 public key (\(v.scheme.rawValue))")
             }
-            let what = "\(v.scheme.rawValue) with \(v.hash.rawValue.uppercased()) over an 8-byte challenge verified with the DG15 key (hash-checked)"
+            let what =
+                "\(v.scheme.rawValue) with \(v.hash.rawValue.uppercased()) over an 8-byte challenge verified with the DG15 key (hash-checked)"
             if e.live { return .passed(.activeAuthentication, what + " during this read") }
-            return .passed(.activeAuthentication, what + "; offline this proves the chip signed this challenge once, not freshness, unless the challenge was bound (e.g. to the step-up process id)")
+            return .passed(
+                .activeAuthentication,
+                what
+                    + "; offline this proves the chip signed this challenge once, not freshness, unless the challenge was bound (e.g. to the step-up process id)"
+            )
         } catch {
             return .failed(.activeAuthentication, error.reason)
         }
@@ -344,12 +414,16 @@ public enum DocumentVerifier {
             if f.files[file] == nil { problems.append("\(file.rawValue) \(f.absence(file))") }
         }
         if !problems.isEmpty {
-            return .failed(.identityDataGroups, "the identity data groups are not all here: " + problems.joined(separator: "; "))
+            return .failed(
+                .identityDataGroups, "the identity data groups are not all here: " + problems.joined(separator: "; "))
         }
         // Present but not matching the SOD: dataGroupHashes or unlistedDataGroups fails for it (never passed here).
         let unvouched = required.filter { !f.vouched.contains($0) }
-        if !unvouched.isEmpty { return .notChecked(.identityDataGroups, unvouched.map(f.unvouched).joined(separator: "; ")) }
-        return .passed(.identityDataGroups, "\(required.map(\.rawValue).joined(separator: " and ")) read and matching the SOD")
+        if !unvouched.isEmpty {
+            return .notChecked(.identityDataGroups, unvouched.map(f.unvouched).joined(separator: "; "))
+        }
+        return .passed(
+            .identityDataGroups, "\(required.map(\.rawValue).joined(separator: " and ")) read and matching the SOD")
     }
 
     /// Which data groups the SOD lists that are not here, and why (informational).
@@ -365,7 +439,10 @@ public enum DocumentVerifier {
         }
         let missing = byReason.sorted { $0.key < $1.key }.map { "\($0.value.joined(separator: ", ")) \($0.key)" }
         if missing.isEmpty { return .passed(.readScope, "every data group the SOD lists was read") }
-        if eacOnly { return .passed(.readScope, "every data group the SOD lists was read except " + missing.joined(separator: "; ")) }
+        if eacOnly {
+            return .passed(
+                .readScope, "every data group the SOD lists was read except " + missing.joined(separator: "; "))
+        }
         return .notChecked(.readScope, "not every data group the SOD lists is here: " + missing.joined(separator: "; "))
     }
 }

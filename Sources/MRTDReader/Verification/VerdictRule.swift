@@ -30,7 +30,8 @@ public enum VerdictRule {
         switch name {
         case .dataGroupHashes, .sodSignature, .cscaChain, .identityDataGroups: .chipVerification(required: true)
         case .unlistedDataGroups, .documentSignerCertificate, .cscaCountryMatchesIssuingState, .revocation,
-             .cardSecuritySignature: .chipVerification(required: false)
+            .cardSecuritySignature:
+            .chipVerification(required: false)
         case .chipAuthentication, .paceChipAuthenticationMapping, .activeAuthentication: .cloneDetection
         case .readScope: .informational
         }
@@ -57,8 +58,10 @@ public enum VerdictRule {
         return .failed
     }
 
-    public static func status(chipVerification: VerificationOutcome.ChipVerification,
-                              cloneDetection: VerificationOutcome.CloneDetection) -> VerificationOutcome.Status {
+    public static func status(
+        chipVerification: VerificationOutcome.ChipVerification,
+        cloneDetection: VerificationOutcome.CloneDetection
+    ) -> VerificationOutcome.Status {
         switch chipVerification {
         case .failed, .notChecked: return .rejected
         case .succeeded:
@@ -71,9 +74,13 @@ public enum VerdictRule {
 
     /// The whole verdict from the checks.
     public static func decide(_ checks: [VerificationCheck])
-        -> (chipVerification: VerificationOutcome.ChipVerification, cloneDetection: VerificationOutcome.CloneDetection,
-            status: VerificationOutcome.Status) {
-        let v = chipVerification(checks), c = cloneDetection(checks)
+        -> (
+            chipVerification: VerificationOutcome.ChipVerification, cloneDetection: VerificationOutcome.CloneDetection,
+            status: VerificationOutcome.Status
+        )
+    {
+        let v = chipVerification(checks)
+        let c = cloneDetection(checks)
         return (v, c, status(chipVerification: v, cloneDetection: c))
     }
 }

@@ -33,7 +33,9 @@ public struct CMSSignedData: Sendable, Hashable {
     public init(contentInfo bytes: [UInt8]) throws(TrustError) {
         var node = try asn1(.cms, "ContentInfo") { () throws(TLVError) in try TLVParser.parse(bytes, rules: .ber) }
         if node.tag == 0x77 {
-            guard node.children.count == 1 else { throw TrustError(.malformed, .cms, "EF.SOD wrapper does not hold one ContentInfo") }
+            guard node.children.count == 1 else {
+                throw TrustError(.malformed, .cms, "EF.SOD wrapper does not hold one ContentInfo")
+            }
             node = node.children[0]
         }
         try self.init(contentInfo: node)
@@ -92,7 +94,7 @@ public struct CMSSignedData: Sendable, Hashable {
                         unreadable.append("certificate #\(n): \(error.reason)")
                     }
                 }
-            case 0xA1: continue // crls: not used by ICAO documents
+            case 0xA1: continue  // crls: not used by ICAO documents
             case 0x31: signerSet = f
             default: throw TrustError(.malformed, step, "unexpected SignedData field \(TLVTag.describe(f.tag))")
             }
@@ -143,33 +145,46 @@ extension CMSSignedData {
     ///    a superfluous leading zero in RSA signatures tolerated).
     ///
     /// Throws a `TrustError` whose code says which step failed.
-    public func verifySigner(at index: Int = 0,
-                             externalCertificates: (SignerIdentifier) -> [Certificate] = { _ in [] }) throws(TrustError) -> CMSVerifiedSigner {
+    public func verifySigner(
+        at index: Int = 0,
+        externalCertificates: (SignerIdentifier) -> [Certificate] = { _ in [] }
+    ) throws(TrustError) -> CMSVerifiedSigner {
         guard index < signerInfos.count else {
-            throw TrustError(.malformed, .cms, signerInfos.isEmpty ? "SignedData has no SignerInfo" : "no SignerInfo #\(index)")
+            throw TrustError(
+                .malformed, .cms, signerInfos.isEmpty ? "SignedData has no SignerInfo" : "no SignerInfo #\(index)")
         }
         let si = signerInfos[index]
-        guard let eContent else { throw TrustError(.malformed, .cms, "eContent is absent (detached content is not supported)") }
+        guard let eContent else {
+            throw TrustError(.malformed, .cms, "eContent is absent (detached content is not supported)")
+        }
         let digest = try si.digestAlgorithm.hashAlgorithm(step: .cms)
         let signedBytes: [UInt8]
         if let attrs = si.signedAttributesForSignature {
             let ct = si.signedAttribute(TrustOID.contentTypeAttribute)
             guard ct.count == 1, ct[0].values.count == 1 else {
-                throw TrustError(.attributeMismatch, .signedAttributes, "signed attributes must hold exactly one contentType")
+                throw TrustError(
+                    .attributeMismatch, .signedAttributes, "signed attributes must hold exactly one contentType")
             }
-            let ctValue = try asn1(.signedAttributes, "contentType") { () throws(TLVError) in try ct[0].values[0].objectIdentifierValue() }
+            let ctValue = try asn1(.signedAttributes, "contentType") { () throws(TLVError) in
+                try ct[0].values[0].objectIdentifierValue()
+            }
             guard ctValue == eContentType else {
-                throw TrustError(.attributeMismatch, .signedAttributes,
-                                 "contentType attribute \(ctValue.dotted) differs from eContentType \(eContentType.dotted)")
+                throw TrustError(
+                    .attributeMismatch, .signedAttributes,
+                    "contentType attribute \(ctValue.dotted) differs from eContentType \(eContentType.dotted)")
             }
             let md = si.signedAttribute(TrustOID.messageDigestAttribute)
             guard md.count == 1, md[0].values.count == 1 else {
-                throw TrustError(.attributeMismatch, .signedAttributes, "signed attributes must hold exactly one messageDigest")
+                throw TrustError(
+                    .attributeMismatch, .signedAttributes, "signed attributes must hold exactly one messageDigest")
             }
-            let mdValue = try asn1(.signedAttributes, "messageDigest") { () throws(TLVError) in try md[0].values[0].octetStringValue() }
+            let mdValue = try asn1(.signedAttributes, "messageDigest") { () throws(TLVError) in
+                try md[0].values[0].octetStringValue()
+            }
             guard mdValue == digest.hash(eContent) else {
-                throw TrustError(.attributeMismatch, .signedAttributes,
-                                 "messageDigest does not equal the \(digest.rawValue) hash of eContent")
+                throw TrustError(
+                    .attributeMismatch, .signedAttributes,
+                    "messageDigest does not equal the \(digest.rawValue) hash of eContent")
             }
             signedBytes = attrs
         } else {
@@ -180,12 +195,15 @@ extension CMSSignedData {
         }
         let algorithm = try si.signatureAlgorithm.signatureAlgorithm(digest: digest, step: .signature)
 
-        var candidates: [(Certificate, CMSVerifiedSigner.CertificateSource)] = certificates.filter { si.sid.matches($0) }.map { ($0, .embedded) }
+        var candidates: [(Certificate, CMSVerifiedSigner.CertificateSource)] = certificates.filter {
+            si.sid.matches($0)
+        }.map { ($0, .embedded) }
         for c in externalCertificates(si.sid) where !candidates.contains(where: { $0.0 == c }) {
             candidates.append((c, .external))
         }
         guard !candidates.isEmpty else {
-            throw TrustError(.signerNotFound, .cms, "no certificate for the signer (\(si.sid)) is embedded or in the trust store")
+            throw TrustError(
+                .signerNotFound, .cms, "no certificate for the signer (\(si.sid)) is embedded or in the trust store")
         }
         var problems: [String] = []
         for (cert, source) in candidates {
@@ -196,10 +214,13 @@ extension CMSSignedData {
                     try key.verify(signature: sig, message: signedBytes, algorithm: algorithm)
                 }
                 if ok {
-                    return CMSVerifiedSigner(signerInfo: si, certificate: cert, certificateSource: source,
-                                             digestAlgorithm: digest, signatureAlgorithm: algorithm, signingTime: si.signingTime)
+                    return CMSVerifiedSigner(
+                        signerInfo: si, certificate: cert, certificateSource: source,
+                        digestAlgorithm: digest, signatureAlgorithm: algorithm, signingTime: si.signingTime)
                 }
-                problems.append("\(algorithm.reportName) signature does not verify with the key of \(cert.subject) (serial \(cert.serialHex))")
+                problems.append(
+                    "\(algorithm.reportName) signature does not verify with the key of \(cert.subject) (serial \(cert.serialHex))"
+                )
             } catch {
                 problems.append(error.reason)
             }

@@ -75,11 +75,12 @@ public struct CMSSignerInfo: Sendable, Hashable {
             guard c[1].children.count == 2, c[1].children[1].tag == 0x02 else {
                 throw TrustError(.malformed, step, "IssuerAndSerialNumber is not a SEQUENCE of Name and INTEGER")
             }
-            sid = .issuerAndSerialNumber(issuer: try DistinguishedName(node: c[1].children[0], step: step),
-                                         serialNumber: c[1].children[1].valueBytes)
+            sid = .issuerAndSerialNumber(
+                issuer: try DistinguishedName(node: c[1].children[0], step: step),
+                serialNumber: c[1].children[1].valueBytes)
         case 0x80:
             sid = .subjectKeyIdentifier(c[1].valueBytes)
-        case 0xA0: // a constructed [0] (BER) holding the OCTET STRING contents
+        case 0xA0:  // a constructed [0] (BER) holding the OCTET STRING contents
             sid = .subjectKeyIdentifier(c[1].children.first?.valueBytes ?? [])
         default:
             throw TrustError(.malformed, step, "unknown SignerIdentifier \(TLVTag.describe(c[1].tag))")
@@ -93,7 +94,9 @@ public struct CMSSignerInfo: Sendable, Hashable {
                 guard a.tag == 0x30, a.children.count == 2, a.children[1].tag == 0x31 else {
                     throw TrustError(.malformed, .signedAttributes, "Attribute is not a SEQUENCE of OID and SET")
                 }
-                let type = try asn1(.signedAttributes, "attrType") { () throws(TLVError) in try a.children[0].objectIdentifierValue() }
+                let type = try asn1(.signedAttributes, "attrType") { () throws(TLVError) in
+                    try a.children[0].objectIdentifierValue()
+                }
                 attrs.append(CMSAttribute(type: type, values: a.children[1].children))
             }
             signedAttributes = attrs
@@ -102,7 +105,9 @@ public struct CMSSignerInfo: Sendable, Hashable {
             signedAttributes = nil
             signedAttributesEncoded = nil
         }
-        guard i + 1 < c.count else { throw TrustError(.malformed, step, "SignerInfo lacks signatureAlgorithm or signature") }
+        guard i + 1 < c.count else {
+            throw TrustError(.malformed, step, "SignerInfo lacks signatureAlgorithm or signature")
+        }
         signatureAlgorithm = try AlgorithmIdentifier(node: c[i], step: step)
         let sigNode = c[i + 1]
         signature = try asn1(step, "SignerInfo.signature") { () throws(TLVError) in try sigNode.octetStringValue() }

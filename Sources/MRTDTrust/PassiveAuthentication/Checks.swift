@@ -28,14 +28,18 @@ extension PassiveAuthenticationCheck {
         guard let hash = AlgorithmIdentifier.hashes[lso.hashAlgorithm] else {
             return .failed(.dataGroupHashes, "the SOD's hash algorithm \(lso.hashAlgorithm.dotted) is not supported")
         }
-        var matched: [Int] = [], mismatched: [Int] = []
+        var matched: [Int] = []
+        var mismatched: [Int] = []
         for (dg, bytes) in e.input.dataGroups.sorted(by: { $0.key < $1.key }) {
-            guard let expected = lso.dataGroupHashes[dg] else { continue } // unlistedDataGroups reports it
+            guard let expected = lso.dataGroupHashes[dg] else { continue }  // unlistedDataGroups reports it
             if hash.hash(bytes) == expected { matched.append(dg) } else { mismatched.append(dg) }
         }
         let alg = hash.rawValue.uppercased()
         if !mismatched.isEmpty {
-            return .failed(.dataGroupHashes, "\(dgList(mismatched)) do\(mismatched.count == 1 ? "es" : "") not match the SOD (\(alg)); matching: \(matched.isEmpty ? "none" : dgList(matched))")
+            return .failed(
+                .dataGroupHashes,
+                "\(dgList(mismatched)) do\(mismatched.count == 1 ? "es" : "") not match the SOD (\(alg)); matching: \(matched.isEmpty ? "none" : dgList(matched))"
+            )
         }
         if matched.isEmpty { return .notPresent(.dataGroupHashes, "none of the data groups read is listed in the SOD") }
         return .passed(.dataGroupHashes, "\(dgList(matched)) match the SOD (\(alg))")
@@ -45,13 +49,20 @@ extension PassiveAuthenticationCheck {
     public static let unlistedDataGroups = PassiveAuthenticationCheck(name: .unlistedDataGroups) { e in
         guard !e.input.dataGroups.isEmpty else { return .notPresent(.unlistedDataGroups, "no data group was read") }
         guard let listed = e.input.sod?.ldsSecurityObject.dataGroupHashes else {
-            return .failed(.unlistedDataGroups, "\(dgList(e.input.dataGroups.keys.sorted())) read but no SOD lists them: \(e.input.sodUnavailableReason ?? "no EF.SOD")")
+            return .failed(
+                .unlistedDataGroups,
+                "\(dgList(e.input.dataGroups.keys.sorted())) read but no SOD lists them: \(e.input.sodUnavailableReason ?? "no EF.SOD")"
+            )
         }
         let unlisted = e.input.dataGroups.keys.filter { listed[$0] == nil }.sorted()
         if !unlisted.isEmpty {
-            return .failed(.unlistedDataGroups, "\(dgList(unlisted)) read from the chip but not listed in the SOD (which lists \(dgList(listed.keys.sorted())))")
+            return .failed(
+                .unlistedDataGroups,
+                "\(dgList(unlisted)) read from the chip but not listed in the SOD (which lists \(dgList(listed.keys.sorted())))"
+            )
         }
-        return .passed(.unlistedDataGroups, "every data group read is listed in the SOD (\(dgList(listed.keys.sorted())))")
+        return .passed(
+            .unlistedDataGroups, "every data group read is listed in the SOD (\(dgList(listed.keys.sorted())))")
     }
 
     // MARK: SOD signature and document signer
@@ -63,11 +74,17 @@ extension PassiveAuthenticationCheck {
         case .success(let s):
             let type = e.input.sod?.eContentType
             guard type == TrustOID.ldsSecurityObject else {
-                return .failed(.sodSignature, "eContentType \(type?.dotted ?? "?") is not id-icao-mrtd-security-ldsSecurityObject")
+                return .failed(
+                    .sodSignature, "eContentType \(type?.dotted ?? "?") is not id-icao-mrtd-security-ldsSecurityObject")
             }
-            let time = s.hasSignedAttributes ? (s.signingTime.map { ", signingTime \($0)" } ?? ", no signingTime")
+            let time =
+                s.hasSignedAttributes
+                ? (s.signingTime.map { ", signingTime \($0)" } ?? ", no signingTime")
                 : ", no signed attributes (signature over eContent)"
-            return .passed(.sodSignature, "\(s.signatureAlgorithm.reportName) signature verified with the \(s.certificateSource == .embedded ? "embedded" : "trust store's") document signer \(s.certificate.subject) (serial \(s.certificate.serialHex))\(time)")
+            return .passed(
+                .sodSignature,
+                "\(s.signatureAlgorithm.reportName) signature verified with the \(s.certificateSource == .embedded ? "embedded" : "trust store's") document signer \(s.certificate.subject) (serial \(s.certificate.serialHex))\(time)"
+            )
         case .failure(let err):
             if err.code == .signerNotFound { return .notChecked(.sodSignature, err.reason) }
             return .failed(.sodSignature, err.reason)
@@ -77,7 +94,8 @@ extension PassiveAuthenticationCheck {
     /// The document signer certificate is usable and valid under the rule above.
     public static let documentSignerCertificate = PassiveAuthenticationCheck(name: .documentSignerCertificate) { e in
         guard let ds = e.documentSigner else {
-            return .notPresent(.documentSignerCertificate, "no document signer certificate in the SOD or the trust store")
+            return .notPresent(
+                .documentSignerCertificate, "no document signer certificate in the SOD or the trust store")
         }
         var signingTime: ASN1Time? = nil
         if case .success(let s) = e.sodSigner { signingTime = s.signingTime }
@@ -89,11 +107,16 @@ extension PassiveAuthenticationCheck {
             // ICAO 9303-12 §7.1.1.3: DocumentType is the first one or two characters of the MRZ document code.
             let c = code.uppercased().filter { $0 != "<" && !$0.isWhitespace }
             guard types.contains(where: { !$0.isEmpty && c.hasPrefix($0.uppercased()) }) else {
-                return .failed(.documentSignerCertificate, "document code \(code) is not in the document signer's documentTypeList (\(types.joined(separator: ", ")))")
+                return .failed(
+                    .documentSignerCertificate,
+                    "document code \(code) is not in the document signer's documentTypeList (\(types.joined(separator: ", ")))"
+                )
             }
             typeNote = "; document code \(c) allowed by documentTypeList"
         }
-        return .passed(.documentSignerCertificate, signerValidityDetail(ds, signingTime: signingTime, validationTime: e.validationTime) + typeNote)
+        return .passed(
+            .documentSignerCertificate,
+            signerValidityDetail(ds, signingTime: signingTime, validationTime: e.validationTime) + typeNote)
     }
 
     // MARK: CSCA
@@ -108,7 +131,8 @@ extension PassiveAuthenticationCheck {
     }
 
     /// The CSCA's country is the MRZ issuing state (9303-11 §5.1.1; codes per `CountryCodes`).
-    public static let cscaCountryMatchesIssuingState = PassiveAuthenticationCheck(name: .cscaCountryMatchesIssuingState) { e in
+    public static let cscaCountryMatchesIssuingState = PassiveAuthenticationCheck(name: .cscaCountryMatchesIssuingState)
+    { e in
         guard let state = e.input.issuingState, !state.filter({ $0 != "<" }).isEmpty else {
             return .notChecked(.cscaCountryMatchesIssuingState, "no MRZ issuing state given")
         }
@@ -125,20 +149,32 @@ extension PassiveAuthenticationCheck {
             from = "the document signer's issuer name (no CSCA found in the trust store)"
         }
         guard let country else {
-            if case .anchored? = e.chain { return .failed(.cscaCountryMatchesIssuingState, "\(from) has no countryName") }
-            return .notChecked(.cscaCountryMatchesIssuingState, "no CSCA found and the document signer's issuer name \(ds.issuer) has no countryName")
+            if case .anchored? = e.chain {
+                return .failed(.cscaCountryMatchesIssuingState, "\(from) has no countryName")
+            }
+            return .notChecked(
+                .cscaCountryMatchesIssuingState,
+                "no CSCA found and the document signer's issuer name \(ds.issuer) has no countryName")
         }
         if let dsCountry = ds.subject.country, dsCountry != country {
-            return .failed(.cscaCountryMatchesIssuingState, "document signer country \(dsCountry) differs from CSCA country \(country)")
+            return .failed(
+                .cscaCountryMatchesIssuingState,
+                "document signer country \(dsCountry) differs from CSCA country \(country)")
         }
         let mapped = CountryCodes.certificateCountries(forIssuingState: state)
         let mrz = state.filter { $0 != "<" }
         if CountryCodes.matches(certificateCountry: country, issuingState: state) {
-            let via = mapped.isEmpty ? " (no ISO alpha-2 for \(mrz): compared literally)" : (mapped == [mrz] ? "" : " (ICAO \(mrz) ↔ \(mapped.joined(separator: "/")))")
-            return .passed(.cscaCountryMatchesIssuingState, "issuing state \(mrz) matches C=\(country) of \(from)\(via)")
+            let via =
+                mapped.isEmpty
+                ? " (no ISO alpha-2 for \(mrz): compared literally)"
+                : (mapped == [mrz] ? "" : " (ICAO \(mrz) ↔ \(mapped.joined(separator: "/")))")
+            return .passed(
+                .cscaCountryMatchesIssuingState, "issuing state \(mrz) matches C=\(country) of \(from)\(via)")
         }
         let expected = mapped.isEmpty ? "no ISO alpha-2 equivalent" : "expected \(mapped.joined(separator: " or "))"
-        return .failed(.cscaCountryMatchesIssuingState, "issuing state \(mrz) does not match C=\(country) of \(from) (\(expected))")
+        return .failed(
+            .cscaCountryMatchesIssuingState, "issuing state \(mrz) does not match C=\(country) of \(from) (\(expected))"
+        )
     }
 
     // MARK: Revocation
@@ -148,29 +184,41 @@ extension PassiveAuthenticationCheck {
     public static let revocation = PassiveAuthenticationCheck(name: .revocation) { e in
         guard let ds = e.documentSigner else { return .notChecked(.revocation, "no document signer certificate") }
         var toCheck = [ds]
-        if case .anchored(let chain)? = e.chain { toCheck += chain.certificates.dropFirst().filter(\.isLinkCertificate) }
+        if case .anchored(let chain)? = e.chain {
+            toCheck += chain.certificates.dropFirst().filter(\.isLinkCertificate)
+        }
         var checked: [String] = []
         var stale: [String] = []
         for cert in toCheck {
             let crls = e.trustStore.crls(issuer: cert.issuer).filter { entry in
-                guard let aki = cert.authorityKeyIdentifier, let crlAKI = entry.crl.authorityKeyIdentifier else { return true }
+                guard let aki = cert.authorityKeyIdentifier, let crlAKI = entry.crl.authorityKeyIdentifier else {
+                    return true
+                }
                 return aki == crlAKI
             }
             guard !crls.isEmpty else {
                 if cert == ds {
                     let unverified = e.trustStore.allCRLs(issuer: cert.issuer).count
-                    let extra = unverified > 0 ? " (\(unverified) CRL(s) of that issuer held but not verified against its CSCA)" : ""
+                    let extra =
+                        unverified > 0
+                        ? " (\(unverified) CRL(s) of that issuer held but not verified against its CSCA)" : ""
                     return .notChecked(.revocation, "the trust store has no CRL for issuer \(cert.issuer)\(extra)")
                 }
                 continue
             }
             for entry in crls {
                 if let r = entry.crl.revocation(of: cert) {
-                    return .failed(.revocation, "\(cert == ds ? "document signer" : "link certificate") serial \(cert.serialHex) revoked on \(r.revocationDate) by the CRL of \(entry.crl.issuer) (thisUpdate \(entry.crl.thisUpdate))")
+                    return .failed(
+                        .revocation,
+                        "\(cert == ds ? "document signer" : "link certificate") serial \(cert.serialHex) revoked on \(r.revocationDate) by the CRL of \(entry.crl.issuer) (thisUpdate \(entry.crl.thisUpdate))"
+                    )
                 }
-                if let next = entry.crl.nextUpdate, next < e.validationTime { stale.append("\(entry.crl.issuer) nextUpdate \(next)") }
+                if let next = entry.crl.nextUpdate, next < e.validationTime {
+                    stale.append("\(entry.crl.issuer) nextUpdate \(next)")
+                }
             }
-            checked.append(cert == ds ? "document signer serial \(cert.serialHex)" : "link certificate serial \(cert.serialHex)")
+            checked.append(
+                cert == ds ? "document signer serial \(cert.serialHex)" : "link certificate serial \(cert.serialHex)")
         }
         let staleNote = stale.isEmpty ? "" : "; CRL out of date: \(stale.joined(separator: ", "))"
         return .passed(.revocation, "not revoked: \(checked.joined(separator: ", "))\(staleNote)")
@@ -189,12 +237,14 @@ extension PassiveAuthenticationCheck {
             if err.code == .signerNotFound { return .notChecked(.cardSecuritySignature, err.reason) }
             return .failed(.cardSecuritySignature, "EF.CardSecurity: \(err.reason)")
         case .success(let s):
-            if let problem = signerProblem(s.certificate, signingTime: s.signingTime, validationTime: e.validationTime) {
+            if let problem = signerProblem(s.certificate, signingTime: s.signingTime, validationTime: e.validationTime)
+            {
                 return .failed(.cardSecuritySignature, "EF.CardSecurity signer: \(problem)")
             }
             let chain = chainCheck(.cardSecuritySignature, s.certificate, e.cardSecurityChain ?? .emptyStore)
             let attrs = s.hasSignedAttributes ? "" : " (no signed attributes: signature over eContent)"
-            let sig = "\(s.signatureAlgorithm.reportName) signature verified with \(s.certificate.subject) (serial \(s.certificate.serialHex))\(attrs)"
+            let sig =
+                "\(s.signatureAlgorithm.reportName) signature verified with \(s.certificate.subject) (serial \(s.certificate.serialHex))\(attrs)"
             return VerificationCheck(.cardSecuritySignature, chain.status, "\(sig); \(chain.detail)")
         }
     }
@@ -208,7 +258,8 @@ func dgList(_ dgs: [Int]) -> String { dgs.map { "DG\($0)" }.joined(separator: ",
 func signerProblem(_ cert: Certificate, signingTime: ASN1Time?, validationTime v: ASN1Time) -> String? {
     let name = "\(cert.subject) (serial \(cert.serialHex))"
     if !cert.unhandledCriticalExtensions.isEmpty {
-        return "\(name) has critical extensions this verifier cannot process: \(cert.unhandledCriticalExtensions.joined(separator: ", "))"
+        return
+            "\(name) has critical extensions this verifier cannot process: \(cert.unhandledCriticalExtensions.joined(separator: ", "))"
     }
     if let ku = cert.decoded.keyUsage, !ku.contains(.digitalSignature) {
         return "\(name) key usage (\(ku.names.joined(separator: ", "))) lacks digitalSignature"
@@ -221,12 +272,14 @@ func signerProblem(_ cert: Certificate, signingTime: ASN1Time?, validationTime v
             return "\(name) was not valid at signingTime \(t) (validity \(cert.notBefore) … \(cert.notAfter))"
         }
         if let pkup = cert.decoded.privateKeyUsagePeriod, !pkup.contains(t) {
-            return "signingTime \(t) is outside the private key usage period \(pkup.notBefore?.description ?? "…") … \(pkup.notAfter?.description ?? "…") of \(name)"
+            return
+                "signingTime \(t) is outside the private key usage period \(pkup.notBefore?.description ?? "…") … \(pkup.notAfter?.description ?? "…") of \(name)"
         }
         return nil
     }
     if !cert.isValid(at: v) {
-        return "\(name) is not valid at the validation time \(v) (validity \(cert.notBefore) … \(cert.notAfter)) and the SOD has no signingTime to show it signed while valid"
+        return
+            "\(name) is not valid at the validation time \(v) (validity \(cert.notBefore) … \(cert.notAfter)) and the SOD has no signingTime to show it signed while valid"
     }
     return nil
 }
@@ -234,7 +287,9 @@ func signerProblem(_ cert: Certificate, signingTime: ASN1Time?, validationTime v
 func signerValidityDetail(_ cert: Certificate, signingTime: ASN1Time?, validationTime v: ASN1Time) -> String {
     let base = "\(cert.subject) (serial \(cert.serialHex)), validity \(cert.notBefore) … \(cert.notAfter)"
     if let t = signingTime {
-        let expired = cert.notAfter < v ? "; expired at the validation time, which does not invalidate a document signed while it was valid" : ""
+        let expired =
+            cert.notAfter < v
+            ? "; expired at the validation time, which does not invalidate a document signed while it was valid" : ""
         return "\(base); valid at signingTime \(t)\(expired)"
     }
     return "\(base); valid at the validation time \(v) (no signingTime in the SOD)"
@@ -254,13 +309,19 @@ func chainCheck(_ name: CheckName, _ leaf: Certificate, _ outcome: ChainOutcome)
         for (child, issuer) in zip(chain.certificates, chain.certificates.dropFirst()) {
             let iname = "CSCA \(issuer.subject) (serial \(issuer.serialHex))"
             if !issuer.unhandledCriticalExtensions.isEmpty {
-                return .failed(name, "\(iname) has critical extensions this verifier cannot process: \(issuer.unhandledCriticalExtensions.joined(separator: ", "))")
+                return .failed(
+                    name,
+                    "\(iname) has critical extensions this verifier cannot process: \(issuer.unhandledCriticalExtensions.joined(separator: ", "))"
+                )
             }
             if let ku = issuer.decoded.keyUsage, !ku.contains(.keyCertSign) {
                 return .failed(name, "\(iname) key usage lacks keyCertSign")
             }
             if !issuer.isValid(at: child.notBefore) {
-                return .failed(name, "\(iname) (validity \(issuer.notBefore) … \(issuer.notAfter)) was not valid when it issued \(child.subject) on \(child.notBefore)")
+                return .failed(
+                    name,
+                    "\(iname) (validity \(issuer.notBefore) … \(issuer.notAfter)) was not valid when it issued \(child.subject) on \(child.notBefore)"
+                )
             }
         }
         let path = chain.certificates.dropFirst().map { c in

@@ -18,8 +18,10 @@ public struct PassiveAuthenticationInput: Sendable {
     /// documentTypeList extension (ICAO 9303-12 §7.1.1.3) when both are present.
     public var documentCode: String?
 
-    public init(sod: SODFile, dataGroups: [Int: [UInt8]], issuingState: String?, cardSecurity: [UInt8]? = nil,
-                documentCode: String? = nil) {
+    public init(
+        sod: SODFile, dataGroups: [Int: [UInt8]], issuingState: String?, cardSecurity: [UInt8]? = nil,
+        documentCode: String? = nil
+    ) {
         self.sod = sod
         self.dataGroups = dataGroups
         self.issuingState = issuingState
@@ -29,8 +31,10 @@ public struct PassiveAuthenticationInput: Sendable {
 
     /// From EF.SOD's bytes as read (nil when it was not read): an unreadable or missing SOD makes
     /// the SOD-based checks fail with the reason instead of preventing a report.
-    public init(sodBytes: [UInt8]?, dataGroups: [Int: [UInt8]], issuingState: String?, cardSecurity: [UInt8]? = nil,
-                documentCode: String? = nil) {
+    public init(
+        sodBytes: [UInt8]?, dataGroups: [Int: [UInt8]], issuingState: String?, cardSecurity: [UInt8]? = nil,
+        documentCode: String? = nil
+    ) {
         if let sodBytes {
             do {
                 sod = try SODFile(bytes: sodBytes)
@@ -98,12 +102,18 @@ public struct PassiveAuthenticationEvidence: Sendable {
             let signer = Result { () throws(TrustError) -> CMSVerifiedSigner in
                 let sd = try CMSSignedData(contentInfo: cs)
                 guard sd.eContentType == TrustOID.bsiSecurityObject else {
-                    throw TrustError(.malformed, .cms, "EF.CardSecurity eContentType \(sd.eContentType.dotted) is not id-SecurityObject")
+                    throw TrustError(
+                        .malformed, .cms,
+                        "EF.CardSecurity eContentType \(sd.eContentType.dotted) is not id-SecurityObject")
                 }
                 return try sd.verifySigner(externalCertificates: lookup)
             }
             cardSecuritySigner = signer
-            if case .success(let s) = signer { cardSecurityChain = trustStore.chain(for: s.certificate) } else { cardSecurityChain = nil }
+            if case .success(let s) = signer {
+                cardSecurityChain = trustStore.chain(for: s.certificate)
+            } else {
+                cardSecurityChain = nil
+            }
         } else {
             cardSecuritySigner = nil
             cardSecurityChain = nil
@@ -138,7 +148,11 @@ public struct PassiveAuthenticationPolicy: Sendable {
     /// This policy with the check of the same name replaced (or appended).
     public func replacing(_ check: PassiveAuthenticationCheck) -> Self {
         var p = self
-        if let i = p.checks.firstIndex(where: { $0.name == check.name }) { p.checks[i] = check } else { p.checks.append(check) }
+        if let i = p.checks.firstIndex(where: { $0.name == check.name }) {
+            p.checks[i] = check
+        } else {
+            p.checks.append(check)
+        }
         return p
     }
 
@@ -148,8 +162,11 @@ public struct PassiveAuthenticationPolicy: Sendable {
         return p
     }
 
-    public func evaluate(_ input: PassiveAuthenticationInput, trustStore: TrustStore, validationTime: ASN1Time) -> PassiveAuthenticationReport {
-        let evidence = PassiveAuthenticationEvidence(input: input, trustStore: trustStore, validationTime: validationTime)
+    public func evaluate(_ input: PassiveAuthenticationInput, trustStore: TrustStore, validationTime: ASN1Time)
+        -> PassiveAuthenticationReport
+    {
+        let evidence = PassiveAuthenticationEvidence(
+            input: input, trustStore: trustStore, validationTime: validationTime)
         return evaluate(evidence)
     }
 
@@ -158,8 +175,9 @@ public struct PassiveAuthenticationPolicy: Sendable {
         if case .anchored(let c)? = evidence.chain { chain = c.certificates }
         var signingTime: ASN1Time? = nil
         if case .success(let s) = evidence.sodSigner { signingTime = s.signingTime }
-        return PassiveAuthenticationReport(checks: checks.map { $0.evaluate(evidence) }, validationTime: evidence.validationTime,
-                                           documentSigner: evidence.documentSigner, chain: chain, signingTime: signingTime)
+        return PassiveAuthenticationReport(
+            checks: checks.map { $0.evaluate(evidence) }, validationTime: evidence.validationTime,
+            documentSigner: evidence.documentSigner, chain: chain, signingTime: signingTime)
     }
 }
 
@@ -181,20 +199,28 @@ public struct PassiveAuthenticationReport: Sendable, Hashable {
 
 /// ICAO 9303-11 §5.1 passive authentication with the default policy.
 public enum PassiveAuthentication {
-    public static func verify(sod: SODFile, dataGroups: [Int: [UInt8]], issuingState: String?, cardSecurity: [UInt8]? = nil,
-                              documentCode: String? = nil, trustStore: TrustStore, validationTime: ASN1Time,
-                              policy: PassiveAuthenticationPolicy = .icao9303) -> PassiveAuthenticationReport {
-        policy.evaluate(PassiveAuthenticationInput(sod: sod, dataGroups: dataGroups, issuingState: issuingState, cardSecurity: cardSecurity,
-                                                   documentCode: documentCode),
-                        trustStore: trustStore, validationTime: validationTime)
+    public static func verify(
+        sod: SODFile, dataGroups: [Int: [UInt8]], issuingState: String?, cardSecurity: [UInt8]? = nil,
+        documentCode: String? = nil, trustStore: TrustStore, validationTime: ASN1Time,
+        policy: PassiveAuthenticationPolicy = .icao9303
+    ) -> PassiveAuthenticationReport {
+        policy.evaluate(
+            PassiveAuthenticationInput(
+                sod: sod, dataGroups: dataGroups, issuingState: issuingState, cardSecurity: cardSecurity,
+                documentCode: documentCode),
+            trustStore: trustStore, validationTime: validationTime)
     }
 
     /// The same from EF.SOD's bytes as read (nil when EF.SOD was not read).
-    public static func verify(sodBytes: [UInt8]?, dataGroups: [Int: [UInt8]], issuingState: String?, cardSecurity: [UInt8]? = nil,
-                              documentCode: String? = nil, trustStore: TrustStore, validationTime: ASN1Time,
-                              policy: PassiveAuthenticationPolicy = .icao9303) -> PassiveAuthenticationReport {
-        policy.evaluate(PassiveAuthenticationInput(sodBytes: sodBytes, dataGroups: dataGroups, issuingState: issuingState,
-                                                   cardSecurity: cardSecurity, documentCode: documentCode),
-                        trustStore: trustStore, validationTime: validationTime)
+    public static func verify(
+        sodBytes: [UInt8]?, dataGroups: [Int: [UInt8]], issuingState: String?, cardSecurity: [UInt8]? = nil,
+        documentCode: String? = nil, trustStore: TrustStore, validationTime: ASN1Time,
+        policy: PassiveAuthenticationPolicy = .icao9303
+    ) -> PassiveAuthenticationReport {
+        policy.evaluate(
+            PassiveAuthenticationInput(
+                sodBytes: sodBytes, dataGroups: dataGroups, issuingState: issuingState,
+                cardSecurity: cardSecurity, documentCode: documentCode),
+            trustStore: trustStore, validationTime: validationTime)
     }
 }

@@ -31,7 +31,9 @@ public struct CSCAMasterList: Sendable, Hashable {
     /// Verifies the master list's signature and signer chain first (`verify(signerRoots:)`), and only then
     /// parses its certificates: an unsigned or forged list costs its CMS envelope and one digest, never the
     /// parse of its certificate list (docs/reliability.md, "Limits").
-    public static func verified(bytes: [UInt8], signerRoots: [Certificate]) throws(TrustError) -> (CSCAMasterList, Verification) {
+    public static func verified(bytes: [UInt8], signerRoots: [Certificate]) throws(TrustError) -> (
+        CSCAMasterList, Verification
+    ) {
         let (sd, content) = try signedContent(bytes)
         let verification = try verify(sd, signerRoots: signerRoots)
         return (try CSCAMasterList(signedData: sd, content: content), verification)
@@ -42,9 +44,12 @@ public struct CSCAMasterList: Sendable, Hashable {
         try TrustLimits.check(bytes.count, kind: .masterList, step: .masterList)
         let sd = try CMSSignedData(contentInfo: bytes)
         guard sd.eContentType == TrustOID.cscaMasterList else {
-            throw TrustError(.malformed, .masterList, "eContentType \(sd.eContentType.dotted) is not id-icao-cscaMasterList")
+            throw TrustError(
+                .malformed, .masterList, "eContentType \(sd.eContentType.dotted) is not id-icao-cscaMasterList")
         }
-        guard let content = sd.eContent else { throw TrustError(.malformed, .masterList, "master list without eContent") }
+        guard let content = sd.eContent else {
+            throw TrustError(.malformed, .masterList, "master list without eContent")
+        }
         return (sd, content)
     }
 
@@ -61,15 +66,20 @@ public struct CSCAMasterList: Sendable, Hashable {
             let versionHeader = try fields.next(0x02, "CscaMasterList.version")
             v = try fields.node(versionHeader).integerValue()
             let set = try fields.next(0x31, "CscaMasterList.certList")
-            guard fields.isAtEnd else { throw TLVError(.trailingData, offset: set.end, "CscaMasterList has more than two fields") }
+            guard fields.isAtEnd else {
+                throw TLVError(.trailingData, offset: set.end, "CscaMasterList has more than two fields")
+            }
             var entries = try fields.children(of: set)
             var i = 0
             while let e = try entries.next() {
-                do { certs.append(try Certificate(slice: entries.encoded(e))) } catch { bad.append("certList #\(i): \(error.reason)") }
+                do { certs.append(try Certificate(slice: entries.encoded(e))) } catch {
+                    bad.append("certList #\(i): \(error.reason)")
+                }
                 i += 1
             }
         } catch {
-            throw TrustError(.malformed, .masterList, "CscaMasterList is not SEQUENCE { version, certList SET OF }: \(error.reason)")
+            throw TrustError(
+                .malformed, .masterList, "CscaMasterList is not SEQUENCE { version, certList SET OF }: \(error.reason)")
         }
         version = v
         signedData = sd
@@ -98,25 +108,33 @@ public struct CSCAMasterList: Sendable, Hashable {
         try Self.verify(signedData, signerRoots: signerRoots)
     }
 
-    private static func verify(_ signedData: CMSSignedData, signerRoots: [Certificate]) throws(TrustError) -> Verification {
-        guard !signedData.signerInfos.isEmpty else { throw TrustError(.malformed, .masterList, "master list has no SignerInfo") }
+    private static func verify(_ signedData: CMSSignedData, signerRoots: [Certificate]) throws(TrustError)
+        -> Verification
+    {
+        guard !signedData.signerInfos.isEmpty else {
+            throw TrustError(.malformed, .masterList, "master list has no SignerInfo")
+        }
         guard !signerRoots.isEmpty else {
-            throw TrustError(.untrusted, .masterList, "no master-list signer root is pinned: the list cannot be trusted")
+            throw TrustError(
+                .untrusted, .masterList, "no master-list signer root is pinned: the list cannot be trusted")
         }
         var result: Verification? = nil
         for i in signedData.signerInfos.indices {
             let signer = try signedData.verifySigner(at: i) { sid in signerRoots.filter { sid.matches($0) } }
             let root = try anchor(signer.certificate, roots: signerRoots, intermediates: signedData.certificates)
             if result == nil {
-                result = Verification(signer: signer.certificate, root: root, signingTime: signer.signingTime,
-                                      signatureAlgorithm: signer.signatureAlgorithm)
+                result = Verification(
+                    signer: signer.certificate, root: root, signingTime: signer.signingTime,
+                    signatureAlgorithm: signer.signatureAlgorithm)
             }
         }
         return result!
     }
 
     /// Finds the pinned root `certificate` chains to (depth ≤ 3), verifying each signature.
-    static func anchor(_ certificate: Certificate, roots: [Certificate], intermediates: [Certificate]) throws(TrustError) -> Certificate {
+    static func anchor(_ certificate: Certificate, roots: [Certificate], intermediates: [Certificate])
+        throws(TrustError) -> Certificate
+    {
         if roots.contains(certificate) { return certificate }
         var current = certificate
         var problems: [String] = []
@@ -124,16 +142,21 @@ public struct CSCAMasterList: Sendable, Hashable {
             for root in roots where current.isPossiblyIssued(by: root) {
                 do {
                     if try current.isSignature(validFor: try root.publicKey()) { return root }
-                    problems.append("signature of \(current.subject) does not verify with root \(root.subject) (serial \(root.serialHex))")
+                    problems.append(
+                        "signature of \(current.subject) does not verify with root \(root.subject) (serial \(root.serialHex))"
+                    )
                 } catch {
                     problems.append(error.reason)
                 }
             }
             guard let next = intermediates.first(where: { $0 != current && current.isPossiblyIssued(by: $0) }),
-                  (try? current.isSignature(validFor: try next.publicKey())) == true else { break }
+                (try? current.isSignature(validFor: try next.publicKey())) == true
+            else { break }
             current = next
         }
-        let detail = problems.isEmpty ? "no pinned root issued \(current.subject) (issuer \(current.issuer))" : problems.joined(separator: "; ")
+        let detail =
+            problems.isEmpty
+            ? "no pinned root issued \(current.subject) (issuer \(current.issuer))" : problems.joined(separator: "; ")
         throw TrustError(.untrusted, .masterList, "master-list signer does not chain to a pinned root: \(detail)")
     }
 }

@@ -33,7 +33,7 @@ extension TrustStore {
         var current = leaf
         for depth in 0..<maxDepth {
             if depth > 0 && current.isSelfIssued && !current.isLinkCertificate {
-                return .anchored(CertificateChain(certificates: path)) // a root CSCA
+                return .anchored(CertificateChain(certificates: path))  // a root CSCA
             }
             let candidates = issuerCandidates(for: current).filter { $0 != current && !path.contains($0) }
             if candidates.isEmpty {
@@ -49,7 +49,8 @@ extension TrustStore {
                         next = c
                         break
                     }
-                    problems.append("the key of CSCA \(c.subject) (serial \(c.serialHex)) does not verify \(current.subject)")
+                    problems.append(
+                        "the key of CSCA \(c.subject) (serial \(c.serialHex)) does not verify \(current.subject)")
                 } catch {
                     problems.append(error.reason)
                 }

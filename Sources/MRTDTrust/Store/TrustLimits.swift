@@ -43,14 +43,20 @@ public enum TrustLimits {
     /// size is above `limit`; the open itself is non-blocking (the file may be swapped between the check
     /// and the open). Reads in chunks of at most 1 MiB and stops at `limit` + 1 bytes whatever `stat`
     /// said (a file may grow, a size may lie), so memory stays below `limit` plus one chunk.
-    public static func readRegularFile(_ path: String, limit: Int = maxFileBytes,
-                                       limitName: String = "TrustLimits.maxFileBytes") throws(TrustError) -> [UInt8] {
+    public static func readRegularFile(
+        _ path: String, limit: Int = maxFileBytes,
+        limitName: String = "TrustLimits.maxFileBytes"
+    ) throws(TrustError) -> [UInt8] {
         var st = stat()
-        guard stat(path, &st) == 0 else { throw TrustError(.unreadable, .trustStore, "cannot read \(path): \(String(cString: strerror(errno)))") }
+        guard stat(path, &st) == 0 else {
+            throw TrustError(.unreadable, .trustStore, "cannot read \(path): \(String(cString: strerror(errno)))")
+        }
         try checkRegular(st, path)
         try checkSize(Int(st.st_size), path, limit: limit, limitName)
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw TrustError(.unreadable, .trustStore, "cannot open \(path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw TrustError(.unreadable, .trustStore, "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
         defer { close(fd) }
         guard fstat(fd, &st) == 0 else { throw TrustError(.unreadable, .trustStore, "cannot read \(path)") }
         try checkRegular(st, path)
@@ -102,7 +108,9 @@ public enum TrustLimits {
         case .masterList: (cap, name) = (maxMasterListBytes, "maxMasterListBytes")
         }
         guard count <= cap else {
-            throw TrustError(.limitExceeded, step, "\(kind.rawValue) of \(count) bytes exceeds the limit of \(cap) bytes (TrustLimits.\(name))")
+            throw TrustError(
+                .limitExceeded, step,
+                "\(kind.rawValue) of \(count) bytes exceeds the limit of \(cap) bytes (TrustLimits.\(name))")
         }
     }
 }

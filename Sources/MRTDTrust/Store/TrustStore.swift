@@ -1,6 +1,6 @@
 public import ASN1TLV
-import MRTDCrypto
 import Foundation
+import MRTDCrypto
 
 /// The trust material passive authentication needs (ICAO 9303-11 §5.1, 9303-12 §5–§9): CSCA
 /// certificates (DER, PEM, folders, ICAO master lists verified to pinned master-list signer roots),
@@ -97,7 +97,8 @@ public struct TrustStore: Sendable {
     /// Returns false when it was a duplicate (its source is then added to the existing entry).
     @discardableResult
     public mutating func add(_ certificate: Certificate, source: String, asCSCA: Bool? = nil) -> Bool {
-        let csca = asCSCA ?? (certificate.isCA || (certificate.decoded.basicConstraints == nil && certificate.isSelfIssued))
+        let csca =
+            asCSCA ?? (certificate.isCA || (certificate.decoded.basicConstraints == nil && certificate.isSelfIssued))
         if let i = indexByEncoded[ByteKey(certificate.encoded)] {
             if !entries[i].sources.contains(source) { entries[i].sources.append(source) }
             if csca && !entries[i].isCSCA { entries[i].isCSCA = true }
@@ -151,14 +152,16 @@ public struct TrustStore: Sendable {
         } catch {
             throw refuse(source, error, kind: .masterList)
         }
-        var added = 0, dup = 0
+        var added = 0
+        var dup = 0
         reserveCapacity(entries.count + list.certificates.count)
         for c in list.certificates {
             if add(c, source: "master list \(source)", asCSCA: true) { added += 1 } else { dup += 1 }
         }
-        let record = MasterListRecord(source: source, signer: verification.signer, root: verification.root,
-                                      signingTime: verification.signingTime, certificateCount: list.certificates.count,
-                                      added: added, duplicates: dup, unreadableEntries: list.unreadableEntries)
+        let record = MasterListRecord(
+            source: source, signer: verification.signer, root: verification.root,
+            signingTime: verification.signingTime, certificateCount: list.certificates.count,
+            added: added, duplicates: dup, unreadableEntries: list.unreadableEntries)
         masterListIndexByContent[ByteKey(bytes)] = masterLists.count
         masterLists.append(record)
         return record
@@ -182,8 +185,12 @@ public struct TrustStore: Sendable {
                 entry.status = .verified
                 entry.verifiedBy = issuer
             } else {
-                throw refuse(source, kind: .crl, TrustError(.signatureInvalid, .crl,
-                    "CRL signature does not verify with any of the \(candidates.count) CSCA(s) named \(crl.issuer)"))
+                throw refuse(
+                    source, kind: .crl,
+                    TrustError(
+                        .signatureInvalid, .crl,
+                        "CRL signature does not verify with any of the \(candidates.count) CSCA(s) named \(crl.issuer)")
+                )
             }
         }
         crlIndexByIssuer[crl.issuer.canonical, default: []].append(crlEntries.count)
@@ -204,7 +211,9 @@ public struct TrustStore: Sendable {
         guard let idx = crlIndexByIssuer[canonical] else { return }
         for i in idx where crlEntries[i].status == .issuerNotFound {
             let crl = crlEntries[i].crl
-            if let issuer = crlIssuerCandidates(crl).first(where: { (try? crl.isSignature(validFor: try $0.publicKey())) == true }) {
+            if let issuer = crlIssuerCandidates(crl).first(where: {
+                (try? crl.isSignature(validFor: try $0.publicKey())) == true
+            }) {
                 crlEntries[i].status = .verified
                 crlEntries[i].verifiedBy = issuer
             }
@@ -245,7 +254,8 @@ public struct TrustStore: Sendable {
     /// Unreadable or untrusted entries are refused and recorded (see `refused`), not thrown; only a
     /// path that does not exist throws. Returns the refusals of this call.
     @discardableResult
-    public mutating func load(paths: [String], directCSCAsSignMasterLists: Bool = true) throws(TrustError) -> [Refusal] {
+    public mutating func load(paths: [String], directCSCAsSignMasterLists: Bool = true) throws(TrustError) -> [Refusal]
+    {
         var files: [String] = []
         for path in paths {
             var isDir: ObjCBool = false
@@ -255,15 +265,25 @@ public struct TrustStore: Sendable {
             if isDir.boolValue {
                 var found: [String] = []
                 var tooMany = false
-                if let e = FileManager.default.enumerator(at: URL(fileURLWithPath: path), includingPropertiesForKeys: [.isRegularFileKey]) {
-                    for case let url as URL in e where (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
-                        guard files.count + found.count < TrustLimits.maxLoadFiles else { tooMany = true; break }
+                if let e = FileManager.default.enumerator(
+                    at: URL(fileURLWithPath: path), includingPropertiesForKeys: [.isRegularFileKey])
+                {
+                    for case let url as URL in e
+                    where (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
+                        guard files.count + found.count < TrustLimits.maxLoadFiles else {
+                            tooMany = true
+                            break
+                        }
                         found.append(url.path)
                     }
                 }
                 if tooMany {
-                    _ = refuse(path, TrustError(.limitExceeded, .trustStore,
-                                                "more than \(TrustLimits.maxLoadFiles) files in one load (TrustLimits.maxLoadFiles): the folder is not read"))
+                    _ = refuse(
+                        path,
+                        TrustError(
+                            .limitExceeded, .trustStore,
+                            "more than \(TrustLimits.maxLoadFiles) files in one load (TrustLimits.maxLoadFiles): the folder is not read"
+                        ))
                     continue
                 }
                 files += found.sorted()
@@ -280,7 +300,8 @@ public struct TrustStore: Sendable {
             do {
                 let bytes: [UInt8]
                 if budget < TrustLimits.maxFileBytes {
-                    bytes = try TrustLimits.readRegularFile(path, limit: budget, limitName: "TrustLimits.maxLoadBytes, what one load reads in all")
+                    bytes = try TrustLimits.readRegularFile(
+                        path, limit: budget, limitName: "TrustLimits.maxLoadBytes, what one load reads in all")
                 } else {
                     bytes = try TrustLimits.readRegularFile(path)
                 }
@@ -300,7 +321,8 @@ public struct TrustStore: Sendable {
                     }
                     byKind[kind, default: []].append((source, der))
                 } else {
-                    _ = refuse(source, TrustError(.unreadable, .trustStore, "not a certificate, CRL or CSCA master list"))
+                    _ = refuse(
+                        source, TrustError(.unreadable, .trustStore, "not a certificate, CRL or CSCA master list"))
                 }
             }
         }
@@ -333,23 +355,33 @@ public struct TrustStore: Sendable {
         let blocks = countPEMBlocks(bytes)
         if blocks > 0 {
             guard bytes.count <= TrustLimits.maxPEMBytes else {
-                throw TrustError(.limitExceeded, .trustStore,
-                                 "PEM text of \(bytes.count) bytes exceeds the limit of \(TrustLimits.maxPEMBytes) bytes (TrustLimits.maxPEMBytes)")
+                throw TrustError(
+                    .limitExceeded, .trustStore,
+                    "PEM text of \(bytes.count) bytes exceeds the limit of \(TrustLimits.maxPEMBytes) bytes (TrustLimits.maxPEMBytes)"
+                )
             }
             guard blocks <= TrustLimits.maxPEMBlocks else {
-                throw TrustError(.limitExceeded, .trustStore,
-                                 "PEM text holds \(blocks) blocks, more than the limit of \(TrustLimits.maxPEMBlocks) (TrustLimits.maxPEMBlocks)")
+                throw TrustError(
+                    .limitExceeded, .trustStore,
+                    "PEM text holds \(blocks) blocks, more than the limit of \(TrustLimits.maxPEMBlocks) (TrustLimits.maxPEMBlocks)"
+                )
             }
         }
-        guard let text = String(validating: bytes, as: UTF8.self), text.contains("-----BEGIN ") else { return bytes.isEmpty ? [] : [bytes] }
+        guard let text = String(validating: bytes, as: UTF8.self), text.contains("-----BEGIN ") else {
+            return bytes.isEmpty ? [] : [bytes]
+        }
         var out: [[UInt8]] = []
         var body: String? = nil
         for line in text.split(whereSeparator: \.isNewline) {
             let l = line.trimmingCharacters(in: .whitespaces)
-            if l.hasPrefix("-----BEGIN ") { body = "" } else if l.hasPrefix("-----END ") {
+            if l.hasPrefix("-----BEGIN ") {
+                body = ""
+            } else if l.hasPrefix("-----END ") {
                 if let b = body, let d = Data(base64Encoded: b) { out.append([UInt8](d)) }
                 body = nil
-            } else if body != nil, !l.contains(":") { body! += l }
+            } else if body != nil, !l.contains(":") {
+                body! += l
+            }
         }
         return out
     }
@@ -365,7 +397,11 @@ public struct TrustStore: Sendable {
                 if b[i] == 0x2D, b[i + 1] == 0x2D, b[i + 5] == 0x42 {
                     var k = 0
                     while k < marker.count, b[i + k] == marker[k] { k += 1 }
-                    if k == marker.count { count += 1; i += k; continue }
+                    if k == marker.count {
+                        count += 1
+                        i += k
+                        continue
+                    }
                 }
                 i += 1
             }
@@ -376,7 +412,9 @@ public struct TrustStore: Sendable {
     /// Detects a master list (ContentInfo signedData with id-icao-cscaMasterList), a CRL
     /// (TBSCertList: a Time after the issuer) or a certificate (TBSCertificate: Validity after the issuer).
     static func detectKind(_ der: [UInt8]) -> FileKind? {
-        guard let node = try? TLVParser.parse(der, rules: .ber), node.tag == 0x30, node.children.count >= 2 else { return nil }
+        guard let node = try? TLVParser.parse(der, rules: .ber), node.tag == 0x30, node.children.count >= 2 else {
+            return nil
+        }
         if node.children[0].tag == 0x06 { return isSignedData(node) ? .masterList : nil }
         let tbs = node.children[0]
         guard tbs.tag == 0x30 else { return nil }

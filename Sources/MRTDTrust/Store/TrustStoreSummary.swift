@@ -84,12 +84,16 @@ extension TrustStore {
             out.append("Trust store at \(time)")
             if !masterListSignerRoots.isEmpty {
                 out.append("Master-list signer roots (\(masterListSignerRoots.count)):")
-                for r in masterListSignerRoots { out.append("  \(r.subject) serial \(r.serial) \(r.notBefore) … \(r.notAfter) [\(r.validity)]") }
+                for r in masterListSignerRoots {
+                    out.append("  \(r.subject) serial \(r.serial) \(r.notBefore) … \(r.notAfter) [\(r.validity)]")
+                }
             }
             out.append("Master lists (\(masterLists.count)):")
             for m in masterLists {
                 if m.result == "verified" {
-                    out.append("  \(m.source): verified, signer \(m.signer ?? "?") [\(m.signerValidity ?? "?")], root \(m.root ?? "?"), signed \(m.signingTime ?? "(no signingTime)"), \(m.certificates ?? 0) certificates (\(m.added ?? 0) new, \(m.duplicates ?? 0) duplicates)")
+                    out.append(
+                        "  \(m.source): verified, signer \(m.signer ?? "?") [\(m.signerValidity ?? "?")], root \(m.root ?? "?"), signed \(m.signingTime ?? "(no signingTime)"), \(m.certificates ?? 0) certificates (\(m.added ?? 0) new, \(m.duplicates ?? 0) duplicates)"
+                    )
                 } else {
                     out.append("  \(m.source): REFUSED — \(m.detail)")
                 }
@@ -99,7 +103,9 @@ extension TrustStore {
             for c in countries {
                 out.append("  \(c.country): \(c.cscas.count) (\(c.validCount) valid)")
                 for x in c.cscas {
-                    out.append("    \(x.subject) serial \(x.serial) \(x.notBefore) … \(x.notAfter) [\(x.validity)]\(x.isLinkCertificate ? " link" : "")")
+                    out.append(
+                        "    \(x.subject) serial \(x.serial) \(x.notBefore) … \(x.notAfter) [\(x.validity)]\(x.isLinkCertificate ? " link" : "")"
+                    )
                 }
             }
             if !otherCertificates.isEmpty {
@@ -108,7 +114,9 @@ extension TrustStore {
             }
             out.append("CRLs (\(crls.count)):")
             for c in crls {
-                out.append("  \(c.source): \(c.issuer), thisUpdate \(c.thisUpdate), nextUpdate \(c.nextUpdate ?? "none")\(c.stale ? " (stale)" : ""), \(c.revokedCount) revoked, \(c.status == "verified" ? "signature verified by \(c.verifiedBy ?? "?")" : "issuer CSCA not in the store: not used")")
+                out.append(
+                    "  \(c.source): \(c.issuer), thisUpdate \(c.thisUpdate), nextUpdate \(c.nextUpdate ?? "none")\(c.stale ? " (stale)" : ""), \(c.revokedCount) revoked, \(c.status == "verified" ? "signature verified by \(c.verifiedBy ?? "?")" : "issuer CSCA not in the store: not used")"
+                )
             }
             out.append("Refused (\(refused.count)):")
             for r in refused { out.append("  \(r.source): \(r.reason) [\(r.step)/\(r.code)]") }
@@ -117,11 +125,12 @@ extension TrustStore {
     }
 
     static func info(_ c: Certificate, at t: ASN1Time, sources: [String]) -> Summary.CertificateInfo {
-        Summary.CertificateInfo(subject: c.subject.description, issuer: c.issuer.description, country: c.subject.country,
-                                serial: c.serialHex, notBefore: c.notBefore.description, notAfter: c.notAfter.description,
-                                validity: t < c.notBefore ? "notYetValid" : (c.notAfter < t ? "expired" : "valid"),
-                                isLinkCertificate: c.isLinkCertificate, subjectKeyIdentifier: c.subjectKeyIdentifier.map { Hex.encode($0) },
-                                signatureAlgorithm: c.signatureAlgorithm.description, sources: sources)
+        Summary.CertificateInfo(
+            subject: c.subject.description, issuer: c.issuer.description, country: c.subject.country,
+            serial: c.serialHex, notBefore: c.notBefore.description, notAfter: c.notAfter.description,
+            validity: t < c.notBefore ? "notYetValid" : (c.notAfter < t ? "expired" : "valid"),
+            isLinkCertificate: c.isLinkCertificate, subjectKeyIdentifier: c.subjectKeyIdentifier.map { Hex.encode($0) },
+            signatureAlgorithm: c.signatureAlgorithm.description, sources: sources)
     }
 
     /// The summary at time `t` (validity flags are relative to it).
@@ -130,35 +139,45 @@ extension TrustStore {
         var others: [Summary.CertificateInfo] = []
         for e in entries {
             let i = Self.info(e.certificate, at: t, sources: e.sources)
-            if e.isCSCA { byCountry[e.certificate.subject.country ?? "??", default: []].append(i) } else { others.append(i) }
+            if e.isCSCA {
+                byCountry[e.certificate.subject.country ?? "??", default: []].append(i)
+            } else {
+                others.append(i)
+            }
         }
         let countries = byCountry.keys.sorted().map { k in
             let list = byCountry[k]!.sorted { ($0.notBefore, $0.serial) < ($1.notBefore, $1.serial) }
             return Summary.Country(country: k, cscas: list, validCount: list.filter { $0.validity == "valid" }.count)
         }
         var lists: [Summary.MasterList] = masterLists.map { m in
-            Summary.MasterList(source: m.source, result: "verified",
-                               detail: "signature verified; signer chains to the pinned root",
-                               signer: m.signer.subject.description, signerSerial: m.signer.serialHex,
-                               signerValidity: m.signer.isValid(at: t) ? "valid" : "expired or not yet valid at \(t)",
-                               root: m.root.subject.description, signingTime: m.signingTime?.description,
-                               certificates: m.certificateCount, added: m.added, duplicates: m.duplicates,
-                               unreadableEntries: m.unreadableEntries)
+            Summary.MasterList(
+                source: m.source, result: "verified",
+                detail: "signature verified; signer chains to the pinned root",
+                signer: m.signer.subject.description, signerSerial: m.signer.serialHex,
+                signerValidity: m.signer.isValid(at: t) ? "valid" : "expired or not yet valid at \(t)",
+                root: m.root.subject.description, signingTime: m.signingTime?.description,
+                certificates: m.certificateCount, added: m.added, duplicates: m.duplicates,
+                unreadableEntries: m.unreadableEntries)
         }
         for r in refused where r.kind == .masterList {
             lists.append(Summary.MasterList(source: r.source, result: "refused", detail: r.error.description))
         }
         let crls = crlEntries.map { c in
-            Summary.CRL(source: c.source, issuer: c.crl.issuer.description, thisUpdate: c.crl.thisUpdate.description,
-                        nextUpdate: c.crl.nextUpdate?.description, revokedCount: c.crl.revokedCertificates.count,
-                        status: c.status.rawValue, verifiedBy: c.verifiedBy.map { "\($0.subject) serial \($0.serialHex)" },
-                        stale: c.crl.nextUpdate.map { $0 < t } ?? false)
+            Summary.CRL(
+                source: c.source, issuer: c.crl.issuer.description, thisUpdate: c.crl.thisUpdate.description,
+                nextUpdate: c.crl.nextUpdate?.description, revokedCount: c.crl.revokedCertificates.count,
+                status: c.status.rawValue, verifiedBy: c.verifiedBy.map { "\($0.subject) serial \($0.serialHex)" },
+                stale: c.crl.nextUpdate.map { $0 < t } ?? false)
         }
-        return Summary(time: t.description,
-                       masterListSignerRoots: masterListSignerRoots.map { Self.info($0, at: t, sources: []) },
-                       countries: countries, otherCertificates: others, masterLists: lists, crls: crls,
-                       refused: refused.map { Summary.Refused(source: $0.source, kind: $0.kind?.rawValue, code: $0.error.code.rawValue,
-                                                              step: $0.error.step.rawValue, reason: $0.error.reason) },
-                       duplicateCount: duplicateCount)
+        return Summary(
+            time: t.description,
+            masterListSignerRoots: masterListSignerRoots.map { Self.info($0, at: t, sources: []) },
+            countries: countries, otherCertificates: others, masterLists: lists, crls: crls,
+            refused: refused.map {
+                Summary.Refused(
+                    source: $0.source, kind: $0.kind?.rawValue, code: $0.error.code.rawValue,
+                    step: $0.error.step.rawValue, reason: $0.error.reason)
+            },
+            duplicateCount: duplicateCount)
     }
 }

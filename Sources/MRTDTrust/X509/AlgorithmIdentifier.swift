@@ -28,7 +28,9 @@ public struct AlgorithmIdentifier: Sendable, Hashable, CustomStringConvertible {
 
     /// Reads an AlgorithmIdentifier found by a `TLVCursor`.
     public init(header h: TLVHeader, in cursor: TLVCursor, step: TrustError.Step) throws(TrustError) {
-        guard h.tag == 0x30 else { throw TrustError(.malformed, step, "AlgorithmIdentifier is not a SEQUENCE with an OID") }
+        guard h.tag == 0x30 else {
+            throw TrustError(.malformed, step, "AlgorithmIdentifier is not a SEQUENCE with an OID")
+        }
         var fields = try asn1(step, "AlgorithmIdentifier") { () throws(TLVError) in try cursor.children(of: h) }
         guard let first = try asn1(step, "algorithm OID", { () throws(TLVError) in try fields.next() }) else {
             throw TrustError(.malformed, step, "AlgorithmIdentifier is not a SEQUENCE with an OID")
@@ -85,7 +87,9 @@ public struct AlgorithmIdentifier: Sendable, Hashable, CustomStringConvertible {
     /// - ecdsa-with-SHA* (RFC 5758 §3.2, X9.62): DER ECDSA-Sig-Value; BSI TR-03111 plain signatures: r||s.
     /// - rsaEncryption or id-ecPublicKey used as a *signature* algorithm, as some CMS SignerInfos of real
     ///   documents do (RFC 5652 §10.1.2 permits the key algorithm): the hash is then `digest`.
-    public func signatureAlgorithm(digest: HashAlgorithm? = nil, step: TrustError.Step) throws(TrustError) -> SignatureAlgorithm {
+    public func signatureAlgorithm(digest: HashAlgorithm? = nil, step: TrustError.Step) throws(TrustError)
+        -> SignatureAlgorithm
+    {
         switch oid {
         case TrustOID.sha1WithRSA: return .rsaPKCS1v15(.sha1)
         case TrustOID.sha224WithRSA: return .rsaPKCS1v15(.sha224)
@@ -99,10 +103,16 @@ public struct AlgorithmIdentifier: Sendable, Hashable, CustomStringConvertible {
         case TrustOID.ecdsaWithSHA512: return .ecdsa(.sha512)
         case TrustOID.rsassaPSS: return try pssParameters(step: step)
         case TrustOID.rsaEncryption:
-            guard let digest else { throw TrustError(.unsupportedAlgorithm, step, "rsaEncryption as signature algorithm without a digest algorithm") }
+            guard let digest else {
+                throw TrustError(
+                    .unsupportedAlgorithm, step, "rsaEncryption as signature algorithm without a digest algorithm")
+            }
             return .rsaPKCS1v15(digest)
         case TrustOID.ecPublicKey:
-            guard let digest else { throw TrustError(.unsupportedAlgorithm, step, "id-ecPublicKey as signature algorithm without a digest algorithm") }
+            guard let digest else {
+                throw TrustError(
+                    .unsupportedAlgorithm, step, "id-ecPublicKey as signature algorithm without a digest algorithm")
+            }
             return .ecdsa(digest)
         default:
             if oid.hasPrefix(TrustOID.ecdsaPlainPrefix), oid.arcs.count == TrustOID.ecdsaPlainPrefix.arcs.count + 1 {
@@ -122,11 +132,15 @@ public struct AlgorithmIdentifier: Sendable, Hashable, CustomStringConvertible {
     ///     trailerField       [3] INTEGER DEFAULT 1 }
     /// ```
     func pssParameters(step: TrustError.Step) throws(TrustError) -> SignatureAlgorithm {
-        var hash = HashAlgorithm.sha1, mgfHash = HashAlgorithm.sha1, salt = 20
+        var hash = HashAlgorithm.sha1
+        var mgfHash = HashAlgorithm.sha1
+        var salt = 20
         guard let parameters, parameters != [0x05, 0x00] else {
             return .rsaPSS(hash: hash, mgf1Hash: mgfHash, saltLength: salt)
         }
-        let seq = try asn1(step, "RSASSA-PSS-params") { () throws(TLVError) in try TLVParser.parse(parameters, rules: .ber) }
+        let seq = try asn1(step, "RSASSA-PSS-params") { () throws(TLVError) in
+            try TLVParser.parse(parameters, rules: .ber)
+        }
         guard seq.tag == 0x30 else { throw TrustError(.malformed, step, "RSASSA-PSS-params is not a SEQUENCE") }
         for field in seq.children {
             guard let inner = field.children.first else { throw TrustError(.malformed, step, "empty RSASSA-PSS field") }
@@ -136,16 +150,20 @@ public struct AlgorithmIdentifier: Sendable, Hashable, CustomStringConvertible {
             case 0xA1:
                 let mgf = try AlgorithmIdentifier(node: inner, step: step)
                 guard mgf.oid == TrustOID.mgf1, let p = mgf.parameters else {
-                    throw TrustError(.unsupportedAlgorithm, step, "mask generation function \(mgf.oid.dotted) is not MGF1")
+                    throw TrustError(
+                        .unsupportedAlgorithm, step, "mask generation function \(mgf.oid.dotted) is not MGF1")
                 }
-                let hashNode = try asn1(step, "MGF1 hash") { () throws(TLVError) in try TLVParser.parse(p, rules: .ber) }
+                let hashNode = try asn1(step, "MGF1 hash") { () throws(TLVError) in try TLVParser.parse(p, rules: .ber)
+                }
                 mgfHash = try AlgorithmIdentifier(node: hashNode, step: step).hashAlgorithm(step: step)
             case 0xA2:
                 salt = try asn1(step, "PSS salt length") { () throws(TLVError) in try inner.integerValue() }
                 guard (0...1024).contains(salt) else { throw TrustError(.malformed, step, "PSS salt length \(salt)") }
             case 0xA3:
                 let trailer = try asn1(step, "PSS trailer field") { () throws(TLVError) in try inner.integerValue() }
-                guard trailer == 1 else { throw TrustError(.unsupportedAlgorithm, step, "PSS trailer field \(trailer)") }
+                guard trailer == 1 else {
+                    throw TrustError(.unsupportedAlgorithm, step, "PSS trailer field \(trailer)")
+                }
             default:
                 throw TrustError(.malformed, step, "unknown RSASSA-PSS-params field \(TLVTag.describe(field.tag))")
             }

@@ -58,13 +58,25 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
             let decoded: DecodedExtensions
         }
 
-        init(encoded: [UInt8], tbsRange: Range<Int>, version: Int, serialRange: Range<Int>, signatureAlgorithm: AlgorithmIdentifier,
-             issuer: DistinguishedName, subject: DistinguishedName, notBefore: ASN1Time, notAfter: ASN1Time,
-             spkiRange: Range<Int>, signatureRange: Range<Int>, extensionsRange: Range<Int>?, subjectKeyIdentifier: [UInt8]?) {
-            self.encoded = encoded; self.tbsRange = tbsRange; self.version = version; self.serialRange = serialRange
-            self.signatureAlgorithm = signatureAlgorithm; self.issuer = issuer; self.subject = subject
-            self.notBefore = notBefore; self.notAfter = notAfter; self.spkiRange = spkiRange
-            self.signatureRange = signatureRange; self.extensionsRange = extensionsRange
+        init(
+            encoded: [UInt8], tbsRange: Range<Int>, version: Int, serialRange: Range<Int>,
+            signatureAlgorithm: AlgorithmIdentifier,
+            issuer: DistinguishedName, subject: DistinguishedName, notBefore: ASN1Time, notAfter: ASN1Time,
+            spkiRange: Range<Int>, signatureRange: Range<Int>, extensionsRange: Range<Int>?,
+            subjectKeyIdentifier: [UInt8]?
+        ) {
+            self.encoded = encoded
+            self.tbsRange = tbsRange
+            self.version = version
+            self.serialRange = serialRange
+            self.signatureAlgorithm = signatureAlgorithm
+            self.issuer = issuer
+            self.subject = subject
+            self.notBefore = notBefore
+            self.notAfter = notAfter
+            self.spkiRange = spkiRange
+            self.signatureRange = signatureRange
+            self.extensionsRange = extensionsRange
             self.subjectKeyIdentifier = subjectKeyIdentifier
         }
 
@@ -75,7 +87,11 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
                 if let r = extensionsRange {
                     var cursor = TLVCursor(encoded[r])
                     // The structure was checked when the certificate was read (`CertificateExtension.skimList`).
-                    if let h = try? cursor.next(), let l = try? CertificateExtension.parseList(h, in: cursor, step: .certificate) { list = l }
+                    if let h = try? cursor.next(),
+                        let l = try? CertificateExtension.parseList(h, in: cursor, step: .certificate)
+                    {
+                        list = l
+                    }
                 }
                 let value = Extensions(list: list, decoded: DecodedExtensions(list))
                 cached = value
@@ -127,26 +143,32 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     /// Reads `bytes` with a `TLVCursor`: one pass, no tree; the parts kept are ranges of `bytes`.
     private init(owning bytes: [UInt8]) throws(TrustError) {
         let step = TrustError.Step.certificate
-        func read<T>(_ what: String, _ body: () throws(TLVError) -> T) throws(TrustError) -> T { try asn1(step, what, body) }
+        func read<T>(_ what: String, _ body: () throws(TLVError) -> T) throws(TrustError) -> T {
+            try asn1(step, what, body)
+        }
         var top = TLVCursor(bytes)
         let certHeader = try read("Certificate") { () throws(TLVError) in try top.next(0x30, "Certificate") }
         guard top.isAtEnd else {
-            throw TrustError(.malformed, step, "Certificate: \(bytes.count - certHeader.end) bytes after the end of '30'")
+            throw TrustError(
+                .malformed, step, "Certificate: \(bytes.count - certHeader.end) bytes after the end of '30'")
         }
         var cert = try read("Certificate") { () throws(TLVError) in try top.children(of: certHeader) }
         guard let tbs = try read("TBSCertificate", { () throws(TLVError) in try cert.next() }), tbs.tag == 0x30 else {
             throw TrustError(.malformed, step, "TBSCertificate is not a SEQUENCE")
         }
         guard let algHeader = try read("signatureAlgorithm", { () throws(TLVError) in try cert.next() }),
-              let sigHeader = try read("signatureValue", { () throws(TLVError) in try cert.next() }),
-              try read("Certificate", { () throws(TLVError) in try cert.next() }) == nil else {
+            let sigHeader = try read("signatureValue", { () throws(TLVError) in try cert.next() }),
+            try read("Certificate", { () throws(TLVError) in try cert.next() }) == nil
+        else {
             throw TrustError(.malformed, step, "Certificate is not a SEQUENCE of three")
         }
         let signatureAlgorithm = try AlgorithmIdentifier(header: algHeader, in: cert, step: step)
         guard sigHeader.tag == 0x03 else { throw TrustError(.malformed, step, "signatureValue is not a BIT STRING") }
         let sigValue = cert.value(sigHeader)
         guard let unused = sigValue.first, unused == 0 else {
-            throw TrustError(.malformed, step, "signatureValue: BIT STRING \(sigValue.isEmpty ? "empty" : "with \(sigValue.first!) unused bits")")
+            throw TrustError(
+                .malformed, step,
+                "signatureValue: BIT STRING \(sigValue.isEmpty ? "empty" : "with \(sigValue.first!) unused bits")")
         }
 
         var fields = try read("TBSCertificate") { () throws(TLVError) in try cert.children(of: tbs) }
@@ -178,16 +200,21 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
         if !fields.encoded(innerHeader).elementsEqual(cert.encoded(algHeader)) {
             let inner = try AlgorithmIdentifier(header: innerHeader, in: fields, step: step)
             guard inner.oid == signatureAlgorithm.oid else {
-                throw TrustError(.malformed, step, "TBSCertificate.signature \(inner) differs from signatureAlgorithm \(signatureAlgorithm)")
+                throw TrustError(
+                    .malformed, step,
+                    "TBSCertificate.signature \(inner) differs from signatureAlgorithm \(signatureAlgorithm)")
             }
         }
         let issuerHeader = try nextField("issuer")
         let validity = try nextField("validity")
-        guard validity.tag == 0x30 else { throw TrustError(.malformed, step, "Validity is not a SEQUENCE of two times") }
+        guard validity.tag == 0x30 else {
+            throw TrustError(.malformed, step, "Validity is not a SEQUENCE of two times")
+        }
         var times = try read("Validity") { () throws(TLVError) in try fields.children(of: validity) }
         guard let nb = try read("notBefore", { () throws(TLVError) in try times.next() }),
-              let na = try read("notAfter", { () throws(TLVError) in try times.next() }),
-              try read("Validity", { () throws(TLVError) in try times.next() }) == nil else {
+            let na = try read("notAfter", { () throws(TLVError) in try times.next() }),
+            try read("Validity", { () throws(TLVError) in try times.next() }) == nil
+        else {
             throw TrustError(.malformed, step, "Validity is not a SEQUENCE of two times")
         }
         let notBefore = try read("notBefore") { () throws(TLVError) in try times.node(nb).timeValue() }
@@ -200,7 +227,7 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
         var ski: [UInt8]? = nil
         while let f = try read("TBSCertificate", { () throws(TLVError) in try fields.next() }) {
             switch f.tag {
-            case 0x81, 0x82, 0xA1, 0xA2: continue // unique identifiers (RFC 5280 §4.1.2.8)
+            case 0x81, 0x82, 0xA1, 0xA2: continue  // unique identifiers (RFC 5280 §4.1.2.8)
             case 0xA3:
                 var wrapper = try read("extensions") { () throws(TLVError) in try fields.children(of: f) }
                 guard let list = try read("extensions", { () throws(TLVError) in try wrapper.next() }) else {
@@ -213,14 +240,18 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
             }
         }
         // A self-issued certificate (every root CSCA) spells its issuer as its subject: read the name once.
-        let issuerBytes = fields.encoded(issuerHeader), subjectBytes = fields.encoded(subjectHeader)
-        let issuer = issuerBytes.elementsEqual(subjectBytes) ? DistinguishedName(sameNameAs: subject, slice: issuerBytes)
-                                                             : try DistinguishedName(slice: issuerBytes, step: step)
-        storage = Storage(encoded: bytes, tbsRange: tbs.encodedRange, version: version, serialRange: serialHeader.valueRange,
-                          signatureAlgorithm: signatureAlgorithm, issuer: issuer, subject: subject,
-                          notBefore: notBefore, notAfter: notAfter, spkiRange: spki.encodedRange,
-                          signatureRange: (sigHeader.valueStart + 1)..<sigHeader.valueEnd,
-                          extensionsRange: extensionsRange, subjectKeyIdentifier: ski)
+        let issuerBytes = fields.encoded(issuerHeader)
+        let subjectBytes = fields.encoded(subjectHeader)
+        let issuer =
+            issuerBytes.elementsEqual(subjectBytes)
+            ? DistinguishedName(sameNameAs: subject, slice: issuerBytes)
+            : try DistinguishedName(slice: issuerBytes, step: step)
+        storage = Storage(
+            encoded: bytes, tbsRange: tbs.encodedRange, version: version, serialRange: serialHeader.valueRange,
+            signatureAlgorithm: signatureAlgorithm, issuer: issuer, subject: subject,
+            notBefore: notBefore, notAfter: notAfter, spkiRange: spki.encodedRange,
+            signatureRange: (sigHeader.valueStart + 1)..<sigHeader.valueEnd,
+            extensionsRange: extensionsRange, subjectKeyIdentifier: ski)
     }
 
     // MARK: Derived values
@@ -267,7 +298,9 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     public var unhandledCriticalExtensions: [String] {
         var out = decoded.unknownList.filter(\.critical).map(\.oid.dotted)
         for e in extensions where e.critical {
-            if decoded.malformed.contains(where: { $0.hasPrefix(e.oid.dotted + ":") }) { out.append(e.oid.dotted + " (malformed)") }
+            if decoded.malformed.contains(where: { $0.hasPrefix(e.oid.dotted + ":") }) {
+                out.append(e.oid.dotted + " (malformed)")
+            }
         }
         return out
     }
@@ -282,7 +315,8 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     /// does not fit the key.
     public func isSignature(validFor issuerKey: PublicKey) throws(TrustError) -> Bool {
         let alg = try cryptoSignatureAlgorithm()
-        let sig = signature, tbs = tbsCertificate
+        let sig = signature
+        let tbs = tbsCertificate
         return try crypto(.signature, "certificate signature of \(subject)") { () throws(CryptoError) in
             try issuerKey.verify(signature: sig, message: tbs, algorithm: alg)
         }

@@ -91,16 +91,21 @@ public struct CertificateRevocationList: Sendable, Hashable, CustomStringConvert
                     guard entry.tag == 0x30, entry.children.count >= 2, entry.children[0].tag == 0x02 else {
                         throw TrustError(.malformed, step, "revokedCertificates entry is malformed")
                     }
-                    let date = try asn1(step, "revocationDate") { () throws(TLVError) in try entry.children[1].timeValue() }
+                    let date = try asn1(step, "revocationDate") { () throws(TLVError) in
+                        try entry.children[1].timeValue()
+                    }
                     var reason: Int? = nil
                     if entry.children.count > 2 {
                         let entryExts = try CertificateExtension.parseList(entry.children[2], step: step)
                         if let r = entryExts.first(where: { $0.oid == TrustOID.crlReason }),
-                           let n = try? TLVParser.parse(r.value, rules: .ber), n.tag == 0x0A, n.value.count == 1 {
+                            let n = try? TLVParser.parse(r.value, rules: .ber), n.tag == 0x0A, n.value.count == 1
+                        {
                             reason = Int(n.value.first!)
                         }
                     }
-                    revoked.append(RevokedCertificate(serialNumber: entry.children[0].valueBytes, revocationDate: date, reasonCode: reason))
+                    revoked.append(
+                        RevokedCertificate(
+                            serialNumber: entry.children[0].valueBytes, revocationDate: date, reasonCode: reason))
                 }
             } else if f.tag == 0xA0, let list = f.children.first {
                 exts = try CertificateExtension.parseList(list, step: step)
@@ -125,7 +130,8 @@ public struct CertificateRevocationList: Sendable, Hashable, CustomStringConvert
     /// Verifies the CRL's signature with the issuing CSCA's key over `tbsCertList` as read.
     public func isSignature(validFor issuerKey: PublicKey) throws(TrustError) -> Bool {
         let alg = try signatureAlgorithm.signatureAlgorithm(step: .crl)
-        let sig = signature, tbs = tbsCertList
+        let sig = signature
+        let tbs = tbsCertList
         return try crypto(.signature, "CRL signature of \(issuer)") { () throws(CryptoError) in
             try issuerKey.verify(signature: sig, message: tbs, algorithm: alg)
         }
@@ -133,7 +139,9 @@ public struct CertificateRevocationList: Sendable, Hashable, CustomStringConvert
 
     public var authorityKeyIdentifier: [UInt8]? { decoded.authorityKeyIdentifier?.keyIdentifier }
 
-    public var description: String { "CRL(issuer: \(issuer), thisUpdate: \(thisUpdate), revoked: \(revokedCertificates.count))" }
+    public var description: String {
+        "CRL(issuer: \(issuer), thisUpdate: \(thisUpdate), revoked: \(revokedCertificates.count))"
+    }
 
     public static func == (a: Self, b: Self) -> Bool { a.encoded == b.encoded }
     public func hash(into hasher: inout Hasher) { hasher.combine(encoded) }

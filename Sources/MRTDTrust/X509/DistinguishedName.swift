@@ -62,7 +62,9 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
         let name: TLVHeader
         do throws(TLVError) {
             name = try outer.next(0x30, "Name")
-            guard outer.isAtEnd else { throw TLVError(.trailingData, offset: name.end - slice.startIndex, "bytes after the Name") }
+            guard outer.isAtEnd else {
+                throw TLVError(.trailingData, offset: name.end - slice.startIndex, "bytes after the Name")
+            }
         } catch {
             throw TrustError(.malformed, step, "Name: \(error.reason)")
         }
@@ -72,7 +74,9 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
             var sets = try outer.children(of: name)
             var first = true
             while let set = try sets.next() {
-                guard set.tag == 0x31 else { throw TrustError(.malformed, step, "RelativeDistinguishedName is not a non-empty SET") }
+                guard set.tag == 0x31 else {
+                    throw TrustError(.malformed, step, "RelativeDistinguishedName is not a non-empty SET")
+                }
                 if !first { out.append(UInt8(ascii: ",")) }
                 first = false
                 var atvs = try sets.children(of: set)
@@ -82,12 +86,16 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
                 var ranges: [Range<Int>] = []
                 var count = 0
                 while let atv = try atvs.next() {
-                    guard atv.tag == 0x30 else { throw TrustError(.malformed, step, "AttributeTypeAndValue is not a SEQUENCE of two") }
+                    guard atv.tag == 0x30 else {
+                        throw TrustError(.malformed, step, "AttributeTypeAndValue is not a SEQUENCE of two")
+                    }
                     var fields = try atvs.children(of: atv)
                     guard let type = try fields.next(), let value = try fields.next(), fields.isAtEnd else {
                         throw TrustError(.malformed, step, "AttributeTypeAndValue is not a SEQUENCE of two")
                     }
-                    guard type.tag == 0x06 else { throw TrustError(.malformed, step, "attribute type is not an OBJECT IDENTIFIER") }
+                    guard type.tag == 0x06 else {
+                        throw TrustError(.malformed, step, "attribute type is not an OBJECT IDENTIFIER")
+                    }
                     try ObjectIdentifier.validate(contents: fields.value(type), offset: fields.offset(type))
                     if count > 0 { out.append(UInt8(ascii: "+")) }
                     let partStart = out.count
@@ -98,7 +106,9 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
                     if count == 2 { ranges.append(rdnStart..<(partStart - 1)) }
                     if count >= 2 { ranges.append(partStart..<out.count) }
                 }
-                guard count > 0 else { throw TrustError(.malformed, step, "RelativeDistinguishedName is not a non-empty SET") }
+                guard count > 0 else {
+                    throw TrustError(.malformed, step, "RelativeDistinguishedName is not a non-empty SET")
+                }
                 if count > 1 {
                     let parts = ranges.map { Array(out[$0]) }.sorted { $0.lexicographicallyPrecedes($1) }
                     out.removeSubrange(rdnStart...)
@@ -133,7 +143,7 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
     private static func appendCanonicalValue(_ h: TLVHeader, _ cursor: TLVCursor, to out: inout [UInt8]) {
         let value = cursor.value(h)
         switch h.tag {
-        case 0x0C, 0x13, 0x16, 0x1A, 0x12: // UTF8String, PrintableString, IA5String, VisibleString, NumericString
+        case 0x0C, 0x13, 0x16, 0x1A, 0x12:  // UTF8String, PrintableString, IA5String, VisibleString, NumericString
             if value.allSatisfy({ $0 < 0x80 }) {
                 appendCanonicalASCII(value, to: &out)
                 return
@@ -160,12 +170,16 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
             default:
                 break
             }
-            if pendingSpace { out.append(0x20); pendingSpace = false }
+            if pendingSpace {
+                out.append(0x20)
+                pendingSpace = false
+            }
             started = true
             switch b {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"): out.append(b + 32)
             case UInt8(ascii: ","), UInt8(ascii: "+"), UInt8(ascii: "="), UInt8(ascii: "\\"), UInt8(ascii: "#"):
-                out.append(UInt8(ascii: "\\")); out.append(b)
+                out.append(UInt8(ascii: "\\"))
+                out.append(b)
             default: out.append(b)
             }
         }
@@ -183,9 +197,13 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
             while let atv = try atvs.next() {
                 var fields = try atvs.children(of: atv)
                 let type = try fields.next(0x06, "attribute type")
-                guard let v = try fields.next() else { throw TLVError(.truncated, offset: fields.offset(atv), "attribute without value") }
-                rdn.append(Attribute(type: try fields.node(type).objectIdentifierValue(), value: try? fields.node(v).stringValue(),
-                                     encodedValue: Array(fields.encoded(v))))
+                guard let v = try fields.next() else {
+                    throw TLVError(.truncated, offset: fields.offset(atv), "attribute without value")
+                }
+                rdn.append(
+                    Attribute(
+                        type: try fields.node(type).objectIdentifierValue(), value: try? fields.node(v).stringValue(),
+                        encodedValue: Array(fields.encoded(v))))
             }
             rdns.append(rdn)
         }
@@ -224,7 +242,9 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
         while let set = try? sets.next() {
             guard var atvs = try? sets.children(of: set) else { return }
             while let atv = try? atvs.next() {
-                guard var fields = try? atvs.children(of: atv), let type = try? fields.next(), let value = try? fields.next() else { return }
+                guard var fields = try? atvs.children(of: atv), let type = try? fields.next(),
+                    let value = try? fields.next()
+                else { return }
                 body(fields.value(type), value, fields)
             }
         }
@@ -259,7 +279,8 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
             firstRDN = false
             var firstATV = true
             while let atv = try? atvs.next(), var fields = try? atvs.children(of: atv),
-                  let type = try? fields.next(), let value = try? fields.next() {
+                let type = try? fields.next(), let value = try? fields.next()
+            {
                 if !firstATV { out += "+" }
                 firstATV = false
                 let oid = fields.value(type)
@@ -291,7 +312,9 @@ extension String {
         var out = ""
         for c in self {
             switch c {
-            case ",", "+", "=", "\\", "#": out.append("\\"); out.append(c)
+            case ",", "+", "=", "\\", "#":
+                out.append("\\")
+                out.append(c)
             default: out.append(c)
             }
         }

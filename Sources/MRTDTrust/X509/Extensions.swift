@@ -24,16 +24,21 @@ public struct CertificateExtension: Sendable, Hashable {
         } else {
             critical = false
         }
-        value = try asn1(step, "extnValue") { () throws(TLVError) in try node.children[node.children.count - 1].octetStringValue() }
+        value = try asn1(step, "extnValue") { () throws(TLVError) in
+            try node.children[node.children.count - 1].octetStringValue()
+        }
     }
 
     /// Reads an extension found by a `TLVCursor`.
     init(header h: TLVHeader, in cursor: TLVCursor, step: TrustError.Step) throws(TrustError) {
-        func read<T>(_ what: String, _ body: () throws(TLVError) -> T) throws(TrustError) -> T { try asn1(step, what, body) }
+        func read<T>(_ what: String, _ body: () throws(TLVError) -> T) throws(TrustError) -> T {
+            try asn1(step, what, body)
+        }
         guard h.tag == 0x30 else { throw TrustError(.malformed, step, "Extension is not a SEQUENCE of two or three") }
         var fields = try read("Extension") { () throws(TLVError) in try cursor.children(of: h) }
         guard let idHeader = try read("extnID", { () throws(TLVError) in try fields.next() }),
-              var last = try read("Extension", { () throws(TLVError) in try fields.next() }) else {
+            var last = try read("Extension", { () throws(TLVError) in try fields.next() })
+        else {
             throw TrustError(.malformed, step, "Extension is not a SEQUENCE of two or three")
         }
         oid = try read("extnID") { () throws(TLVError) in try fields.node(idHeader).objectIdentifierValue() }
@@ -55,31 +60,44 @@ public struct CertificateExtension: Sendable, Hashable {
     /// and returns the subject key identifier (RFC 5280 §4.2.1.2; the last one when repeated, nil when
     /// absent or when its value does not decode — `DecodedExtensions` then lists it as malformed).
     static func skimList(_ h: TLVHeader, in cursor: TLVCursor, step: TrustError.Step) throws(TrustError) -> [UInt8]? {
-        func read<T>(_ what: String, _ body: () throws(TLVError) -> T) throws(TrustError) -> T { try asn1(step, what, body) }
+        func read<T>(_ what: String, _ body: () throws(TLVError) -> T) throws(TrustError) -> T {
+            try asn1(step, what, body)
+        }
         guard h.tag == 0x30 else { throw TrustError(.malformed, step, "Extensions is not a SEQUENCE") }
         var items = try read("Extensions") { () throws(TLVError) in try cursor.children(of: h) }
         var ski: [UInt8]? = nil
         while let e = try read("Extension", { () throws(TLVError) in try items.next() }) {
-            guard e.tag == 0x30 else { throw TrustError(.malformed, step, "Extension is not a SEQUENCE of two or three") }
+            guard e.tag == 0x30 else {
+                throw TrustError(.malformed, step, "Extension is not a SEQUENCE of two or three")
+            }
             var fields = try read("Extension") { () throws(TLVError) in try items.children(of: e) }
             guard let idHeader = try read("extnID", { () throws(TLVError) in try fields.next() }),
-                  var last = try read("Extension", { () throws(TLVError) in try fields.next() }) else {
+                var last = try read("Extension", { () throws(TLVError) in try fields.next() })
+            else {
                 throw TrustError(.malformed, step, "Extension is not a SEQUENCE of two or three")
             }
             try read("extnID") { () throws(TLVError) in
-                guard idHeader.tag == 0x06 else { throw TLVError(.unexpectedTag, offset: fields.offset(idHeader), "extnID is not an OBJECT IDENTIFIER") }
+                guard idHeader.tag == 0x06 else {
+                    throw TLVError(
+                        .unexpectedTag, offset: fields.offset(idHeader), "extnID is not an OBJECT IDENTIFIER")
+                }
                 try ObjectIdentifier.validate(contents: fields.value(idHeader), offset: fields.offset(idHeader))
             }
             if let third = try read("Extension", { () throws(TLVError) in try fields.next() }) {
                 _ = try read("critical") { () throws(TLVError) in try fields.node(last).booleanValue() }
                 last = third
             }
-            guard fields.isAtEnd else { throw TrustError(.malformed, step, "Extension is not a SEQUENCE of two or three") }
+            guard fields.isAtEnd else {
+                throw TrustError(.malformed, step, "Extension is not a SEQUENCE of two or three")
+            }
             let value: ArraySlice<UInt8>
             if last.isConstructed {
                 value = try read("extnValue") { () throws(TLVError) in try fields.tree(last).octetStringValue() }[...]
             } else {
-                guard last.tag == 0x04 else { throw TrustError(.malformed, step, "extnValue: expected '04' (OCTET STRING), found \(TLVTag.describe(last.tag))") }
+                guard last.tag == 0x04 else {
+                    throw TrustError(
+                        .malformed, step, "extnValue: expected '04' (OCTET STRING), found \(TLVTag.describe(last.tag))")
+                }
                 value = fields.value(last)
             }
             if fields.value(idHeader).elementsEqual(Self.subjectKeyIdentifierOID) {
@@ -93,7 +111,9 @@ public struct CertificateExtension: Sendable, Hashable {
     static let subjectKeyIdentifierOID: [UInt8] = [0x55, 0x1D, 0x0E]
 
     /// Reads the Extensions SEQUENCE found by a `TLVCursor`.
-    static func parseList(_ h: TLVHeader, in cursor: TLVCursor, step: TrustError.Step) throws(TrustError) -> [CertificateExtension] {
+    static func parseList(_ h: TLVHeader, in cursor: TLVCursor, step: TrustError.Step) throws(TrustError)
+        -> [CertificateExtension]
+    {
         guard h.tag == 0x30 else { throw TrustError(.malformed, step, "Extensions is not a SEQUENCE") }
         var items = try asn1(step, "Extensions") { () throws(TLVError) in try cursor.children(of: h) }
         var out: [CertificateExtension] = []
@@ -135,9 +155,13 @@ public struct KeyUsage: OptionSet, Sendable, Hashable {
     }
 
     public var names: [String] {
-        let all: [(KeyUsage, String)] = [(.digitalSignature, "digitalSignature"), (.nonRepudiation, "nonRepudiation"),
-            (.keyEncipherment, "keyEncipherment"), (.dataEncipherment, "dataEncipherment"), (.keyAgreement, "keyAgreement"),
-            (.keyCertSign, "keyCertSign"), (.cRLSign, "cRLSign"), (.encipherOnly, "encipherOnly"), (.decipherOnly, "decipherOnly")]
+        let all: [(KeyUsage, String)] = [
+            (.digitalSignature, "digitalSignature"), (.nonRepudiation, "nonRepudiation"),
+            (.keyEncipherment, "keyEncipherment"), (.dataEncipherment, "dataEncipherment"),
+            (.keyAgreement, "keyAgreement"),
+            (.keyCertSign, "keyCertSign"), (.cRLSign, "cRLSign"), (.encipherOnly, "encipherOnly"),
+            (.decipherOnly, "decipherOnly"),
+        ]
         return all.filter { contains($0.0) }.map(\.1)
     }
 }
@@ -191,7 +215,10 @@ public struct DecodedExtensions: Sendable, Hashable {
     /// Known extensions whose value did not decode, with the reason.
     public var malformed: [String] = []
 
-    struct Unknown: Sendable, Hashable { let oid: ObjectIdentifier; let critical: Bool }
+    struct Unknown: Sendable, Hashable {
+        let oid: ObjectIdentifier
+        let critical: Bool
+    }
 
     static let understood: Set<ObjectIdentifier> = [
         TrustOID.subjectKeyIdentifier, TrustOID.keyUsage, TrustOID.privateKeyUsagePeriod, TrustOID.subjectAltName,
@@ -214,7 +241,8 @@ public struct DecodedExtensions: Sendable, Hashable {
         switch e.oid {
         case TrustOID.basicConstraints:
             let seq = try TLVParser.parse(e.value, rules: .ber).expect(0x30, "BasicConstraints")
-            var ca = false, path: Int? = nil
+            var ca = false
+            var path: Int? = nil
             for c in seq.children {
                 if c.tag == 0x01 { ca = try c.booleanValue() } else if c.tag == 0x02 { path = try c.integerValue() }
             }
@@ -225,8 +253,9 @@ public struct DecodedExtensions: Sendable, Hashable {
             subjectKeyIdentifier = try TLVParser.parse(e.value, rules: .ber).octetStringValue()
         case TrustOID.authorityKeyIdentifier:
             let seq = try TLVParser.parse(e.value, rules: .ber).expect(0x30, "AuthorityKeyIdentifier")
-            authorityKeyIdentifier = AuthorityKeyIdentifier(keyIdentifier: seq.child(0x80)?.valueBytes,
-                                                            authorityCertSerialNumber: seq.child(0x82)?.valueBytes)
+            authorityKeyIdentifier = AuthorityKeyIdentifier(
+                keyIdentifier: seq.child(0x80)?.valueBytes,
+                authorityCertSerialNumber: seq.child(0x82)?.valueBytes)
         case TrustOID.privateKeyUsagePeriod:
             let seq = try TLVParser.parse(e.value, rules: .ber).expect(0x30, "PrivateKeyUsagePeriod")
             func time(_ tag: UInt32) throws(TLVError) -> ASN1Time? {

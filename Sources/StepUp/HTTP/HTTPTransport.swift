@@ -10,7 +10,9 @@ public struct HTTPRequest: Sendable, Hashable {
     /// Seconds before the request is abandoned with `HTTPTransportError.timeout`.
     public var timeout: TimeInterval
 
-    public init(method: String, url: URL, headers: [String: String] = [:], body: Data? = nil, timeout: TimeInterval = 30) {
+    public init(
+        method: String, url: URL, headers: [String: String] = [:], body: Data? = nil, timeout: TimeInterval = 30
+    ) {
         self.method = method
         self.url = url
         self.headers = headers

@@ -33,8 +33,8 @@ enum FormEncoding {
         for b in s.utf8 {
             switch b {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
-                 UInt8(ascii: "_"), UInt8(ascii: "*"):
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                UInt8(ascii: "_"), UInt8(ascii: "*"):
                 out.append(Character(UnicodeScalar(b)))
             case UInt8(ascii: " "):
                 out.append("+")
@@ -73,8 +73,10 @@ public actor OAuthTokenClient {
     private var inFlight: Task<(SecretString, Double?), any Error>?
     private var extraSecrets = Redactor()
 
-    public init(tokenURL: URL = OAuthTokenClient.defaultTokenURL, credentials: ClientCredentials,
-                scope: String = OAuthTokenClient.defaultScope, refreshMargin: Double = 30, http: StepUpHTTPClient) {
+    public init(
+        tokenURL: URL = OAuthTokenClient.defaultTokenURL, credentials: ClientCredentials,
+        scope: String = OAuthTokenClient.defaultScope, refreshMargin: Double = 30, http: StepUpHTTPClient
+    ) {
         self.tokenURL = tokenURL
         self.credentials = credentials
         self.scope = scope
@@ -117,11 +119,14 @@ public actor OAuthTokenClient {
     }
 
     private func makeRequest() -> HTTPRequest {
-        HTTPRequest(method: "POST", url: tokenURL,
-                    headers: ["Authorization": credentials.basicAuthorization,
-                              "Content-Type": "application/x-www-form-urlencoded",
-                              "Accept": "application/json"],
-                    body: Data(FormEncoding.body([("grant_type", "client_credentials"), ("scope", scope)]).utf8))
+        HTTPRequest(
+            method: "POST", url: tokenURL,
+            headers: [
+                "Authorization": credentials.basicAuthorization,
+                "Content-Type": "application/x-www-form-urlencoded",
+                "Accept": "application/json",
+            ],
+            body: Data(FormEncoding.body([("grant_type", "client_credentials"), ("scope", scope)]).utf8))
     }
 
     private static func fetch(_ request: HTTPRequest, http: StepUpHTTPClient, redactor: Redactor) async throws
@@ -129,19 +134,22 @@ public actor OAuthTokenClient {
     {
         let (json, response) = try await http.sendForJSON(request, step: .accessToken, redactor: redactor)
         guard case .object(let o) = json else {
-            throw StepUpError(.invalidResponse, step: .accessToken, expected: "a JSON object",
-                              reason: "the token endpoint answered JSON \(json.typeName)",
-                              httpStatus: response.status, traceId: response.traceId)
+            throw StepUpError(
+                .invalidResponse, step: .accessToken, expected: "a JSON object",
+                reason: "the token endpoint answered JSON \(json.typeName)",
+                httpStatus: response.status, traceId: response.traceId)
         }
         guard let token = o["access_token"]?.stringValue, !token.isEmpty else {
-            throw StepUpError(.invalidResponse, step: .accessToken, field: "access_token",
-                              expected: "a non-empty string", reason: "the token answer has no access_token",
-                              httpStatus: response.status, traceId: response.traceId)
+            throw StepUpError(
+                .invalidResponse, step: .accessToken, field: "access_token",
+                expected: "a non-empty string", reason: "the token answer has no access_token",
+                httpStatus: response.status, traceId: response.traceId)
         }
         if let type = o["token_type"]?.stringValue, type.lowercased() != "bearer" {
-            throw StepUpError(.invalidResponse, step: .accessToken, field: "token_type", expected: "\"Bearer\"",
-                              reason: "unsupported token type \"\(redactor.redact(type).prefix(32))\"",
-                              httpStatus: response.status, traceId: response.traceId)
+            throw StepUpError(
+                .invalidResponse, step: .accessToken, field: "token_type", expected: "\"Bearer\"",
+                reason: "unsupported token type \"\(redactor.redact(type).prefix(32))\"",
+                httpStatus: response.status, traceId: response.traceId)
         }
         var expiresIn: Double?
         switch o["expires_in"] {

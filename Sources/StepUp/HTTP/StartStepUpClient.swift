@@ -12,7 +12,9 @@ public struct StartStepUpConfiguration: Sendable, Hashable {
     public var baseURL: URL
     public var path: String
 
-    public init(baseURL: URL = StartStepUpConfiguration.defaultBaseURL, path: String = StartStepUpConfiguration.defaultPath) {
+    public init(
+        baseURL: URL = StartStepUpConfiguration.defaultBaseURL, path: String = StartStepUpConfiguration.defaultPath
+    ) {
         self.baseURL = baseURL
         self.path = path
     }
@@ -57,8 +59,10 @@ public struct StartStepUpClient: Sendable {
     public let tokens: OAuthTokenClient
     public var http: StepUpHTTPClient
 
-    public init(configuration: StartStepUpConfiguration = StartStepUpConfiguration(), tokens: OAuthTokenClient,
-                http: StepUpHTTPClient) {
+    public init(
+        configuration: StartStepUpConfiguration = StartStepUpConfiguration(), tokens: OAuthTokenClient,
+        http: StepUpHTTPClient
+    ) {
         self.configuration = configuration
         self.tokens = tokens
         self.http = http
@@ -68,8 +72,9 @@ public struct StartStepUpClient: Sendable {
         try request.validate()
         var wire = request
         if wire.provider == nil { wire.provider = .signicatVideoID }
-        let endpoint = try URLPolicy.validate(configuration.endpoint.absoluteString, field: "startStepUpURL",
-                                              step: .configuration)
+        let endpoint = try URLPolicy.validate(
+            configuration.endpoint.absoluteString, field: "startStepUpURL",
+            step: .configuration)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let body = try encoder.encode(wire)
@@ -79,10 +84,13 @@ public struct StartStepUpClient: Sendable {
             let token = try await tokens.accessToken()
             var redactor = await tokens.redactor
             redactor.add(token)
-            let req = HTTPRequest(method: "POST", url: endpoint,
-                                  headers: ["Authorization": "Bearer " + token.reveal(),
-                                            "Content-Type": "application/json", "Accept": "application/json"],
-                                  body: body)
+            let req = HTTPRequest(
+                method: "POST", url: endpoint,
+                headers: [
+                    "Authorization": "Bearer " + token.reveal(),
+                    "Content-Type": "application/json", "Accept": "application/json",
+                ],
+                body: body)
             do {
                 let (json, response) = try await http.sendForJSON(req, step: .startStepUp, redactor: redactor)
                 return StartStepUpResponse(json: json.redacted(by: redactor), traceId: response.traceId)

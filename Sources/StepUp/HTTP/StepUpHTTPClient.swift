@@ -15,8 +15,10 @@ public struct RetryPolicy: Sendable, Hashable {
     public var maxRetryAfter: Double
     public var retriedStatuses: Set<Int>
 
-    public init(maxAttempts: Int = 3, baseDelay: Double = 0.5, maxDelay: Double = 8, maxRetryAfter: Double = 30,
-                retriedStatuses: Set<Int> = [429, 503]) {
+    public init(
+        maxAttempts: Int = 3, baseDelay: Double = 0.5, maxDelay: Double = 8, maxRetryAfter: Double = 30,
+        retriedStatuses: Set<Int> = [429, 503]
+    ) {
         self.maxAttempts = max(1, maxAttempts)
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay
@@ -68,12 +70,14 @@ public struct StepUpHTTPClient: Sendable {
     public var sleep: @Sendable (Double) async throws -> Void
     public var now: @Sendable () -> Date
 
-    public init(transport: any HTTPTransport = URLSessionHTTPTransport(), timeout: Double = 30,
-                retry: RetryPolicy = .default, logger: StepUpLogger = .none,
-                sleep: @escaping @Sendable (Double) async throws -> Void = { s in
-                    try await Task.sleep(nanoseconds: UInt64(max(0, s) * 1_000_000_000))
-                },
-                now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        transport: any HTTPTransport = URLSessionHTTPTransport(), timeout: Double = 30,
+        retry: RetryPolicy = .default, logger: StepUpLogger = .none,
+        sleep: @escaping @Sendable (Double) async throws -> Void = { s in
+            try await Task.sleep(nanoseconds: UInt64(max(0, s) * 1_000_000_000))
+        },
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.transport = transport
         self.timeout = timeout
         self.retry = retry
@@ -99,24 +103,28 @@ public struct StepUpHTTPClient: Sendable {
                 logger.log("stepup http: \(request.method) \(target) failed: \(e)", redactor)
                 switch e {
                 case .timeout(let s):
-                    throw StepUpError(.timeout, step: step, expected: "an answer within \(Self.seconds(s)) s",
-                                      reason: "no answer from \(target) within \(Self.seconds(s)) s")
+                    throw StepUpError(
+                        .timeout, step: step, expected: "an answer within \(Self.seconds(s)) s",
+                        reason: "no answer from \(target) within \(Self.seconds(s)) s")
                 case .cancelled:
                     throw StepUpError(.cancelled, step: step, reason: "the request to \(target) was cancelled")
                 case .connectionFailed(let why):
-                    throw StepUpError(.transportFailure, step: step,
-                                      reason: "could not talk to \(target): \(redactor.redact(why))")
+                    throw StepUpError(
+                        .transportFailure, step: step,
+                        reason: "could not talk to \(target): \(redactor.redact(why))")
                 }
             } catch {
-                throw StepUpError(.transportFailure, step: step,
-                                  reason: "could not talk to \(target): \(String(describing: type(of: error)))")
+                throw StepUpError(
+                    .transportFailure, step: step,
+                    reason: "could not talk to \(target): \(String(describing: type(of: error)))")
             }
             let ms = Int(now().timeIntervalSince(started) * 1000)
-            logger.log("stepup http: \(request.method) \(target) → \(response.status) in \(ms) ms"
-                       + (response.traceId.map { " trace \($0)" } ?? ""), redactor)
+            logger.log(
+                "stepup http: \(request.method) \(target) → \(response.status) in \(ms) ms"
+                    + (response.traceId.map { " trace \($0)" } ?? ""), redactor)
             if (200..<300).contains(response.status) { return response }
             if retry.retriedStatuses.contains(response.status),
-               let wait = retry.delay(afterAttempt: attempt, retryAfter: response.header("Retry-After"), now: now())
+                let wait = retry.delay(afterAttempt: attempt, retryAfter: response.header("Retry-After"), now: now())
             {
                 logger.log("stepup http: HTTP \(response.status), retrying in \(Self.seconds(wait)) s", redactor)
                 do { try await sleep(wait) } catch {
@@ -124,8 +132,9 @@ public struct StepUpHTTPClient: Sendable {
                 }
                 continue
             }
-            throw Self.statusError(response, step: step, target: "\(request.method) \(target)", redactor: redactor,
-                                   attempts: attempt)
+            throw Self.statusError(
+                response, step: step, target: "\(request.method) \(target)", redactor: redactor,
+                attempts: attempt)
         }
     }
 
@@ -135,19 +144,22 @@ public struct StepUpHTTPClient: Sendable {
     {
         let response = try await send(request, step: step, redactor: redactor)
         guard let v = try? JSONValue.parse(response.body) else {
-            throw StepUpError(.nonJSONResponse, step: step, expected: "a JSON body",
-                              reason: "\(request.method) \(Self.describe(request.url)) answered HTTP \(response.status) "
-                                  + "with a body that is not JSON (content-type "
-                                  + "\(redactor.redact(response.header("Content-Type") ?? "none")))",
-                              httpStatus: response.status, traceId: response.traceId)
+            throw StepUpError(
+                .nonJSONResponse, step: step, expected: "a JSON body",
+                reason: "\(request.method) \(Self.describe(request.url)) answered HTTP \(response.status) "
+                    + "with a body that is not JSON (content-type "
+                    + "\(redactor.redact(response.header("Content-Type") ?? "none")))",
+                httpStatus: response.status, traceId: response.traceId)
         }
         return (v, response)
     }
 
     /// Maps a non-2xx response onto the error of its status class, keeping Signicat's error object
     /// (redacted) and the trace id.
-    static func statusError(_ response: HTTPResponse, step: StepUpError.Step, target: String, redactor: Redactor,
-                            attempts: Int) -> StepUpError {
+    static func statusError(
+        _ response: HTTPResponse, step: StepUpError.Step, target: String, redactor: Redactor,
+        attempts: Int
+    ) -> StepUpError {
         let remote = SignicatErrorObject.parse(response.body)?.redacted(by: redactor)
         let code: StepUpError.Code
         switch response.status {
@@ -164,8 +176,9 @@ public struct StepUpHTTPClient: Sendable {
         if code == .httpRateLimited, let ra = response.header("Retry-After") {
             reason += " (Retry-After: \(redactor.redact(ra)))"
         }
-        return StepUpError(code, step: step, expected: "a 2xx answer", reason: reason, httpStatus: response.status,
-                           traceId: response.traceId.map(redactor.redact) ?? remote?.traceId, remoteError: remote)
+        return StepUpError(
+            code, step: step, expected: "a 2xx answer", reason: reason, httpStatus: response.status,
+            traceId: response.traceId.map(redactor.redact) ?? remote?.traceId, remoteError: remote)
     }
 
     /// scheme://host[:port]/path — never the query (which could carry something private).

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// `HTTPTransport` over URLSession (FoundationNetworking on Linux).
@@ -57,7 +58,8 @@ public final class URLSessionHTTPTransport: HTTPTransport, @unchecked Sendable {
                     for (k, v) in http.allHeaderFields {
                         if let k = k as? String, let v = v as? String { headers[k] = v }
                     }
-                    state.finish(.success(HTTPResponse(status: http.statusCode, headers: headers, body: data ?? Data())))
+                    state.finish(
+                        .success(HTTPResponse(status: http.statusCode, headers: headers, body: data ?? Data())))
                 }
                 state.attach(task)
                 task.resume()
@@ -128,8 +130,10 @@ private final class RequestState: @unchecked Sendable {
 }
 
 private final class NoRedirectDelegate: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+    ) {
         completionHandler(nil)
     }
 }

@@ -24,8 +24,9 @@ struct FieldReader {
             container = try decoder.container(keyedBy: AnyKey.self)
         } catch {
             let field = path.isEmpty ? nil : path.joined(separator: ".")
-            throw StepUpError(.notAnObject, step: step, field: field, expected: "a JSON object",
-                              reason: "the value is not a JSON object")
+            throw StepUpError(
+                .notAnObject, step: step, field: field, expected: "a JSON object",
+                reason: "the value is not a JSON object")
         }
     }
 
@@ -37,13 +38,15 @@ struct FieldReader {
     }
 
     func missing(_ key: String, expected: String) -> StepUpError {
-        StepUpError(.missingField, step: step, field: path(key), expected: expected,
-                    reason: "required field `\(path(key))` is missing")
+        StepUpError(
+            .missingField, step: step, field: path(key), expected: expected,
+            reason: "required field `\(path(key))` is missing")
     }
 
     private func typeError(_ key: String, _ expected: String) -> StepUpError {
-        StepUpError(.invalidFieldType, step: step, field: path(key), expected: expected,
-                    reason: "field `\(path(key))` has the wrong JSON type")
+        StepUpError(
+            .invalidFieldType, step: step, field: path(key), expected: expected,
+            reason: "field `\(path(key))` has the wrong JSON type")
     }
 
     /// Decodes `key` if present and not null. Type mismatches become `invalidFieldType`;

@@ -13,12 +13,30 @@ public enum JSONValue: Hashable, Sendable, Codable {
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
-        if c.decodeNil() { self = .null; return }
-        if let b = try? c.decode(Bool.self) { self = .bool(b); return }
-        if let i = try? c.decode(Int64.self) { self = .integer(i); return }
-        if let d = try? c.decode(Double.self) { self = .number(d); return }
-        if let s = try? c.decode(String.self) { self = .string(s); return }
-        if let a = try? c.decode([JSONValue].self) { self = .array(a); return }
+        if c.decodeNil() {
+            self = .null
+            return
+        }
+        if let b = try? c.decode(Bool.self) {
+            self = .bool(b)
+            return
+        }
+        if let i = try? c.decode(Int64.self) {
+            self = .integer(i)
+            return
+        }
+        if let d = try? c.decode(Double.self) {
+            self = .number(d)
+            return
+        }
+        if let s = try? c.decode(String.self) {
+            self = .string(s)
+            return
+        }
+        if let a = try? c.decode([JSONValue].self) {
+            self = .array(a)
+            return
+        }
         self = .object(try c.decode([String: JSONValue].self))
     }
 

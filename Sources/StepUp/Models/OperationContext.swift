@@ -36,12 +36,14 @@ public struct OperationContext: Codable, Hashable, Sendable {
     /// Checks the media type, decodes the base64 and the operation object inside
     /// (docs/architecture.md §8.2: mime, base64, JSON object, then the operation rules).
     public func decodeOperation() throws -> SignicatOperationDocument {
-        let mediaType = contextMime.split(separator: ";", maxSplits: 1).first
+        let mediaType =
+            contextMime.split(separator: ";", maxSplits: 1).first
             .map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
         guard mediaType == Self.acceptedMime else {
-            throw StepUpError(.unsupportedMimeType, step: .decodeContext, field: "context_mime",
-                              expected: "\"application/json\"",
-                              reason: "context_mime \"\(contextMime.prefix(64))\" is not application/json")
+            throw StepUpError(
+                .unsupportedMimeType, step: .decodeContext, field: "context_mime",
+                expected: "\"application/json\"",
+                reason: "context_mime \"\(contextMime.prefix(64))\" is not application/json")
         }
         let bytes = try Base64Lenient.decode(contextContentB64, field: "context_content_b64", step: .decodeContext)
         return try SignicatOperationDocument.decode(bytes)
@@ -116,15 +118,19 @@ public enum StepUpInput {
     public static func parse(_ data: Data) throws -> DecodedStepUpInput {
         let v: JSONValue
         do { v = try JSONValue.parse(data) } catch {
-            throw StepUpError(.malformedJSON, step: .decodeContext, expected: "a JSON object",
-                              reason: "the input is not valid JSON")
+            throw StepUpError(
+                .malformedJSON, step: .decodeContext, expected: "a JSON object",
+                reason: "the input is not valid JSON")
         }
         guard case .object(let o) = v else {
-            throw StepUpError(.notAnObject, step: .decodeContext, expected: "a JSON object",
-                              reason: "the input is JSON \(v.typeName), not an object")
+            throw StepUpError(
+                .notAnObject, step: .decodeContext, expected: "a JSON object",
+                reason: "the input is JSON \(v.typeName), not an object")
         }
-        let contextKeys = [OperationContextPhase.pre.rawValue, OperationContextPhase.post.rawValue,
-                           "context_content_b64", "context_mime"]
+        let contextKeys = [
+            OperationContextPhase.pre.rawValue, OperationContextPhase.post.rawValue,
+            "context_content_b64", "context_mime",
+        ]
         if contextKeys.contains(where: { o[$0] != nil }) {
             let doc: OperationContextDocument
             do {
@@ -134,22 +140,25 @@ public enum StepUpInput {
             } catch {
                 throw StepUpError(.malformedJSON, step: .decodeContext, reason: "the context could not be decoded")
             }
-            var decoded = DecodedStepUpInput(phase: doc.phase, context: doc.context, document: try doc.context.decodeOperation())
+            var decoded = DecodedStepUpInput(
+                phase: doc.phase, context: doc.context, document: try doc.context.decodeOperation())
             if doc.hadBothPhases {
-                decoded.warnings.append(StepUpWarning(
-                    code: "both-contexts",
-                    message: "the input holds both a pre_operation_context and a post_operation_context; "
-                        + "the post_operation_context (the one carrying the proofing values) is used"))
+                decoded.warnings.append(
+                    StepUpWarning(
+                        code: "both-contexts",
+                        message: "the input holds both a pre_operation_context and a post_operation_context; "
+                            + "the post_operation_context (the one carrying the proofing values) is used"))
             }
             return decoded
         }
         if o["signicatOperation"] != nil || o["operation"] != nil {
             return DecodedStepUpInput(phase: nil, context: nil, document: try SignicatOperationDocument.decode(data))
         }
-        throw StepUpError(.missingField, step: .decodeContext, field: "context_content_b64",
-                          expected: "an operation context {context_content_b64, context_mime} (optionally inside "
-                              + "pre_operation_context/post_operation_context) or a Signicat operation object",
-                          reason: "the input is neither an operation context nor an operation object")
+        throw StepUpError(
+            .missingField, step: .decodeContext, field: "context_content_b64",
+            expected: "an operation context {context_content_b64, context_mime} (optionally inside "
+                + "pre_operation_context/post_operation_context) or a Signicat operation object",
+            reason: "the input is neither an operation context nor an operation object")
     }
 }
 
@@ -158,8 +167,9 @@ public enum StepUpInput {
 public enum Base64Lenient {
     public static func decode(_ text: String, field: String, step: StepUpError.Step) throws -> Data {
         func fail(_ why: String) -> StepUpError {
-            StepUpError(.invalidBase64, step: step, field: field,
-                        expected: "base64 (standard or URL-safe alphabet, padding optional)", reason: why)
+            StepUpError(
+                .invalidBase64, step: step, field: field,
+                expected: "base64 (standard or URL-safe alphabet, padding optional)", reason: why)
         }
         var chars: [UInt8] = []
         chars.reserveCapacity(text.utf8.count)
@@ -176,7 +186,7 @@ public enum Base64Lenient {
             }
             switch b {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "/"):
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "/"):
                 chars.append(b)
             case UInt8(ascii: "-"): chars.append(UInt8(ascii: "+"))
             case UInt8(ascii: "_"): chars.append(UInt8(ascii: "/"))

@@ -37,9 +37,10 @@ public struct Provider: Hashable, Sendable, Codable, CustomStringConvertible {
     /// Parses a provider, or throws `unknownProvider` naming `field`.
     public static func parse(_ raw: String, field: String = "provider", step: StepUpError.Step) throws -> Provider {
         guard let p = Provider(rawValue: raw) else {
-            throw StepUpError(.unknownProvider, step: step, field: field,
-                              expected: "one of " + acceptedSpellings.joined(separator: ", "),
-                              reason: "unknown identity-proofing provider \"\(raw.prefix(64))\"")
+            throw StepUpError(
+                .unknownProvider, step: step, field: field,
+                expected: "one of " + acceptedSpellings.joined(separator: ", "),
+                reason: "unknown identity-proofing provider \"\(raw.prefix(64))\"")
         }
         return p
     }

@@ -82,7 +82,8 @@ public struct Redactor: Sendable, Hashable {
         while let r = rest.range(of: scheme) {
             out += rest[..<r.upperBound]
             rest = rest[r.upperBound...]
-            let end = rest.firstIndex(where: { $0 == " " || $0 == "\"" || $0 == "," || $0 == "\n" || $0 == "\r" })
+            let end =
+                rest.firstIndex(where: { $0 == " " || $0 == "\"" || $0 == "," || $0 == "\n" || $0 == "\r" })
                 ?? rest.endIndex
             if end != rest.startIndex {
                 out += mask

@@ -23,8 +23,10 @@ public struct SignicatErrorObject: Codable, Hashable, Sendable {
     public var detail: String?
     public var invalidParams: [InvalidParam]?
 
-    public init(type: String? = nil, title: String? = nil, code: String? = nil, status: Int? = nil,
-                traceId: String? = nil, detail: String? = nil, invalidParams: [InvalidParam]? = nil) {
+    public init(
+        type: String? = nil, title: String? = nil, code: String? = nil, status: Int? = nil,
+        traceId: String? = nil, detail: String? = nil, invalidParams: [InvalidParam]? = nil
+    ) {
         self.type = type
         self.title = title
         self.code = code
@@ -72,10 +74,11 @@ public struct SignicatErrorObject: Codable, Hashable, Sendable {
 
     /// A copy with every string passed through the redactor.
     public func redacted(by r: Redactor) -> SignicatErrorObject {
-        SignicatErrorObject(type: type.map(r.redact), title: title.map(r.redact), code: code.map(r.redact),
-                            status: status, traceId: traceId.map(r.redact), detail: detail.map(r.redact),
-                            invalidParams: invalidParams?.map {
-                                InvalidParam(name: $0.name.map(r.redact), reason: $0.reason.map(r.redact))
-                            })
+        SignicatErrorObject(
+            type: type.map(r.redact), title: title.map(r.redact), code: code.map(r.redact),
+            status: status, traceId: traceId.map(r.redact), detail: detail.map(r.redact),
+            invalidParams: invalidParams?.map {
+                InvalidParam(name: $0.name.map(r.redact), reason: $0.reason.map(r.redact))
+            })
     }
 }

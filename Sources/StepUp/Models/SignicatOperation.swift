@@ -30,8 +30,9 @@ public struct VideoIDProviderOptions: Codable, Hashable, Sendable {
 
     /// `docType` and `defaultId` must be among `docTypes` when it is given (docs/architecture.md §8.2).
     public func validate(step: StepUpError.Step = .validateOperation) throws {
-        try VideoIDOptionRules.check(docTypes: docTypes, docType: docType, defaultId: defaultId, step: step,
-                                     prefix: "videoidProviderOptions")
+        try VideoIDOptionRules.check(
+            docTypes: docTypes, docType: docType, defaultId: defaultId, step: step,
+            prefix: "videoidProviderOptions")
     }
 }
 
@@ -72,9 +73,11 @@ public struct SignicatOperation: Codable, Hashable, Sendable {
     public var videoidProviderOptions: VideoIDProviderOptions?
 
     /// Builds and validates an operation object.
-    public init(version: String? = "1", operation: String = SignicatOperation.stepUpOperation, provider: Provider,
-                token: SecretString? = nil, url: String? = nil, processType: String? = nil, processId: String? = nil,
-                videoidProviderOptions: VideoIDProviderOptions? = nil) throws {
+    public init(
+        version: String? = "1", operation: String = SignicatOperation.stepUpOperation, provider: Provider,
+        token: SecretString? = nil, url: String? = nil, processType: String? = nil, processId: String? = nil,
+        videoidProviderOptions: VideoIDProviderOptions? = nil
+    ) throws {
         self.version = version
         self.operation = operation
         self.provider = provider
@@ -96,8 +99,9 @@ public struct SignicatOperation: Codable, Hashable, Sendable {
         url = try r.optional(String.self, "url", expected: "a URL string")
         processType = try r.optional(String.self, "processType", expected: "a string")
         processId = try r.optional(String.self, "processId", expected: "a UUID string")
-        videoidProviderOptions = try r.optional(VideoIDProviderOptions.self, "videoidProviderOptions",
-                                                expected: "an object {docType, docTypes, defaultId}")
+        videoidProviderOptions = try r.optional(
+            VideoIDProviderOptions.self, "videoidProviderOptions",
+            expected: "an object {docType, docTypes, defaultId}")
         try validate()
     }
 
@@ -121,24 +125,29 @@ public struct SignicatOperation: Codable, Hashable, Sendable {
         let step = StepUpError.Step.validateOperation
         if let version {
             guard Self.supportedVersions.contains(version) else {
-                throw StepUpError(.unsupportedVersion, step: step, field: "version",
-                                  expected: "one of " + Self.supportedVersions.sorted().map { "\"\($0)\"" }
-                                      .joined(separator: ", "),
-                                  reason: "unknown operation object version \"\(version.prefix(32))\"")
+                throw StepUpError(
+                    .unsupportedVersion, step: step, field: "version",
+                    expected: "one of "
+                        + Self.supportedVersions.sorted().map { "\"\($0)\"" }
+                        .joined(separator: ", "),
+                    reason: "unknown operation object version \"\(version.prefix(32))\"")
             }
         } else if !isPreOperation {
-            throw StepUpError(.missingVersion, step: step, field: "version", expected: "\"1\"",
-                              reason: "`version` is missing from an operation object that carries proofing fields")
+            throw StepUpError(
+                .missingVersion, step: step, field: "version", expected: "\"1\"",
+                reason: "`version` is missing from an operation object that carries proofing fields")
         }
         guard operation == Self.stepUpOperation else {
-            throw StepUpError(.notAStepUp, step: step, field: "operation", expected: "\"authentication\"",
-                              reason: "operation \"\(operation.prefix(64))\" is not a ReuseID step-up")
+            throw StepUpError(
+                .notAStepUp, step: step, field: "operation", expected: "\"authentication\"",
+                reason: "operation \"\(operation.prefix(64))\" is not a ReuseID step-up")
         }
         if let url { _ = try URLPolicy.validate(url, field: "url", step: step) }
         if let processId, !UUIDText.isValid(processId) {
-            throw StepUpError(.invalidProcessId, step: step, field: "processId",
-                              expected: "a UUID (8-4-4-4-12 hexadecimal digits)",
-                              reason: "`processId` is not a UUID")
+            throw StepUpError(
+                .invalidProcessId, step: step, field: "processId",
+                expected: "a UUID (8-4-4-4-12 hexadecimal digits)",
+                reason: "`processId` is not a UUID")
         }
         try videoidProviderOptions?.validate(step: step)
     }
@@ -159,19 +168,21 @@ public struct SignicatOperation: Codable, Hashable, Sendable {
     public func requireReadyForProofing() throws {
         let m = missingForProofing
         guard m.isEmpty else {
-            throw StepUpError(.notReadyForProofing, step: .validateOperation, field: m.joined(separator: ", "),
-                              expected: "the post-operation object with " + Self.proofingFields.joined(separator: ", "),
-                              reason: "the operation object is valid for routing but not for identity proofing: "
-                                  + "missing " + m.joined(separator: ", "),
-                              missingFields: m)
+            throw StepUpError(
+                .notReadyForProofing, step: .validateOperation, field: m.joined(separator: ", "),
+                expected: "the post-operation object with " + Self.proofingFields.joined(separator: ", "),
+                reason: "the operation object is valid for routing but not for identity proofing: "
+                    + "missing " + m.joined(separator: ", "),
+                missingFields: m)
         }
     }
 
     /// The checked endpoint URL (call after `requireReadyForProofing()`).
     public func endpointURL() throws -> URL {
         guard let url else {
-            throw StepUpError(.notReadyForProofing, step: .validateOperation, field: "url",
-                              expected: "an https URL", reason: "the operation object has no `url`", missingFields: ["url"])
+            throw StepUpError(
+                .notReadyForProofing, step: .validateOperation, field: "url",
+                expected: "an https URL", reason: "the operation object has no `url`", missingFields: ["url"])
         }
         return try URLPolicy.validate(url, field: "url", step: .validateOperation)
     }
@@ -222,20 +233,23 @@ public struct SignicatOperationDocument: Codable, Hashable, Sendable {
     public static func decode(_ data: Data) throws -> SignicatOperationDocument {
         let v: JSONValue
         do { v = try JSONValue.parse(data) } catch {
-            throw StepUpError(.malformedJSON, step: .decodeOperation, expected: "a JSON object",
-                              reason: "the operation object is not valid JSON")
+            throw StepUpError(
+                .malformedJSON, step: .decodeOperation, expected: "a JSON object",
+                reason: "the operation object is not valid JSON")
         }
         guard case .object = v else {
-            throw StepUpError(.notAnObject, step: .decodeOperation, expected: "a JSON object",
-                              reason: "the operation object is JSON \(v.typeName), not an object")
+            throw StepUpError(
+                .notAnObject, step: .decodeOperation, expected: "a JSON object",
+                reason: "the operation object is JSON \(v.typeName), not an object")
         }
         do {
             return try JSONDecoder().decode(SignicatOperationDocument.self, from: data)
         } catch let e as StepUpError {
             throw e
         } catch {
-            throw StepUpError(.malformedJSON, step: .decodeOperation, expected: "a JSON object",
-                              reason: "the operation object could not be decoded")
+            throw StepUpError(
+                .malformedJSON, step: .decodeOperation, expected: "a JSON object",
+                reason: "the operation object could not be decoded")
         }
     }
 }

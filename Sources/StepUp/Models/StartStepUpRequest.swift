@@ -35,18 +35,21 @@ enum VideoIDOptionRules {
     static func check(docTypes: [Int]?, docType: Int?, defaultId: Int?, step: StepUpError.Step, prefix: String) throws {
         guard let docTypes else { return }
         if docTypes.isEmpty {
-            throw StepUpError(.inconsistentProviderOptions, step: step, field: "\(prefix).docTypes",
-                              expected: "at least one document type",
-                              reason: "`\(prefix).docTypes` is empty, so no document could be presented")
+            throw StepUpError(
+                .inconsistentProviderOptions, step: step, field: "\(prefix).docTypes",
+                expected: "at least one document type",
+                reason: "`\(prefix).docTypes` is empty, so no document could be presented")
         }
         let list = "one of [" + docTypes.map(String.init).joined(separator: ", ") + "]"
         if let docType, !docTypes.contains(docType) {
-            throw StepUpError(.inconsistentProviderOptions, step: step, field: "\(prefix).docType", expected: list,
-                              reason: "`\(prefix).docType` \(docType) is not among `\(prefix).docTypes`")
+            throw StepUpError(
+                .inconsistentProviderOptions, step: step, field: "\(prefix).docType", expected: list,
+                reason: "`\(prefix).docType` \(docType) is not among `\(prefix).docTypes`")
         }
         if let defaultId, !docTypes.contains(defaultId) {
-            throw StepUpError(.inconsistentProviderOptions, step: step, field: "\(prefix).defaultId", expected: list,
-                              reason: "`\(prefix).defaultId` \(defaultId) is not among `\(prefix).docTypes`")
+            throw StepUpError(
+                .inconsistentProviderOptions, step: step, field: "\(prefix).defaultId", expected: list,
+                reason: "`\(prefix).defaultId` \(defaultId) is not among `\(prefix).docTypes`")
         }
     }
 }
@@ -69,8 +72,10 @@ public struct StartStepUpRequest: Codable, Hashable, Sendable {
     public var videoidProviderOptions: StartVideoIDProviderOptions?
 
     /// Builds and validates a request.
-    public init(userId: UUID, deviceId: String, provider: Provider? = nil,
-                videoidProviderOptions: StartVideoIDProviderOptions? = nil) throws {
+    public init(
+        userId: UUID, deviceId: String, provider: Provider? = nil,
+        videoidProviderOptions: StartVideoIDProviderOptions? = nil
+    ) throws {
         self.userId = userId
         self.deviceId = deviceId
         self.provider = provider
@@ -84,15 +89,17 @@ public struct StartStepUpRequest: Codable, Hashable, Sendable {
             throw Self.badUserId(userId)
         }
         let p = try provider.map { try Provider.parse($0, step: .validateStartRequest) }
-        let options = (docTypes == nil && defaultId == nil)
+        let options =
+            (docTypes == nil && defaultId == nil)
             ? nil : StartVideoIDProviderOptions(docTypes: docTypes, defaultId: defaultId)
         try self.init(userId: uuid, deviceId: deviceId, provider: p, videoidProviderOptions: options)
     }
 
     static func badUserId(_ raw: String) -> StepUpError {
-        StepUpError(.invalidUserId, step: .validateStartRequest, field: "userId",
-                    expected: "a UUID (8-4-4-4-12 hexadecimal digits)",
-                    reason: "`userId` is not a UUID")
+        StepUpError(
+            .invalidUserId, step: .validateStartRequest, field: "userId",
+            expected: "a UUID (8-4-4-4-12 hexadecimal digits)",
+            reason: "`userId` is not a UUID")
     }
 
     /// The provider ReuseID will use: the one given, or VideoID [doc].
@@ -101,17 +108,19 @@ public struct StartStepUpRequest: Codable, Hashable, Sendable {
     /// Checks the rules above; throws the first violation.
     public func validate() throws {
         if deviceId.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-            throw StepUpError(.invalidDeviceId, step: .validateStartRequest, field: "deviceId",
-                              expected: "a non-empty string (opaque; need not be a UUID)",
-                              reason: "`deviceId` is empty")
+            throw StepUpError(
+                .invalidDeviceId, step: .validateStartRequest, field: "deviceId",
+                expected: "a non-empty string (opaque; need not be a UUID)",
+                reason: "`deviceId` is empty")
         }
         if let o = videoidProviderOptions {
             if effectiveProvider.kind == .readID {
-                throw StepUpError(.providerOptionsNotApplicable, step: .validateStartRequest,
-                                  field: "videoidProviderOptions",
-                                  expected: "no videoidProviderOptions with provider readid",
-                                  reason: "`videoidProviderOptions` only concerns VideoID; it is refused with provider "
-                                      + "\"\(effectiveProvider.rawValue)\"")
+                throw StepUpError(
+                    .providerOptionsNotApplicable, step: .validateStartRequest,
+                    field: "videoidProviderOptions",
+                    expected: "no videoidProviderOptions with provider readid",
+                    reason: "`videoidProviderOptions` only concerns VideoID; it is refused with provider "
+                        + "\"\(effectiveProvider.rawValue)\"")
             }
             try o.validate(step: .validateStartRequest)
         }
@@ -128,8 +137,9 @@ public struct StartStepUpRequest: Codable, Hashable, Sendable {
         } else {
             provider = nil
         }
-        videoidProviderOptions = try r.optional(StartVideoIDProviderOptions.self, "videoidProviderOptions",
-                                                expected: "an object {docTypes, defaultId}")
+        videoidProviderOptions = try r.optional(
+            StartVideoIDProviderOptions.self, "videoidProviderOptions",
+            expected: "an object {docTypes, defaultId}")
         try validate()
     }
 

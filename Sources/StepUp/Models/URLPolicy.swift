@@ -7,14 +7,16 @@ public enum URLPolicy {
     public static func validate(_ text: String, field: String, step: StepUpError.Step) throws -> URL {
         let shown = String(text.prefix(200))
         guard let c = URLComponents(string: text), let scheme = c.scheme?.lowercased(),
-              let host = c.host, !host.isEmpty, let url = c.url
+            let host = c.host, !host.isEmpty, let url = c.url
         else {
-            throw StepUpError(.invalidURL, step: step, field: field, expected: "an absolute https URL with a host",
-                              reason: "`\(field)` \"\(shown)\" is not an absolute URL")
+            throw StepUpError(
+                .invalidURL, step: step, field: field, expected: "an absolute https URL with a host",
+                reason: "`\(field)` \"\(shown)\" is not an absolute URL")
         }
         if c.user != nil || c.password != nil {
-            throw StepUpError(.invalidURL, step: step, field: field, expected: "a URL without user information",
-                              reason: "`\(field)` carries user information, which is not accepted")
+            throw StepUpError(
+                .invalidURL, step: step, field: field, expected: "a URL without user information",
+                reason: "`\(field)` carries user information, which is not accepted")
         }
         switch scheme {
         case "https":
@@ -22,9 +24,10 @@ public enum URLPolicy {
         case "http" where isLoopback(host):
             return url
         default:
-            throw StepUpError(.insecureURL, step: step, field: field,
-                              expected: "https (plain http only to a loopback host)",
-                              reason: "`\(field)` uses \(scheme) to \(host)")
+            throw StepUpError(
+                .insecureURL, step: step, field: field,
+                expected: "https (plain http only to a loopback host)",
+                reason: "`\(field)` uses \(scheme) to \(host)")
         }
     }
 

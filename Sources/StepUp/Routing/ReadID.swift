@@ -49,13 +49,15 @@ public enum ProcessBinding: Sendable {
     /// The challenge for `processId` under the rule above.
     public static func challenge(processId: String, sha256: ([UInt8]) -> [UInt8]) throws -> [UInt8] {
         guard UUIDText.isValid(processId) else {
-            throw StepUpError(.invalidProcessId, step: .readPlan, field: "processId", expected: "a UUID",
-                              reason: "cannot derive an AA challenge from a processId that is not a UUID")
+            throw StepUpError(
+                .invalidProcessId, step: .readPlan, field: "processId", expected: "a UUID",
+                reason: "cannot derive an AA challenge from a processId that is not a UUID")
         }
         let digest = sha256(Array(processId.lowercased().utf8))
         guard digest.count == 32 else {
-            throw StepUpError(.invalidConfiguration, step: .readPlan, expected: "a 32-byte SHA-256 digest",
-                              reason: "the supplied SHA-256 function returned \(digest.count) bytes")
+            throw StepUpError(
+                .invalidConfiguration, step: .readPlan, expected: "a 32-byte SHA-256 digest",
+                reason: "the supplied SHA-256 function returned \(digest.count) bytes")
         }
         return Array(digest.prefix(challengeLength))
     }
@@ -82,9 +84,11 @@ public struct ReadIDPlan: Sendable, Hashable {
     public var readerArguments: [String]
     public var warnings: [StepUpWarning]
 
-    public init(processId: String, provider: Provider, baseURL: URL, oauthToken: SecretString, opaqueId: String,
-                files: [ReadIDFile] = ReadIDFile.allCases, activeAuthenticationChallenge: [UInt8]? = nil,
-                readerArguments: [String] = [], warnings: [StepUpWarning] = []) {
+    public init(
+        processId: String, provider: Provider, baseURL: URL, oauthToken: SecretString, opaqueId: String,
+        files: [ReadIDFile] = ReadIDFile.allCases, activeAuthenticationChallenge: [UInt8]? = nil,
+        readerArguments: [String] = [], warnings: [StepUpWarning] = []
+    ) {
         self.processId = processId
         self.provider = provider
         self.baseURL = baseURL
@@ -97,30 +101,37 @@ public struct ReadIDPlan: Sendable, Hashable {
     }
 
     /// Builds the plan for a ReadID operation that is ready for proofing.
-    public static func make(for operation: SignicatOperation, binding: ProcessBinding = .none,
-                            readerArguments: [String] = []) throws -> ReadIDPlan {
+    public static func make(
+        for operation: SignicatOperation, binding: ProcessBinding = .none,
+        readerArguments: [String] = []
+    ) throws -> ReadIDPlan {
         guard operation.provider.kind == .readID else {
-            throw StepUpError(.unknownProvider, step: .readPlan, field: "provider", expected: "readid",
-                              reason: "provider \"\(operation.provider.rawValue)\" is not ReadID")
+            throw StepUpError(
+                .unknownProvider, step: .readPlan, field: "provider", expected: "readid",
+                reason: "provider \"\(operation.provider.rawValue)\" is not ReadID")
         }
         try operation.requireReadyForProofing()
         let base = try operation.endpointURL()
         guard let token = operation.token, let processId = operation.canonicalProcessId else {
-            throw StepUpError(.notReadyForProofing, step: .readPlan, reason: "token or processId missing",
-                              missingFields: operation.missingForProofing)
+            throw StepUpError(
+                .notReadyForProofing, step: .readPlan, reason: "token or processId missing",
+                missingFields: operation.missingForProofing)
         }
         var warnings: [StepUpWarning] = []
         if operation.videoidProviderOptions != nil {
-            warnings.append(StepUpWarning(code: "videoid-options-ignored",
-                                          message: "videoidProviderOptions only concerns VideoID; ignored for ReadID"))
+            warnings.append(
+                StepUpWarning(
+                    code: "videoid-options-ignored",
+                    message: "videoidProviderOptions only concerns VideoID; ignored for ReadID"))
         }
         var challenge: [UInt8]?
         if case .processId(let sha256) = binding {
             challenge = try ProcessBinding.challenge(processId: processId, sha256: sha256)
         }
-        return ReadIDPlan(processId: processId, provider: operation.provider, baseURL: base, oauthToken: token,
-                          opaqueId: processId, activeAuthenticationChallenge: challenge,
-                          readerArguments: readerArguments, warnings: warnings)
+        return ReadIDPlan(
+            processId: processId, provider: operation.provider, baseURL: base, oauthToken: token,
+            opaqueId: processId, activeAuthenticationChallenge: challenge,
+            readerArguments: readerArguments, warnings: warnings)
     }
 }
 
@@ -143,7 +154,8 @@ public enum StepUpStatus: String, Codable, Hashable, Sendable, Comparable {
     public static func derived(chipVerification: ChipVerification, chipCloneDetection: ChipCloneDetection)
         -> StepUpStatus
     {
-        StepUpStatus(VerdictRule.status(chipVerification: chipVerification.outcome, cloneDetection: chipCloneDetection.outcome))
+        StepUpStatus(
+            VerdictRule.status(chipVerification: chipVerification.outcome, cloneDetection: chipCloneDetection.outcome))
     }
 }
 
@@ -172,10 +184,12 @@ public struct ReadIDDocumentFields: Codable, Hashable, Sendable {
     public var lastName: String?
     public var personalIdentificationNumber: String?
 
-    public init(documentType: String? = nil, documentCode: String? = nil, documentNumber: String? = nil,
-                issuingCountry: String? = nil, nationality: String? = nil, dateOfBirth: String? = nil,
-                dateOfExpiry: String? = nil, gender: String? = nil, firstName: String? = nil,
-                lastName: String? = nil, personalIdentificationNumber: String? = nil) {
+    public init(
+        documentType: String? = nil, documentCode: String? = nil, documentNumber: String? = nil,
+        issuingCountry: String? = nil, nationality: String? = nil, dateOfBirth: String? = nil,
+        dateOfExpiry: String? = nil, gender: String? = nil, firstName: String? = nil,
+        lastName: String? = nil, personalIdentificationNumber: String? = nil
+    ) {
         self.documentType = documentType
         self.documentCode = documentCode
         self.documentNumber = documentNumber
@@ -210,8 +224,10 @@ public struct ReadIDChipResult: Sendable, Hashable {
     public var document: ReadIDDocumentFields
     public var evidence: EvidenceReference
 
-    public init(status: StepUpStatus, chipVerification: ChipVerification, chipCloneDetection: ChipCloneDetection,
-                document: ReadIDDocumentFields, evidence: EvidenceReference) {
+    public init(
+        status: StepUpStatus, chipVerification: ChipVerification, chipCloneDetection: ChipCloneDetection,
+        document: ReadIDDocumentFields, evidence: EvidenceReference
+    ) {
         self.status = status
         self.chipVerification = chipVerification
         self.chipCloneDetection = chipCloneDetection
@@ -252,8 +268,10 @@ public struct ConsolidatedIdentityData: Codable, Hashable, Sendable {
     public var lastName: String?
     public var personalIdentificationNumber: String?
 
-    public init(chipVerification: ChipVerification, chipCloneDetection: ChipCloneDetection,
-                document d: ReadIDDocumentFields) {
+    public init(
+        chipVerification: ChipVerification, chipCloneDetection: ChipCloneDetection,
+        document d: ReadIDDocumentFields
+    ) {
         self.chipVerification = chipVerification
         self.chipCloneDetection = chipCloneDetection
         documentType = d.documentType
@@ -286,8 +304,10 @@ public struct StepUpResultDocument: Codable, Hashable, Sendable {
     public var consolidatedIdentityData: ConsolidatedIdentityData
     public var evidence: EvidenceReference
 
-    public init(schema: String = StepUpResultDocument.schemaName, processId: String, provider: String,
-                status: StepUpStatus, consolidatedIdentityData: ConsolidatedIdentityData, evidence: EvidenceReference) {
+    public init(
+        schema: String = StepUpResultDocument.schemaName, processId: String, provider: String,
+        status: StepUpStatus, consolidatedIdentityData: ConsolidatedIdentityData, evidence: EvidenceReference
+    ) {
         self.schema = schema
         self.processId = processId
         self.provider = provider
@@ -298,30 +318,34 @@ public struct StepUpResultDocument: Codable, Hashable, Sendable {
 
     /// Builds the document from a plan and the chip result; returns the warnings it produced.
     public static func make(plan: ReadIDPlan, result: ReadIDChipResult) -> (StepUpResultDocument, [StepUpWarning]) {
-        let derived = StepUpStatus.derived(chipVerification: result.chipVerification,
-                                           chipCloneDetection: result.chipCloneDetection)
+        let derived = StepUpStatus.derived(
+            chipVerification: result.chipVerification,
+            chipCloneDetection: result.chipCloneDetection)
         var status = max(derived, result.status)
         var warnings: [StepUpWarning] = []
         if status != result.status {
-            warnings.append(StepUpWarning(
-                code: "status-downgraded",
-                message: "the chip reader reported \(result.status.rawValue) but chipVerification "
-                    + "\(result.chipVerification.rawValue) / chipCloneDetection \(result.chipCloneDetection.rawValue) "
-                    + "allow at most \(derived.rawValue)"))
+            warnings.append(
+                StepUpWarning(
+                    code: "status-downgraded",
+                    message: "the chip reader reported \(result.status.rawValue) but chipVerification "
+                        + "\(result.chipVerification.rawValue) / chipCloneDetection \(result.chipCloneDetection.rawValue) "
+                        + "allow at most \(derived.rawValue)"))
         }
         // Never accepted without saying who the holder is (issue 11 W4): DG1 unread or withheld.
         if status == .accepted && !result.document.hasIdentity {
             status = .rejected
-            warnings.append(StepUpWarning(
-                code: "identity-missing",
-                message: "the chip reader reported accepted without the identity fields (document number, "
-                    + "issuing country, dates of birth and expiry, name): the result is rejected"))
+            warnings.append(
+                StepUpWarning(
+                    code: "identity-missing",
+                    message: "the chip reader reported accepted without the identity fields (document number, "
+                        + "issuing country, dates of birth and expiry, name): the result is rejected"))
         }
-        let doc = StepUpResultDocument(processId: plan.processId, provider: plan.provider.rawValue, status: status,
-                                       consolidatedIdentityData: ConsolidatedIdentityData(
-                                           chipVerification: result.chipVerification,
-                                           chipCloneDetection: result.chipCloneDetection, document: result.document),
-                                       evidence: result.evidence)
+        let doc = StepUpResultDocument(
+            processId: plan.processId, provider: plan.provider.rawValue, status: status,
+            consolidatedIdentityData: ConsolidatedIdentityData(
+                chipVerification: result.chipVerification,
+                chipCloneDetection: result.chipCloneDetection, document: result.document),
+            evidence: result.evidence)
         return (doc, warnings)
     }
 }
@@ -343,10 +367,13 @@ public struct ResultUploader: Sendable {
         let url = try URLPolicy.validate(endpoint.absoluteString, field: "resultURL", step: .configuration)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let request = HTTPRequest(method: "POST", url: url,
-                                  headers: ["Authorization": "Bearer " + token.reveal(),
-                                            "Content-Type": "application/json", "Accept": "application/json"],
-                                  body: try encoder.encode(document))
+        let request = HTTPRequest(
+            method: "POST", url: url,
+            headers: [
+                "Authorization": "Bearer " + token.reveal(),
+                "Content-Type": "application/json", "Accept": "application/json",
+            ],
+            body: try encoder.encode(document))
         return try await http.send(request, step: .resultUpload, redactor: Redactor(secrets: [token]))
     }
 }

@@ -12,9 +12,11 @@ extension ReadIDChipResult {
             documentNumber: d?.documentNumber, issuingCountry: d?.issuingState, nationality: d?.nationality,
             dateOfBirth: d?.dateOfBirth, dateOfExpiry: d?.dateOfExpiry, gender: d?.sex, firstName: d?.givenNames,
             lastName: d?.surname, personalIdentificationNumber: d?.personalNumber)
-        self.init(verification, document: fields,
-                  evidence: EvidenceReference(bundlePath: bundle?.path,
-                                              reportPath: bundle?.appendingPathComponent(EvidenceBundle.reportFile).path))
+        self.init(
+            verification, document: fields,
+            evidence: EvidenceReference(
+                bundlePath: bundle?.path,
+                reportPath: bundle?.appendingPathComponent(EvidenceBundle.reportFile).path))
     }
 
     /// ReadID's document type from the MRZ document code.

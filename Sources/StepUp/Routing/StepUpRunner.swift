@@ -29,8 +29,10 @@ public struct StepUpRunner: Sendable {
     /// Where to POST the ReadID result (nil: no upload).
     public var resultEndpoint: URL?
 
-    public init(http: StepUpHTTPClient, chipReader: (any ReadIDChipReader)?, binding: ProcessBinding = .none,
-                resultEndpoint: URL? = nil) {
+    public init(
+        http: StepUpHTTPClient, chipReader: (any ReadIDChipReader)?, binding: ProcessBinding = .none,
+        resultEndpoint: URL? = nil
+    ) {
         self.http = http
         self.chipReader = chipReader
         self.binding = binding
@@ -46,8 +48,10 @@ public struct StepUpRunner: Sendable {
         case .videoID:
             var warnings: [StepUpWarning] = []
             if !readerArguments.isEmpty {
-                warnings.append(StepUpWarning(code: "reader-options-ignored",
-                                              message: "reader options are ignored for VideoID"))
+                warnings.append(
+                    StepUpWarning(
+                        code: "reader-options-ignored",
+                        message: "reader options are ignored for VideoID"))
             }
             let launch = try await VideoIDClient(http: http).authorize(operation)
             return .videoID(launch, warnings: warnings)
@@ -57,8 +61,9 @@ public struct StepUpRunner: Sendable {
             }
             let plan = try ReadIDPlan.make(for: operation, binding: binding, readerArguments: readerArguments)
             guard let chipReader else {
-                throw StepUpError(.chipReadFailed, step: .chipRead, expected: "a chip reader",
-                                  reason: "no chip reader is available in this build")
+                throw StepUpError(
+                    .chipReadFailed, step: .chipRead, expected: "a chip reader",
+                    reason: "no chip reader is available in this build")
             }
             let chip: ReadIDChipResult
             do {
@@ -70,8 +75,9 @@ public struct StepUpRunner: Sendable {
             } catch is CancellationError {
                 throw StepUpError(.cancelled, step: .chipRead, reason: "the chip read was cancelled")
             } catch {
-                throw StepUpError(.chipReadFailed, step: .chipRead,
-                                  reason: "the chip read failed (\(String(describing: type(of: error))))")
+                throw StepUpError(
+                    .chipReadFailed, step: .chipRead,
+                    reason: "the chip read failed (\(String(describing: type(of: error))))")
             }
             let (document, resultWarnings) = StepUpResultDocument.make(plan: plan, result: chip)
             let warnings = plan.warnings + resultWarnings

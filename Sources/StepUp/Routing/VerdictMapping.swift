@@ -52,8 +52,9 @@ extension ChipCloneDetection {
 extension ReadIDChipResult {
     /// The chip result of a verification: the verdict exactly as `VerdictRule` decided it.
     public init(_ outcome: VerificationOutcome, document: ReadIDDocumentFields, evidence: EvidenceReference) {
-        self.init(status: StepUpStatus(outcome.status), chipVerification: ChipVerification(outcome.chipVerification),
-                  chipCloneDetection: ChipCloneDetection(outcome.chipCloneDetection), document: document, evidence: evidence)
+        self.init(
+            status: StepUpStatus(outcome.status), chipVerification: ChipVerification(outcome.chipVerification),
+            chipCloneDetection: ChipCloneDetection(outcome.chipCloneDetection), document: document, evidence: evidence)
     }
 }
 

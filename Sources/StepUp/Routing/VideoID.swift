@@ -49,8 +49,10 @@ public struct VideoIDLaunchData: Codable, Hashable, Sendable {
     public var docTypes: [Int]?
     public var idDefault: Int?
 
-    public init(id: String? = nil, processId: String? = nil, url: String, authorization: SecretString,
-                docType: Int? = nil, docTypes: [Int]? = nil, idDefault: Int? = nil) {
+    public init(
+        id: String? = nil, processId: String? = nil, url: String, authorization: SecretString,
+        docType: Int? = nil, docTypes: [Int]? = nil, idDefault: Int? = nil
+    ) {
         self.id = id
         self.processId = processId
         self.url = url
@@ -74,28 +76,34 @@ public struct VideoIDClient: Sendable {
     /// → launch data. Requires a VideoID operation that is ready for proofing.
     public func authorize(_ operation: SignicatOperation) async throws -> VideoIDLaunchData {
         guard operation.provider.kind == .videoID else {
-            throw StepUpError(.unknownProvider, step: .videoIDRequest, field: "provider",
-                              expected: "signicatvideoid or videoid",
-                              reason: "provider \"\(operation.provider.rawValue)\" is not VideoID")
+            throw StepUpError(
+                .unknownProvider, step: .videoIDRequest, field: "provider",
+                expected: "signicatvideoid or videoid",
+                reason: "provider \"\(operation.provider.rawValue)\" is not VideoID")
         }
         try operation.requireReadyForProofing()
         let base = try operation.endpointURL()
         guard let token = operation.token else {
-            throw StepUpError(.notReadyForProofing, step: .videoIDRequest, field: "token", reason: "no token",
-                              missingFields: ["token"])
+            throw StepUpError(
+                .notReadyForProofing, step: .videoIDRequest, field: "token", reason: "no token",
+                missingFields: ["token"])
         }
         let redactor = Redactor(secrets: [token])
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let request = HTTPRequest(method: "POST", url: URLPolicy.join(base, Self.requestPath),
-                                  headers: ["Authorization": "Bearer " + token.reveal(),
-                                            "Content-Type": "application/json", "Accept": "application/json"],
-                                  body: try encoder.encode(VideoIDAuthorizationRequest()))
+        let request = HTTPRequest(
+            method: "POST", url: URLPolicy.join(base, Self.requestPath),
+            headers: [
+                "Authorization": "Bearer " + token.reveal(),
+                "Content-Type": "application/json", "Accept": "application/json",
+            ],
+            body: try encoder.encode(VideoIDAuthorizationRequest()))
         let (json, response) = try await http.sendForJSON(request, step: .videoIDRequest, redactor: redactor)
         guard case .object = json else {
-            throw StepUpError(.invalidResponse, step: .videoIDRequest, expected: "a JSON object {id, authorization}",
-                              reason: "videoid.request answered JSON \(json.typeName)",
-                              httpStatus: response.status, traceId: response.traceId)
+            throw StepUpError(
+                .invalidResponse, step: .videoIDRequest, expected: "a JSON object {id, authorization}",
+                reason: "videoid.request answered JSON \(json.typeName)",
+                httpStatus: response.status, traceId: response.traceId)
         }
         let answer: VideoIDAuthorizationResponse
         do {
@@ -109,14 +117,16 @@ public struct VideoIDClient: Sendable {
             throw e
         }
         guard let authorization = answer.authorization, !authorization.isEmpty else {
-            throw StepUpError(.missingAuthorization, step: .videoIDRequest, field: "authorization",
-                              expected: "a non-empty authorisation token",
-                              reason: "videoid.request answered without `authorization`",
-                              httpStatus: response.status, traceId: response.traceId)
+            throw StepUpError(
+                .missingAuthorization, step: .videoIDRequest, field: "authorization",
+                expected: "a non-empty authorisation token",
+                reason: "videoid.request answered without `authorization`",
+                httpStatus: response.status, traceId: response.traceId)
         }
         let o = operation.videoidProviderOptions
-        return VideoIDLaunchData(id: answer.id, processId: operation.processId,
-                                 url: operation.url ?? base.absoluteString, authorization: authorization,
-                                 docType: o?.docType, docTypes: o?.docTypes, idDefault: o?.defaultId)
+        return VideoIDLaunchData(
+            id: answer.id, processId: operation.processId,
+            url: operation.url ?? base.absoluteString, authorization: authorization,
+            docType: o?.docType, docTypes: o?.docTypes, idDefault: o?.defaultId)
     }
 }

@@ -13,7 +13,9 @@ public struct GeneratorError: Error, Hashable, Sendable, CustomStringConvertible
     public var reason: String
 
     public init(_ code: Code, step: String, _ reason: String) {
-        self.code = code; self.step = step; self.reason = reason
+        self.code = code
+        self.step = step
+        self.reason = reason
     }
 
     public var description: String { "generator \(step) [\(code.rawValue)]: \(reason)" }

@@ -66,14 +66,19 @@ public struct Specimen: Sendable, Hashable {
         /// fields separated by '<'
         public var address: String
         public init(dateRecorded: String, name: String, telephone: String, address: String) {
-            self.dateRecorded = dateRecorded; self.name = name; self.telephone = telephone; self.address = address
+            self.dateRecorded = dateRecorded
+            self.name = name
+            self.telephone = telephone
+            self.address = address
         }
     }
     public var personsToNotify: [PersonToNotify] = [
-        PersonToNotify(dateRecorded: "20210416", name: "ERIKSSON<<LARS", telephone: "+1 555 0101",
-                       address: "123 MAPLE STREET<ZENITH<UTOPIA"),
-        PersonToNotify(dateRecorded: "20210416", name: "ERIKSSON<<EVA<MARIA", telephone: "+1 555 0102",
-                       address: "7 HARBOUR ROAD<PORT ZENITH<UTOPIA"),
+        PersonToNotify(
+            dateRecorded: "20210416", name: "ERIKSSON<<LARS", telephone: "+1 555 0101",
+            address: "123 MAPLE STREET<ZENITH<UTOPIA"),
+        PersonToNotify(
+            dateRecorded: "20210416", name: "ERIKSSON<<EVA<MARIA", telephone: "+1 555 0102",
+            address: "7 HARBOUR ROAD<PORT ZENITH<UTOPIA"),
     ]
 
     /// The TD3 Utopia passport specimen (ICAO 9303-4 Appendix A), expiring 15 April 2031.
@@ -81,7 +86,8 @@ public struct Specimen: Sendable, Hashable {
         format: .td3, documentCode: "P", issuingState: "UTO", surname: "ERIKSSON", givenNames: "ANNA MARIA",
         documentNumber: "L898902C3", nationality: "UTO", dateOfBirth: "740812", sex: "F", dateOfExpiry: "310415",
         optionalData: "ZE184226B", optionalData2: "", can: "123456",
-        fullName: "ERIKSSON<<ANNA<MARIA", otherNames: ["ERIKSSON<<ANNA", "ERIKSSON<<MARIA"], personalNumber: "ZE184226B",
+        fullName: "ERIKSSON<<ANNA<MARIA", otherNames: ["ERIKSSON<<ANNA", "ERIKSSON<<MARIA"],
+        personalNumber: "ZE184226B",
         fullDateOfBirth: "19740812", placeOfBirth: "ZENITH<UTOPIA", address: "123 MAPLE STREET<ZENITH<UTOPIA",
         telephone: "+1 555 0100", profession: "SPECIMEN", title: "DR", personalSummary: "SPECIMEN DOCUMENT ONLY",
         otherTravelDocuments: ["D23145890"], custodyInformation: "NONE",
@@ -92,8 +98,12 @@ public struct Specimen: Sendable, Hashable {
     /// The TD1 Utopia identity card specimen (ICAO 9303-5 Appendix A), expiring 15 April 2031.
     public static let utopiaIDCard: Specimen = {
         var s = utopiaPassport
-        s.format = .td1; s.documentCode = "I"; s.documentNumber = "D23145890"; s.optionalData = ""
-        s.optionalData2 = ""; s.otherTravelDocuments = ["L898902C3"]
+        s.format = .td1
+        s.documentCode = "I"
+        s.documentNumber = "D23145890"
+        s.optionalData = ""
+        s.optionalData2 = ""
+        s.otherTravelDocuments = ["L898902C3"]
         return s
     }()
 
@@ -106,8 +116,9 @@ public struct Specimen: Sendable, Hashable {
 
     /// The name field: primary identifier, "<<", secondary identifier (ICAO 9303-3 §4.6).
     func nameField(_ width: Int) -> String {
-        Specimen.field(surname.replacingOccurrences(of: " ", with: "<") + "<<" +
-                       givenNames.replacingOccurrences(of: " ", with: "<"), width)
+        Specimen.field(
+            surname.replacingOccurrences(of: " ", with: "<") + "<<"
+                + givenNames.replacingOccurrences(of: " ", with: "<"), width)
     }
 
     /// The MRZ lines with check digits (ICAO 9303-4 §4.2.2 for TD3, 9303-5 §4.2.2 for TD1).
@@ -121,18 +132,22 @@ public struct Specimen: Sendable, Hashable {
             let l1 = Specimen.field(documentCode, 2) + Specimen.field(issuingState, 3) + nameField(39)
             let optional = Specimen.field(optionalData, 14)
             let optionalCheck = optionalData.isEmpty ? "<" : Specimen.check(optional)
-            let composite = Specimen.check(docNumber + docCheck + dateOfBirth + dobCheck + dateOfExpiry + doeCheck
-                                           + optional + optionalCheck)
-            let l2 = docNumber + docCheck + Specimen.field(nationality, 3) + dateOfBirth + dobCheck + Specimen.field(sex, 1)
+            let composite = Specimen.check(
+                docNumber + docCheck + dateOfBirth + dobCheck + dateOfExpiry + doeCheck
+                    + optional + optionalCheck)
+            let l2 =
+                docNumber + docCheck + Specimen.field(nationality, 3) + dateOfBirth + dobCheck + Specimen.field(sex, 1)
                 + dateOfExpiry + doeCheck + optional + optionalCheck + composite
             return [l1, l2]
         case .td1:
             let opt1 = Specimen.field(optionalData, 15)
             let opt2 = Specimen.field(optionalData2, 11)
             let l1 = Specimen.field(documentCode, 2) + Specimen.field(issuingState, 3) + docNumber + docCheck + opt1
-            let l2head = dateOfBirth + dobCheck + Specimen.field(sex, 1) + dateOfExpiry + doeCheck
+            let l2head =
+                dateOfBirth + dobCheck + Specimen.field(sex, 1) + dateOfExpiry + doeCheck
                 + Specimen.field(nationality, 3) + opt2
-            let composite = Specimen.check(docNumber + docCheck + opt1 + dateOfBirth + dobCheck + dateOfExpiry + doeCheck + opt2)
+            let composite = Specimen.check(
+                docNumber + docCheck + opt1 + dateOfBirth + dobCheck + dateOfExpiry + doeCheck + opt2)
             return [l1, l2head + composite, nameField(30)]
         }
     }

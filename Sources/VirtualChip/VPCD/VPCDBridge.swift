@@ -1,8 +1,9 @@
-public import ISO7816
 import Foundation
+public import ISO7816
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Connects a `CardEmulator` (the virtual chip) to vsmartcard's virtual reader driver (vpcd) over
@@ -51,8 +52,10 @@ public final class VPCDBridge: Sendable {
     }
     private let state = Mutex(State())
 
-    public init(emulator: any CardEmulator, host: String = "127.0.0.1", port: UInt16 = 35963,
-                removeCardAfterAPDUs: Int? = nil, connectTimeout: Double = 5, leaveOnPowerOn: Int? = nil) {
+    public init(
+        emulator: any CardEmulator, host: String = "127.0.0.1", port: UInt16 = 35963,
+        removeCardAfterAPDUs: Int? = nil, connectTimeout: Double = 5, leaveOnPowerOn: Int? = nil
+    ) {
         self.emulator = emulator
         self.host = host
         self.port = port
@@ -122,7 +125,7 @@ public final class VPCDBridge: Sendable {
             guard let payload = try readFrame(fd) else {
                 return state.withLock { $0.stopped } ? .stopped : .closedByVPCD
             }
-            if payload.isEmpty { continue } // vpcd sends none; tolerate it
+            if payload.isEmpty { continue }  // vpcd sends none; tolerate it
             if payload.count == 1 {
                 switch payload[0] {
                 case 0:
@@ -142,7 +145,7 @@ public final class VPCDBridge: Sendable {
                 case 4:
                     try writeFrame(fd, emulator.atr)
                 default:
-                    break // unknown control codes are ignored, as vpicc does
+                    break  // unknown control codes are ignored, as vpicc does
                 }
                 state.withLock { $0.powered = powered }
                 continue
@@ -207,7 +210,11 @@ public final class VPCDBridge: Sendable {
             }
             ai = a.pointee.ai_next
         }
-        return .failure(VPCDError(reason: "cannot connect to vpcd at \(host):\(port): \(String(cString: strerror(lastError))) (is pcscd running with vsmartcard-vpcd?)"))
+        return .failure(
+            VPCDError(
+                reason:
+                    "cannot connect to vpcd at \(host):\(port): \(String(cString: strerror(lastError))) (is pcscd running with vsmartcard-vpcd?)"
+            ))
     }
 
     /// Reads one message; nil when the connection closed cleanly before a new message began.
@@ -256,7 +263,8 @@ public final class VPCDBridge: Sendable {
     /// a bare IPv6 address such as "::1" is a host).
     /// Defaults: host 127.0.0.1, port 35963 (slot 0). Nil when the port is not 1...65535.
     public static func parseAddress(_ text: String) -> (host: String, port: UInt16)? {
-        let defaultHost = "127.0.0.1", defaultPort: UInt16 = 35963
+        let defaultHost = "127.0.0.1"
+        let defaultPort: UInt16 = 35963
         if text.isEmpty { return (defaultHost, defaultPort) }
         var host = text
         var portText: String? = nil

@@ -1,11 +1,12 @@
-import Testing
 import ASN1TLV
 import MRTDDocument
 import MRTDTestSupport
+import Testing
 
 /// SecurityInfos parsing (ICAO 9303-11 §9.2, BSI TR-03110-3 A.1) on published files and fixtures.
 @Suite struct SecurityInfosTests {
-    static let bsiECDHCardAccess = "3181C6300D060804007F00070202020201023012060A04007F000702020302020201020201013012060A04007F0007020204020202010202010D301C060904007F000702020302300C060704007F0007010202010D020101302F060804007F0007020206162368747470733A2F2F7777772E686A702D636F6E73756C74696E672E636F6D2F686F6D65303E060804007F000702020831323012060A04007F00070202030202020102020102301C060904007F000702020302300C060704007F0007010202010D020102"
+    static let bsiECDHCardAccess =
+        "3181C6300D060804007F00070202020201023012060A04007F000702020302020201020201013012060A04007F0007020204020202010202010D301C060904007F000702020302300C060704007F0007010202010D020101302F060804007F0007020206162368747470733A2F2F7777772E686A702D636F6E73756C74696E672E636F6D2F686F6D65303E060804007F000702020831323012060A04007F00070202030202020102020102301C060904007F000702020302300C060704007F0007010202010D020102"
 
     @Test func bsiWorkedExampleCardAccess() throws {
         let v = try SecurityInfosFixtures.vector("pace/bsi-eac-worked-example-v101-pace-ecdh.json")
@@ -43,14 +44,20 @@ import MRTDTestSupport
         let pace = try #require(infos.paceInfos.first)
         #expect(pace.protocolName == "id-PACE-DH-GM-AES-CBC-CMAC-128")
         #expect(pace.parameterId == 0)
-        #expect(infos.chipAuthenticationDomainParameterInfos.first?.domainParameter.domainParameters == .standardized(id: 0))
+        #expect(
+            infos.chipAuthenticationDomainParameterInfos.first?.domainParameter.domainParameters == .standardized(id: 0)
+        )
     }
 
     @Test func icaoG1CardAccess() throws {
         let v = try SecurityInfosFixtures.vector("pace/icao-9303-11-appG1-pace-ecdh-gm.json")
         let infos = try SecurityInfos.parseCardAccess(hex(v["ef_cardaccess_as_used_in_tests"] as! String))
-        #expect(infos.paceInfos == [PACEInfo(protocol: ASN1TLV.ObjectIdentifier("0.4.0.127.0.7.2.2.4.2.2"), version: 2, parameterId: 13,
-                                             encoded: hex(v["pace_info"] as! String))])
+        #expect(
+            infos.paceInfos == [
+                PACEInfo(
+                    protocol: ASN1TLV.ObjectIdentifier("0.4.0.127.0.7.2.2.4.2.2"), version: 2, parameterId: 13,
+                    encoded: hex(v["pace_info"] as! String))
+            ])
         #expect(infos.domainParameters(for: infos.paceInfos[0]) == nil)
     }
 
@@ -66,7 +73,8 @@ import MRTDTestSupport
         #expect(pk.keyId == nil)
         #expect(pk.publicKey.isEC)
         guard case .ecExplicit(let ec)? = pk.publicKey.algorithm.domainParameters else {
-            Issue.record("expected explicit EC parameters"); return
+            Issue.record("expected explicit EC parameters")
+            return
         }
         #expect(ec.p == hex("D7C134AA264366862A18302575D1D787B09F075797DA89F57EC8C0FF"))
         #expect(ec.order == hex("D7C134AA264366862A18302575D0FB98D116BC4B6DDEBCA3A5A7939F"))
@@ -90,7 +98,8 @@ import MRTDTestSupport
         let pk = try #require(infos.chipAuthenticationPublicKeyInfos.first)
         #expect(pk.publicKey.publicKey == hex(v["ic_static_public"] as! String))
         guard case .ecExplicit(let ec)? = pk.publicKey.algorithm.domainParameters else {
-            Issue.record("expected explicit EC parameters"); return
+            Issue.record("expected explicit EC parameters")
+            return
         }
         #expect(ec.p == hex("A9FB57DBA1EEA9BC3E660A909D838D726E3BF623D52620282013481D1F6E5377"))
         #expect(infos.publicKey(for: infos.chipAuthenticationInfos[0]) == pk)
@@ -116,20 +125,24 @@ import MRTDTestSupport
 
     @Test func activeAuthenticationInfoAndUnknownKeptRaw() throws {
         // ActiveAuthenticationInfo (ecdsa-with-SHA256) and an unknown SecurityInfo, built here.
-        let aa = DER.sequence(DER.objectIdentifier("2.23.136.1.1.5"), DER.integer(1), DER.objectIdentifier("1.2.840.10045.4.3.2"))
+        let aa = DER.sequence(
+            DER.objectIdentifier("2.23.136.1.1.5"), DER.integer(1), DER.objectIdentifier("1.2.840.10045.4.3.2"))
         let unknown = DER.sequence(DER.objectIdentifier("1.2.3.4"), DER.octetString([1, 2, 3]))
         let infos = try SecurityInfos.parse(DER.set([aa, unknown]))
         let info = try #require(infos.activeAuthenticationInfo)
         #expect(info.signatureAlgorithm.dotted == "1.2.840.10045.4.3.2")
         #expect(info.version == 1)
-        #expect(infos.unknownInfos == [UnknownSecurityInfo(protocol: ASN1TLV.ObjectIdentifier("1.2.3.4"), encoded: unknown)])
+        #expect(
+            infos.unknownInfos == [UnknownSecurityInfo(protocol: ASN1TLV.ObjectIdentifier("1.2.3.4"), encoded: unknown)]
+        )
     }
 
     @Test func dhPublicKeyInfo() throws {
         // id-PK-DH with X9.42 parameters (p, g, q) and y as an INTEGER in the BIT STRING.
         let params = DER.sequence(DER.integer(unsigned: [0xFF, 0x01]), DER.integer(2), DER.integer(unsigned: [0x7F]))
-        let spki = DER.sequence(DER.sequence(DER.objectIdentifier("1.2.840.10046.2.1"), params),
-                                DER.bitString(DER.integer(unsigned: [0x80, 0x11])))
+        let spki = DER.sequence(
+            DER.sequence(DER.objectIdentifier("1.2.840.10046.2.1"), params),
+            DER.bitString(DER.integer(unsigned: [0x80, 0x11])))
         let info = DER.sequence(DER.objectIdentifier("0.4.0.127.0.7.2.2.1.1"), spki, DER.integer(7))
         let infos = try SecurityInfos.parse(DER.set([info]))
         let pk = try #require(infos.chipAuthenticationPublicKeyInfos.first)
@@ -137,7 +150,9 @@ import MRTDTestSupport
         #expect(!pk.isECDH)
         #expect(pk.publicKey.isDH)
         #expect(pk.publicKey.publicKey == [0x80, 0x11])
-        #expect(pk.publicKey.algorithm.domainParameters == .dh(DHParameters(encoded: params, p: [0xFF, 0x01], g: [2], q: [0x7F])))
+        #expect(
+            pk.publicKey.algorithm.domainParameters
+                == .dh(DHParameters(encoded: params, p: [0xFF, 0x01], g: [2], q: [0x7F])))
     }
 
     @Test func oidNames() {
@@ -170,7 +185,9 @@ import MRTDTestSupport
     }
 
     @Test func notASet() throws {
-        let e = #expect(throws: SecurityInfosError.self) { try SecurityInfos.parseCardAccess(hex("3012060A04007F0007020204020202010202010D")) }
+        let e = #expect(throws: SecurityInfosError.self) {
+            try SecurityInfos.parseCardAccess(hex("3012060A04007F0007020204020202010202010D"))
+        }
         #expect(e?.code == .unexpectedStructure)
         #expect(e?.offset == 0)
     }
@@ -182,7 +199,9 @@ import MRTDTestSupport
 
     @Test func paceInfoWithoutVersion() throws {
         // SET { SEQUENCE { id-PACE-ECDH-GM-AES-128 } } — version missing: error at the SEQUENCE (offset 2).
-        let e = #expect(throws: SecurityInfosError.self) { try SecurityInfos.parse(hex("310E300C060A04007F00070202040202")) }
+        let e = #expect(throws: SecurityInfosError.self) {
+            try SecurityInfos.parse(hex("310E300C060A04007F00070202040202"))
+        }
         #expect(e?.code == .unexpectedStructure)
         #expect(e?.offset == 2)
     }
@@ -197,7 +216,9 @@ import MRTDTestSupport
 
     @Test func oidNotAnOID() throws {
         // protocol is an INTEGER instead of an OBJECT IDENTIFIER, at offset 4.
-        let e = #expect(throws: SecurityInfosError.self) { try SecurityInfos.parse(hex("3108300602010102010 2".filter { $0 != " " })) }
+        let e = #expect(throws: SecurityInfosError.self) {
+            try SecurityInfos.parse(hex("3108300602010102010 2".filter { $0 != " " }))
+        }
         #expect(e?.code == .unexpectedStructure)
         #expect(e?.offset == 4)
     }

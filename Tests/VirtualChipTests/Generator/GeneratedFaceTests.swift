@@ -1,7 +1,8 @@
-import Testing
-import Foundation
 import FaceImaging
+import Foundation
 import MRTDDocument
+import Testing
+
 @testable import VirtualChip
 
 @Suite("Generator: face images (libjpeg-turbo, OpenJPEG)")
@@ -43,18 +44,19 @@ struct GeneratedFaceTests {
 
     @Test func jpegFaceIsBaselineGrayscaleWithTheSpecimenComment() throws {
         let (format, space, jpeg) = try Self.image(ofDG2: LDSEncoders.dg2(face: 48, height: 64, format: .jpeg))
-        #expect(format == 0 && space == 3) // JPEG, 8-bit grayscale (ISO/IEC 19794-5 §5.7.2, §5.7.4)
+        #expect(format == 0 && space == 3)  // JPEG, 8-bit grayscale (ISO/IEC 19794-5 §5.7.2, §5.7.4)
         #expect(Array(jpeg.suffix(2)) == [0xFF, 0xD9])
         let segs = try #require(Self.segments(jpeg))
         #expect(segs.first?.0 == 0xE0 && segs[1].0 == 0xFE)
         #expect(String(decoding: segs[1].1, as: UTF8.self).contains("not a real person"))
         let sof = try #require(segs.first { $0.0 == 0xC0 }?.1)
-        #expect(sof[0] == 8 && Int(sof[1]) << 8 | Int(sof[2]) == 64 && Int(sof[3]) << 8 | Int(sof[4]) == 48 && sof[5] == 1)
+        #expect(
+            sof[0] == 8 && Int(sof[1]) << 8 | Int(sof[2]) == 64 && Int(sof[3]) << 8 | Int(sof[4]) == 48 && sof[5] == 1)
     }
 
     @Test func jpeg2000FaceIsAColourJP2() throws {
         let (format, space, jp2) = try Self.image(ofDG2: LDSEncoders.dg2(format: .jpeg2000))
-        #expect(format == 1 && space == 1) // JPEG 2000, 24-bit RGB
+        #expect(format == 1 && space == 1)  // JPEG 2000, 24-bit RGB
         #expect(Self.boxes(jp2).map(\.0) == ["jP  ", "ftyp", "jp2h", "jp2c"])
         let header = try JPEG2000Header(jp2)
         #expect(header.width == 240 && header.height == 320 && header.components.count == 3)
@@ -62,10 +64,12 @@ struct GeneratedFaceTests {
         #expect((7_000...10_500).contains(jp2.count), "\(jp2.count) bytes")
         let decoded = try DisplayImage.decode(jp2)
         let source = SyntheticFace.rgbPixels(width: 240, height: 320)
-        let error = Double(zip(source, decoded.pixels).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(source.count)
+        let error =
+            Double(zip(source, decoded.pixels).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(source.count)
         #expect(error < 8, "mean absolute error \(error)")
         let gray = SyntheticFace.pixels(width: 240, height: 320).flatMap { [$0, $0, $0] }
-        let unrelated = Double(zip(gray, decoded.pixels).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(gray.count)
+        let unrelated =
+            Double(zip(gray, decoded.pixels).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(gray.count)
         #expect(unrelated > error + 5)
     }
 
@@ -84,7 +88,10 @@ struct GeneratedFaceTests {
 
     /// Decodes `jpeg` with libjpeg's djpeg (Debian libjpeg-turbo-progs) to 8-bit gray samples; nil when absent.
     static func decodeWithDJPEG(_ jpeg: [UInt8]) throws -> ExternalTool.Result? {
-        guard let djpeg = ExternalTool.find("djpeg") else { ExternalTool.skipNote("djpeg (libjpeg-turbo-progs)"); return nil }
+        guard let djpeg = ExternalTool.find("djpeg") else {
+            ExternalTool.skipNote("djpeg (libjpeg-turbo-progs)")
+            return nil
+        }
         let dir = try ExternalTool.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = try writeFile(dir, "image.jpg", jpeg)
@@ -108,7 +115,7 @@ struct GeneratedFaceTests {
         // Negative twin: a broken Huffman table must make the decoder complain.
         var broken = jpeg
         let dht = try #require((0..<(broken.count - 1)).first { broken[$0] == 0xFF && broken[$0 + 1] == 0xC4 })
-        broken[dht + 5 + 1] = 0xFF // 255 codes of length 2: not a prefix code
+        broken[dht + 5 + 1] = 0xFF  // 255 codes of length 2: not a prefix code
         let rb = try #require(try Self.decodeWithDJPEG(broken))
         #expect(rb.status != 0 || !rb.stderr.isEmpty)
     }

@@ -1,8 +1,13 @@
+import ASN1TLV
 import Foundation
 
 /// Runs an external tool (openssl, ImageMagick) for cross-checking generated artefacts.
 enum ExternalTool {
-    struct Result { var status: Int32; var stdout: [UInt8]; var stderr: String }
+    struct Result {
+        var status: Int32
+        var stdout: [UInt8]
+        var stderr: String
+    }
 
     /// Absolute path of `name` on PATH (or /usr/local/bin, /usr/bin), nil when absent.
     static func find(_ name: String) -> String? {
@@ -18,8 +23,12 @@ enum ExternalTool {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: tool)
         p.arguments = arguments
-        let inPipe = Pipe(), outPipe = Pipe(), errPipe = Pipe()
-        p.standardInput = inPipe; p.standardOutput = outPipe; p.standardError = errPipe
+        let inPipe = Pipe()
+        let outPipe = Pipe()
+        let errPipe = Pipe()
+        p.standardInput = inPipe
+        p.standardOutput = outPipe
+        p.standardError = errPipe
         try p.run()
         inPipe.fileHandleForWriting.write(Data(stdin))
         try inPipe.fileHandleForWriting.close()
@@ -50,8 +59,6 @@ func writeFile(_ dir: URL, _ name: String, _ bytes: [UInt8]) throws -> String {
     return url.path
 }
 
-import ASN1TLV
-
 /// PEM armour for openssl.
 func pem(_ der: [UInt8], _ label: String = "CERTIFICATE") -> String {
     let b64 = Data(der).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
@@ -68,13 +75,17 @@ struct ParsedSignedData {
 
     init(contentInfo der: [UInt8]) throws {
         let ci = try TLVParser.parse(der, rules: .der)
-        guard try ci.child(at: 0).objectIdentifierValue() == "1.2.840.113549.1.7.2" else { throw TLVError(.invalidValue, offset: 0, "not signedData") }
+        guard try ci.child(at: 0).objectIdentifierValue() == "1.2.840.113549.1.7.2" else {
+            throw TLVError(.invalidValue, offset: 0, "not signedData")
+        }
         let sd = try ci.child(at: 1).child(at: 0)
         let encap = try sd.child(at: 2)
         eContentType = try encap.child(at: 0).objectIdentifierValue()
         eContent = try encap.child(at: 1).child(at: 0).octetStringValue()
         certificates = sd.child(0xA0)?.children.map(\.encodedBytes) ?? []
-        guard let si = sd.children.last?.children.first else { throw TLVError(.invalidValue, offset: 0, "no SignerInfo") }
+        guard let si = sd.children.last?.children.first else {
+            throw TLVError(.invalidValue, offset: 0, "no SignerInfo")
+        }
         signerInfo = si
         var attrs: [ObjectIdentifier: TLVNode] = [:]
         for a in signerInfo.child(0xA0)?.children ?? [] {
@@ -104,8 +115,8 @@ enum OpenSSL {
         defer { try? FileManager.default.removeItem(at: dir) }
         let caPath = try writeFile(dir, "ca.pem", Array(pem(ca).utf8))
         let leafPath = try writeFile(dir, "leaf.pem", Array(pem(leaf).utf8))
-        return try ExternalTool.run(openssl, ["verify"] + (strict ? ["-x509_strict"] : []) +
-                                    ["-attime", attime, "-CAfile", caPath, leafPath])
+        return try ExternalTool.run(
+            openssl, ["verify"] + (strict ? ["-x509_strict"] : []) + ["-attime", attime, "-CAfile", caPath, leafPath])
     }
 
     /// `openssl cms -verify` of a DER ContentInfo against `ca`; returns the result and the verified content.
@@ -116,8 +127,12 @@ enum OpenSSL {
         let caPath = try writeFile(dir, "ca.pem", Array(pem(ca).utf8))
         let inPath = try writeFile(dir, "cms.der", contentInfo)
         let outPath = dir.appendingPathComponent("content.bin").path
-        let r = try ExternalTool.run(openssl, ["cms", "-verify", "-inform", "DER", "-in", inPath, "-binary",
-                                               "-CAfile", caPath, "-purpose", "any", "-attime", attime, "-out", outPath])
+        let r = try ExternalTool.run(
+            openssl,
+            [
+                "cms", "-verify", "-inform", "DER", "-in", inPath, "-binary",
+                "-CAfile", caPath, "-purpose", "any", "-attime", attime, "-out", outPath,
+            ])
         let content = (try? Data(contentsOf: URL(fileURLWithPath: outPath))).map { [UInt8]($0) } ?? []
         return (r, content)
     }
@@ -129,7 +144,8 @@ enum OpenSSL {
         defer { try? FileManager.default.removeItem(at: dir) }
         let caPath = try writeFile(dir, "ca.pem", Array(pem(ca).utf8))
         let inPath = try writeFile(dir, "crl.der", der)
-        return try ExternalTool.run(openssl, ["crl", "-inform", "DER", "-in", inPath, "-CAfile", caPath, "-noout", "-text"])
+        return try ExternalTool.run(
+            openssl, ["crl", "-inform", "DER", "-in", inPath, "-CAfile", caPath, "-noout", "-text"])
     }
 
     /// `openssl x509 -text` of a DER certificate.

@@ -1,8 +1,9 @@
-import Testing
 import ASN1TLV
 import MRTDCrypto
 import MRTDDocument
 import MRTDTestSupport
+import Testing
+
 @testable import VirtualChip
 
 @Suite("Generator: specimen MRZ and LDS file encoders (ICAO 9303-3/-4/-5/-10/-11)")
@@ -13,12 +14,18 @@ struct LDSEncoderTests {
     @Test func specimenReproducesThePublishedICAOExamples() {
         var td3 = Specimen.utopiaPassport
         td3.dateOfExpiry = "120415"
-        #expect(td3.mrzLines == ["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
-                                 "L898902C36UTO7408122F1204159ZE184226B<<<<<10"])
+        #expect(
+            td3.mrzLines == [
+                "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+                "L898902C36UTO7408122F1204159ZE184226B<<<<<10",
+            ])
         var td1 = Specimen.utopiaIDCard
         td1.dateOfExpiry = "120415"
-        #expect(td1.mrzLines == ["I<UTOD231458907<<<<<<<<<<<<<<<", "7408122F1204159UTO<<<<<<<<<<<6",
-                                 "ERIKSSON<<ANNA<MARIA<<<<<<<<<<"])
+        #expect(
+            td1.mrzLines == [
+                "I<UTOD231458907<<<<<<<<<<<<<<<", "7408122F1204159UTO<<<<<<<<<<<6",
+                "ERIKSSON<<ANNA<MARIA<<<<<<<<<<",
+            ])
         // Negative twin: one character of the document number changed → its check digit and the composite change.
         td3.documentNumber = "L898902C4"
         #expect(td3.mrzLines[1] != "L898902C36UTO7408122F1204159ZE184226B<<<<<10")
@@ -43,7 +50,9 @@ struct LDSEncoderTests {
             #expect(cd(0, 5..<14) == digit(0, 14))
             #expect(cd(1, 0..<6) == digit(1, 6))
             #expect(cd(1, 8..<14) == digit(1, 14))
-            #expect(MRZCheckDigit.compute(String(c[0][5..<30] + c[1][0..<7] + c[1][8..<15] + c[1][18..<29]))! == digit(1, 29))
+            #expect(
+                MRZCheckDigit.compute(String(c[0][5..<30] + c[1][0..<7] + c[1][8..<15] + c[1][18..<29]))!
+                    == digit(1, 29))
         }
     }
 
@@ -91,7 +100,7 @@ struct LDSEncoderTests {
         let facialDataLength = record[14..<18].reduce(0) { $0 << 8 | Int($1) }
         #expect(facialDataLength == record.count - 14)
         let image = 14 + 20
-        #expect(record[image] == 1 && record[image + 1] == 0) // full frontal, JPEG
+        #expect(record[image] == 1 && record[image + 1] == 0)  // full frontal, JPEG
         #expect(Int(record[image + 2]) << 8 | Int(record[image + 3]) == 120)
         #expect(Int(record[image + 4]) << 8 | Int(record[image + 5]) == 160)
         let jpeg = Array(record[(image + 12)...])
@@ -122,17 +131,27 @@ struct LDSEncoderTests {
         var tags: [UInt32] = []
         var i = 0
         while i < raw.count {
-            if raw[i] & 0x1F == 0x1F { tags.append(UInt32(raw[i]) << 8 | UInt32(raw[i + 1])); i += 2 } else { tags.append(UInt32(raw[i])); i += 1 }
+            if raw[i] & 0x1F == 0x1F {
+                tags.append(UInt32(raw[i]) << 8 | UInt32(raw[i + 1]))
+                i += 2
+            } else {
+                tags.append(UInt32(raw[i]))
+                i += 1
+            }
         }
         return tags
     }
 
     @Test func dg11HasEveryFieldAndAConsistentTagList() throws {
         let s = Specimen.utopiaPassport
-        let node = try TLVParser.parse(LDSEncoders.dg11(s, proofOfCitizenship: LDSEncoders.documentImage()), rules: .der)
+        let node = try TLVParser.parse(
+            LDSEncoders.dg11(s, proofOfCitizenship: LDSEncoders.documentImage()), rules: .der)
         #expect(node.tag == 0x6B)
         let listed = try Self.tagList(node)
-        #expect(listed == [0x5F0E, 0x5F0F, 0x5F10, 0x5F2B, 0x5F11, 0x5F42, 0x5F12, 0x5F13, 0x5F14, 0x5F15, 0x5F16, 0x5F17, 0x5F18])
+        #expect(
+            listed == [
+                0x5F0E, 0x5F0F, 0x5F10, 0x5F2B, 0x5F11, 0x5F42, 0x5F12, 0x5F13, 0x5F14, 0x5F15, 0x5F16, 0x5F17, 0x5F18,
+            ])
         let present = node.children.map(\.tag).filter { $0 != 0x5C }
         #expect(present.map { $0 == 0xA0 ? 0x5F0F : $0 } == listed)
         #expect(try node.requireChild(0x5F0E).valueBytes == Array("ERIKSSON<<ANNA<MARIA".utf8))
@@ -145,8 +164,10 @@ struct LDSEncoderTests {
 
     @Test func dg12HasEveryFieldAndAConsistentTagList() throws {
         let s = Specimen.utopiaPassport
-        let node = try TLVParser.parse(LDSEncoders.dg12(s, frontImage: LDSEncoders.documentImage(seed: 2),
-                                                        rearImage: LDSEncoders.documentImage(seed: 3)), rules: .der)
+        let node = try TLVParser.parse(
+            LDSEncoders.dg12(
+                s, frontImage: LDSEncoders.documentImage(seed: 2),
+                rearImage: LDSEncoders.documentImage(seed: 3)), rules: .der)
         #expect(node.tag == 0x6C)
         let listed = try Self.tagList(node)
         #expect(listed == [0x5F19, 0x5F26, 0x5F1A, 0x5F1B, 0x5F1C, 0x5F1D, 0x5F1E, 0x5F55, 0x5F56])
@@ -170,19 +191,28 @@ struct LDSEncoderTests {
     /// TR-03110 worked example's EF.CardAccess entries (PACEInfo DH-GM AES-128 id 0, ChipAuthenticationInfo
     /// ECDH AES-128 v2 keyId 1).
     static let infoCases: [InfoCase] = [
-        InfoCase(name: "PACEInfo ECDH-GM AES-128 id 13 (G.1)",
-                 encoded: SecurityInfoEncoder.paceInfo(mapping: .generic, keyAgreement: .ecdh, cipher: .aes128, parameterId: 13),
-                 published: "3012060A04007F0007020204020202010202010D"),
-        InfoCase(name: "PACEInfo DH-GM AES-128 id 0 (BSI DH)",
-                 encoded: SecurityInfoEncoder.paceInfo(mapping: .generic, keyAgreement: .dh, cipher: .aes128, parameterId: 0),
-                 published: "3012060A04007F00070202040102020102020100"),
-        InfoCase(name: "ChipAuthenticationInfo ECDH AES-128 v2 keyId 1 (BSI ECDH)",
-                 encoded: SecurityInfoEncoder.chipAuthenticationInfo(keyAgreement: .ecdh, cipher: .aes128, version: 2, keyId: 1),
-                 published: "3012060A04007F00070202030202020102020101"),
-        InfoCase(name: "EF.CardAccess of G.1",
-                 encoded: SecurityInfoEncoder.securityInfos([SecurityInfoEncoder.paceInfo(
-                    mapping: .generic, keyAgreement: .ecdh, cipher: .aes128, parameterId: 13)]),
-                 published: "31143012060A04007F0007020204020202010202010D"),
+        InfoCase(
+            name: "PACEInfo ECDH-GM AES-128 id 13 (G.1)",
+            encoded: SecurityInfoEncoder.paceInfo(
+                mapping: .generic, keyAgreement: .ecdh, cipher: .aes128, parameterId: 13),
+            published: "3012060A04007F0007020204020202010202010D"),
+        InfoCase(
+            name: "PACEInfo DH-GM AES-128 id 0 (BSI DH)",
+            encoded: SecurityInfoEncoder.paceInfo(
+                mapping: .generic, keyAgreement: .dh, cipher: .aes128, parameterId: 0),
+            published: "3012060A04007F00070202040102020102020100"),
+        InfoCase(
+            name: "ChipAuthenticationInfo ECDH AES-128 v2 keyId 1 (BSI ECDH)",
+            encoded: SecurityInfoEncoder.chipAuthenticationInfo(
+                keyAgreement: .ecdh, cipher: .aes128, version: 2, keyId: 1),
+            published: "3012060A04007F00070202030202020102020101"),
+        InfoCase(
+            name: "EF.CardAccess of G.1",
+            encoded: SecurityInfoEncoder.securityInfos([
+                SecurityInfoEncoder.paceInfo(
+                    mapping: .generic, keyAgreement: .ecdh, cipher: .aes128, parameterId: 13)
+            ]),
+            published: "31143012060A04007F0007020204020202010202010D"),
     ]
 
     @Test(arguments: infoCases)
@@ -193,10 +223,18 @@ struct LDSEncoderTests {
     }
 
     @Test func protocolOIDsFollowICAO9303_11() {
-        #expect(SecurityInfoEncoder.paceOID(mapping: .chipAuthentication, keyAgreement: .ecdh, cipher: .aes128) == "0.4.0.127.0.7.2.2.4.6.2")
-        #expect(SecurityInfoEncoder.paceOID(mapping: .integrated, keyAgreement: .ecdh, cipher: .aes256) == "0.4.0.127.0.7.2.2.4.4.4")
-        #expect(SecurityInfoEncoder.paceOID(mapping: .generic, keyAgreement: .dh, cipher: .tripleDES) == "0.4.0.127.0.7.2.2.4.1.1")
-        #expect(SecurityInfoEncoder.chipAuthenticationOID(keyAgreement: .dh, cipher: .tripleDES) == "0.4.0.127.0.7.2.2.3.1.1")
+        #expect(
+            SecurityInfoEncoder.paceOID(mapping: .chipAuthentication, keyAgreement: .ecdh, cipher: .aes128)
+                == "0.4.0.127.0.7.2.2.4.6.2")
+        #expect(
+            SecurityInfoEncoder.paceOID(mapping: .integrated, keyAgreement: .ecdh, cipher: .aes256)
+                == "0.4.0.127.0.7.2.2.4.4.4")
+        #expect(
+            SecurityInfoEncoder.paceOID(mapping: .generic, keyAgreement: .dh, cipher: .tripleDES)
+                == "0.4.0.127.0.7.2.2.4.1.1")
+        #expect(
+            SecurityInfoEncoder.chipAuthenticationOID(keyAgreement: .dh, cipher: .tripleDES)
+                == "0.4.0.127.0.7.2.2.3.1.1")
         #expect(SecurityInfoEncoder.chipAuthenticationPublicKeyOID(.ecdh) == "0.4.0.127.0.7.2.2.1.2")
         let aa = SecurityInfoEncoder.activeAuthenticationInfo(hash: .sha256)
         // 2.23.136.1.1.5 = 06 06 67 81 08 01 01 05; ecdsa-plain-SHA256 = 0.4.0.127.0.7.1.1.4.1.3.
@@ -211,15 +249,18 @@ struct LDSEncoderTests {
         #expect(hashes.keys.sorted() == [1, 2])
         // FIPS 180-2 example: SHA-256("abc").
         #expect(hexString(hashes[1]!) == "BA7816BF8F01CFEA414140DE5DAE2223B00361A396177A9CB410FF61F20015AD")
-        let v0 = try TLVParser.parse(LDSSecurityObjectEncoder.encode(hashes: hashes, hashAlgorithm: .sha256), rules: .der)
+        let v0 = try TLVParser.parse(
+            LDSSecurityObjectEncoder.encode(hashes: hashes, hashAlgorithm: .sha256), rules: .der)
         #expect(try v0.child(at: 0).integerValue() == 0)
         #expect(try v0.child(at: 1).child(at: 0).objectIdentifierValue() == "2.16.840.1.101.3.4.2.1")
-        #expect(v0.children[1].children.count == 1) // parameters absent (RFC 5754)
+        #expect(v0.children[1].children.count == 1)  // parameters absent (RFC 5754)
         let entries = try v0.child(at: 2).children
         #expect(try entries.map { try $0.child(at: 0).integerValue() } == [1, 2])
         #expect(try entries[1].child(at: 1).octetStringValue() == HashAlgorithm.sha256.hash([1, 2, 3]))
-        let v1 = try TLVParser.parse(LDSSecurityObjectEncoder.encode(hashes: hashes, hashAlgorithm: .sha256,
-                                                                     versionInfo: .init()), rules: .der)
+        let v1 = try TLVParser.parse(
+            LDSSecurityObjectEncoder.encode(
+                hashes: hashes, hashAlgorithm: .sha256,
+                versionInfo: .init()), rules: .der)
         #expect(try v1.child(at: 0).integerValue() == 1)
         #expect(try v1.child(at: 3).child(at: 0).stringValue() == "0108")
     }
@@ -231,7 +272,8 @@ struct LDSEncoderTests {
         #expect(hexString(CertificateExtension.keyUsage([.keyCertSign, .cRLSign]).value) == "03020106")
         #expect(hexString(CertificateExtension.keyUsage([.digitalSignature]).value) == "03020780")
         // Extension { 2.5.29.19, critical TRUE, OCTET STRING { SEQUENCE { cA TRUE, pathLen 0 } } }.
-        #expect(hexString(CertificateExtension.basicConstraints(ca: true, pathLength: 0).der)
+        #expect(
+            hexString(CertificateExtension.basicConstraints(ca: true, pathLength: 0).der)
                 == "30120603551D130101FF040830060101FF020100")
         // cA FALSE is the DEFAULT: DER leaves it out.
         #expect(hexString(CertificateExtension.basicConstraints(ca: false).value) == "3000")

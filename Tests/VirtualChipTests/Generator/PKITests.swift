@@ -1,8 +1,9 @@
-import Testing
-import Foundation
 import ASN1TLV
+import Foundation
 import MRTDCrypto
 import MRTDTestSupport
+import Testing
+
 @testable import VirtualChip
 
 @Suite("Generator: test PKI, certificates, CRL, CMS and master lists (RFC 5280, RFC 5652, ICAO 9303-12)")
@@ -13,22 +14,28 @@ struct PKITests {
         var description: String { "\(algorithm.rawValue)\(explicit ? " explicit" : "")" }
     }
 
-    static let cases: [Case] = PKIAlgorithm.allCases.map { Case(algorithm: $0, explicit: false) }
+    static let cases: [Case] =
+        PKIAlgorithm.allCases.map { Case(algorithm: $0, explicit: false) }
         + [Case(algorithm: .ecdsaBrainpoolP256r1, explicit: true), Case(algorithm: .ecdsaP256, explicit: true)]
 
     static func pki(_ c: Case) throws -> TestPKI {
-        try TestPKI.generate(TestPKIOptions(cscaAlgorithm: c.algorithm, documentSignerAlgorithm: c.algorithm,
-                                            explicitECParameters: c.explicit, keyTag: "pki-test"))
+        try TestPKI.generate(
+            TestPKIOptions(
+                cscaAlgorithm: c.algorithm, documentSignerAlgorithm: c.algorithm,
+                explicitECParameters: c.explicit, keyTag: "pki-test"))
     }
 
     /// Verifies `cert`'s signature with `issuer`'s key through MRTDCrypto (works for explicit parameters too).
-    static func signatureVerifies(_ cert: [UInt8], issuer: [UInt8], algorithm: GeneratorSignatureAlgorithm) throws -> Bool {
+    static func signatureVerifies(_ cert: [UInt8], issuer: [UInt8], algorithm: GeneratorSignatureAlgorithm) throws
+        -> Bool
+    {
         let c = try TLVParser.parse(cert, rules: .der)
         let i = try TLVParser.parse(issuer, rules: .der)
         let issuerSPKI = try i.child(at: 0).child(at: 6).encodedBytes
         let key = try PublicKey(subjectPublicKeyInfo: issuerSPKI)
-        return try key.verify(signature: try c.child(at: 2).bitStringValue(), message: try c.child(at: 0).encodedBytes,
-                              algorithm: algorithm.cryptoAlgorithm)
+        return try key.verify(
+            signature: try c.child(at: 2).bitStringValue(), message: try c.child(at: 0).encodedBytes,
+            algorithm: algorithm.cryptoAlgorithm)
     }
 
     @Test(arguments: cases)
@@ -41,7 +48,7 @@ struct PKITests {
         #expect(try Self.signatureVerifies(pki.csca.der, issuer: pki.csca.der, algorithm: alg))
         #expect(try Self.signatureVerifies(pki.documentSigner.der, issuer: pki.csca.der, algorithm: alg))
         // Negative twin: one bit of the signed TBS flipped.
-        let tampered = flipBit(pki.documentSigner.der, at: 16) // inside the serial number
+        let tampered = flipBit(pki.documentSigner.der, at: 16)  // inside the serial number
         #expect(try !Self.signatureVerifies(tampered, issuer: pki.csca.der, algorithm: alg))
 
         let info = pki.documentSigner.info
@@ -59,7 +66,9 @@ struct PKITests {
         // OpenSSL 3 refuses explicit EC parameters in chain building; check named-curve chains with it.
         if !c.explicit, let r = try OpenSSL.verify(ca: pki.csca.der, leaf: pki.documentSigner.der) {
             #expect(r.status == 0, "openssl verify: \(r.stderr) \(String(decoding: r.stdout, as: UTF8.self))")
-            let bad = try #require(try OpenSSL.verify(ca: pki.csca.der, leaf: flipBit(pki.documentSigner.der, at: pki.documentSigner.der.count - 3)))
+            let bad = try #require(
+                try OpenSSL.verify(
+                    ca: pki.csca.der, leaf: flipBit(pki.documentSigner.der, at: pki.documentSigner.der.count - 3)))
             #expect(bad.status != 0)
         }
     }
@@ -69,7 +78,7 @@ struct PKITests {
         let cert = try TLVParser.parse(pki.csca.der, rules: .der)
         let spki = try cert.child(at: 0).child(at: 6)
         let params = try spki.child(at: 0).child(at: 1)
-        #expect(params.tag == 0x30) // ECParameters SEQUENCE, not a named-curve OID
+        #expect(params.tag == 0x30)  // ECParameters SEQUENCE, not a named-curve OID
         #expect(try params.child(at: 0).integerValue() == 1)
         #expect(try params.child(at: 1).child(at: 0).objectIdentifierValue() == "1.2.840.10045.1.1")
         let curve = ECCurve(named: .brainpoolP256r1)
@@ -90,7 +99,9 @@ struct PKITests {
         #expect(try Self.signatureVerifies(crl, issuer: pki.csca.der, algorithm: .ecdsa(.sha256)))
         if let r = try OpenSSL.crl(crl, ca: pki.csca.der) {
             #expect(r.status == 0 && r.stderr.contains("verify OK"), "\(r.stderr)")
-            #expect(String(decoding: r.stdout, as: UTF8.self).uppercased().contains(hexString(pki.documentSigner.info.serialNumber)))
+            #expect(
+                String(decoding: r.stdout, as: UTF8.self).uppercased().contains(
+                    hexString(pki.documentSigner.info.serialNumber)))
             let bad = try #require(try OpenSSL.crl(flipBit(crl, at: crl.count - 5), ca: pki.csca.der))
             #expect(!bad.stderr.contains("verify OK"))
         }
@@ -102,12 +113,14 @@ struct PKITests {
     @Test(arguments: cases.filter { !$0.explicit })
     func sodVerifiesWithOpenSSLCMS(_ c: Case) throws {
         let pki = try Self.pki(c)
-        let lso = LDSSecurityObjectEncoder.encode(hashes: [1: HashAlgorithm.sha256.hash([1]), 2: HashAlgorithm.sha256.hash([2])],
-                                                  hashAlgorithm: .sha256)
+        let lso = LDSSecurityObjectEncoder.encode(
+            hashes: [1: HashAlgorithm.sha256.hash([1]), 2: HashAlgorithm.sha256.hash([2])],
+            hashAlgorithm: .sha256)
         let time = ASN1Time(year: 2021, month: 4, day: 16, hour: 9, minute: 30)
         for sid in [SignedDataBuilder.SignerIdentification.issuerAndSerialNumber, .subjectKeyIdentifier] {
-            let sod = try LDSSecurityObjectEncoder.sod(securityObject: lso, signer: pki.documentSigner.signer,
-                                                       signingTime: time, signerIdentification: sid)
+            let sod = try LDSSecurityObjectEncoder.sod(
+                securityObject: lso, signer: pki.documentSigner.signer,
+                signingTime: time, signerIdentification: sid)
             let outer = try TLVParser.parse(sod, rules: .der)
             #expect(outer.tag == 0x77)
             let cms = outer.valueBytes
@@ -116,7 +129,9 @@ struct PKITests {
             #expect(parsed.eContent == lso)
             #expect(parsed.certificates == [pki.documentSigner.der])
             #expect(parsed.signingTime == time)
-            #expect(try parsed.signedAttributes["1.2.840.113549.1.9.4"]?.octetStringValue() == c.algorithm.signatureAlgorithm.hash.hash(lso))
+            #expect(
+                try parsed.signedAttributes["1.2.840.113549.1.9.4"]?.octetStringValue()
+                    == c.algorithm.signatureAlgorithm.hash.hash(lso))
             #expect(try parsed.signerInfo.child(at: 0).integerValue() == (sid == .issuerAndSerialNumber ? 1 : 3))
             if let (r, content) = try OpenSSL.cmsVerify(cms, ca: pki.csca.der) {
                 #expect(r.status == 0, "openssl cms: \(r.stderr)")

@@ -1,6 +1,7 @@
-import Testing
 import ASN1TLV
 import MRTDDocument
+import Testing
+
 @testable import VirtualChip
 
 /// The generator's DG5, DG7 and DG16 (ICAO 9303-10 §4.7.5, §4.7.7, §4.7.16), and that every generated
@@ -31,13 +32,16 @@ struct PersonalDataEncoderTests {
         let g = try DisplayedImageFile(file: .dg7, bytes: dg7)
         #expect(p.declaredCount == 1 && p.images.map(\.tag) == [0x5F40])
         #expect(g.declaredCount == 1 && g.images.map(\.tag) == [0x5F43])
-        #expect(p.images[0].format == .jpeg && p.images[0].dimensions?.width == 60 && p.images[0].dimensions?.height == 80)
-        #expect(g.images[0].format == .jpeg && g.images[0].dimensions?.width == 120 && g.images[0].dimensions?.height == 40)
+        #expect(
+            p.images[0].format == .jpeg && p.images[0].dimensions?.width == 60 && p.images[0].dimensions?.height == 80)
+        #expect(
+            g.images[0].format == .jpeg && g.images[0].dimensions?.width == 120 && g.images[0].dimensions?.height == 40)
     }
 
     /// The signature is drawn: dark strokes on a light ground, not a blank image.
     @Test func signatureHasInk() {
-        let w = 120, h = 40
+        let w = 120
+        let h = 40
         let a = LDSEncoders.displayedSignature(width: w, height: h)
         let blank = LDSEncoders.jpeg(width: w, height: h, pixels: [UInt8](repeating: 250, count: w * h), quality: 70)
         #expect(a != blank && a.count > blank.count + 200)
@@ -48,7 +52,9 @@ struct PersonalDataEncoderTests {
         let g = try SpecimenGenerator.generate(named: profile)
         let files = g.profile.files
         let dg11 = try DG11File(bytes: try #require(files[.dg11]))
-        #expect(dg11.fullName != nil && !dg11.otherNames.isEmpty && dg11.personalNumber != nil && dg11.fullDateOfBirth != nil)
+        #expect(
+            dg11.fullName != nil && !dg11.otherNames.isEmpty && dg11.personalNumber != nil
+                && dg11.fullDateOfBirth != nil)
         #expect(dg11.placeOfBirth != nil && dg11.address != nil && dg11.telephone != nil && dg11.profession != nil)
         #expect(dg11.title != nil && dg11.personalSummary != nil && dg11.proofOfCitizenship != nil)
         #expect(dg11.otherValidTravelDocumentNumbers != nil && dg11.custodyInformation != nil)
@@ -58,10 +64,16 @@ struct PersonalDataEncoderTests {
         #expect(dg12.imageOfFront != nil && dg12.imageOfRear != nil && dg12.personalizationTime != nil)
         #expect(dg12.personalizationDeviceSerialNumber != nil)
         let dg16 = try DG16File(bytes: try #require(files[.dg16]))
-        #expect(dg16.persons.count == 2 && dg16.persons.allSatisfy { $0.name != nil && $0.telephone != nil && $0.address != nil && $0.dateRecorded != nil })
+        #expect(
+            dg16.persons.count == 2
+                && dg16.persons.allSatisfy {
+                    $0.name != nil && $0.telephone != nil && $0.address != nil && $0.dateRecorded != nil
+                })
         #expect(files[.dg5] != nil && files[.dg7] != nil)
         // listed in EF.COM
         let com = try COMFile(bytes: try #require(files[.com]))
-        for f in [LDSFile.dg5, .dg7, .dg11, .dg12, .dg16] { #expect(com.dataGroups.contains(f), "\(f.rawValue) not in EF.COM") }
+        for f in [LDSFile.dg5, .dg7, .dg11, .dg12, .dg16] {
+            #expect(com.dataGroups.contains(f), "\(f.rawValue) not in EF.COM")
+        }
     }
 }

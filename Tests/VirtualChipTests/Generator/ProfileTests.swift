@@ -1,10 +1,11 @@
-import Testing
+import ASN1TLV
 import FaceImaging
 import Foundation
-import ASN1TLV
 import MRTDCrypto
 import MRTDDocument
 import MRTDTestSupport
+import Testing
+
 @testable import VirtualChip
 
 /// Reads a generated document back the way a verifier would (ASN1TLV only).
@@ -12,14 +13,18 @@ struct DocumentView {
     var doc: GeneratedDocument
     var files: [LDSFile: [UInt8]] { doc.profile.files }
 
-    var sod: ParsedSignedData { get throws { try ParsedSignedData(contentInfo: try TLVParser.parse(files[.sod]!, rules: .der).valueBytes) } }
+    var sod: ParsedSignedData {
+        get throws { try ParsedSignedData(contentInfo: try TLVParser.parse(files[.sod]!, rules: .der).valueBytes) }
+    }
 
     /// Data group number → hash listed in the SOD.
     var sodHashes: [Int: [UInt8]] {
         get throws {
             let lso = try TLVParser.parse(try sod.eContent, rules: .der)
             var out: [Int: [UInt8]] = [:]
-            for e in try lso.child(at: 2).children { out[try e.child(at: 0).integerValue()] = try e.child(at: 1).octetStringValue() }
+            for e in try lso.child(at: 2).children {
+                out[try e.child(at: 0).integerValue()] = try e.child(at: 1).octetStringValue()
+            }
             return out
         }
     }
@@ -73,9 +78,13 @@ struct ProfileTests {
         // Every data group is hashed correctly in the SOD, and the SOD lists nothing else.
         let hashes = try view.sodHashes
         #expect(Set(hashes.keys) == Set(dataGroups.compactMap(\.dataGroupNumber)))
-        for dg in dataGroups { #expect(hashes[dg.dataGroupNumber!] == HashAlgorithm.sha256.hash(p.files[dg]!), "\(dg)") }
+        for dg in dataGroups {
+            #expect(hashes[dg.dataGroupNumber!] == HashAlgorithm.sha256.hash(p.files[dg]!), "\(dg)")
+        }
         // The SOD verifies to the CSCA.
-        if let (r, content) = try OpenSSL.cmsVerify(try TLVParser.parse(p.files[.sod]!, rules: .der).valueBytes, ca: doc.cscaCertificate) {
+        if let (r, content) = try OpenSSL.cmsVerify(
+            try TLVParser.parse(p.files[.sod]!, rules: .der).valueBytes, ca: doc.cscaCertificate)
+        {
             #expect(r.status == 0, "\(r.stderr)")
             #expect(content == (try view.sod.eContent))
         }
@@ -87,7 +96,8 @@ struct ProfileTests {
         // PACE → EF.CardAccess with the PACEInfo; no PACE → no EF.CardAccess.
         if let pace = spec.pace {
             let ca = try TLVParser.parse(try #require(p.files[.cardAccess]), rules: .der)
-            let oid = SecurityInfoEncoder.paceOID(mapping: pace.mapping, keyAgreement: pace.keyAgreement, cipher: pace.cipher)
+            let oid = SecurityInfoEncoder.paceOID(
+                mapping: pace.mapping, keyAgreement: pace.keyAgreement, cipher: pace.cipher)
             let info = try #require(try ca.children.first { try $0.child(at: 0).objectIdentifierValue() == oid })
             #expect(try info.child(at: 1).integerValue() == 2)
             #expect(try info.child(at: 2).integerValue() == pace.parameterId)
@@ -112,7 +122,8 @@ struct ProfileTests {
             let parsed = try ParsedSignedData(contentInfo: cs)
             #expect(parsed.eContentType == "0.4.0.127.0.7.3.2.1")
             let infos = try TLVParser.parse(parsed.eContent, rules: .der)
-            let pk = try #require(try infos.children.first { try $0.child(at: 0).objectIdentifierValue() == "0.4.0.127.0.7.2.2.1.2" })
+            let pk = try #require(
+                try infos.children.first { try $0.child(at: 0).objectIdentifierValue() == "0.4.0.127.0.7.2.2.1.2" })
             #expect(try pk.child(at: 1).child(at: 1).bitStringValue() == view.chipCAPublicValue)
             if let (r, _) = try OpenSSL.cmsVerify(cs, ca: doc.cscaCertificate) { #expect(r.status == 0, "\(r.stderr)") }
         }
@@ -123,7 +134,9 @@ struct ProfileTests {
         #expect(ImageFormat.detect(image) == spec.faceFormat)
         let face = try DisplayImage.decode(image)
         #expect(face.width == 240 && face.height == 320)
-        if spec.faceFormat == .jpeg, let r = try GeneratedFaceTests.decodeWithDJPEG(image) { #expect(r.status == 0 && r.stderr.isEmpty) }
+        if spec.faceFormat == .jpeg, let r = try GeneratedFaceTests.decodeWithDJPEG(image) {
+            #expect(r.status == 0 && r.stderr.isEmpty)
+        }
     }
 
     @Test func dg2SizeOptionApplies() throws {
@@ -134,7 +147,9 @@ struct ProfileTests {
 
     @Test func unknownNamesAreRejectedWithAStableCode() {
         #expect(throws: GeneratorError.self) { try SpecimenGenerator.generate(named: "no-such-profile") }
-        do { _ = try SpecimenGenerator.generate(named: "bac+no-such-forgery") } catch { #expect(error.code == .unknownProfile) }
+        do { _ = try SpecimenGenerator.generate(named: "bac+no-such-forgery") } catch {
+            #expect(error.code == .unknownProfile)
+        }
     }
 
     // MARK: Forgeries
@@ -145,10 +160,12 @@ struct ProfileTests {
     func forgeryChangesExactlyTheIntendedThing(_ forgery: Forgery) throws {
         let genuine = try SpecimenGenerator.generate(named: Self.base)
         let forged = try SpecimenGenerator.generate(named: "\(Self.base)+\(forgery.rawValue)")
-        let g = DocumentView(doc: genuine), f = DocumentView(doc: forged)
+        let g = DocumentView(doc: genuine)
+        let f = DocumentView(doc: forged)
         #expect(forged.forgery == forgery && forged.profile.name == "\(Self.base)+\(forgery.rawValue)")
         // EF.SOD always differs (ECDSA signatures are randomized): compare its signed content instead.
-        let changedFiles = Set(genuine.profile.files.keys.filter { $0 != .sod && genuine.profile.files[$0] != forged.profile.files[$0] })
+        let changedFiles = Set(
+            genuine.profile.files.keys.filter { $0 != .sod && genuine.profile.files[$0] != forged.profile.files[$0] })
         let sodContentChanged = try g.sod.eContent != f.sod.eContent
         let fHashes = try f.sodHashes
         func hashesMatchFiles(_ v: DocumentView) throws -> [Int] {
@@ -157,7 +174,9 @@ struct ProfileTests {
             }.sorted()
         }
         func dsVerifies() throws -> Bool? {
-            try OpenSSL.verify(ca: forged.cscaCertificate, leaf: forged.documentSignerCertificate).map { $0.status == 0 }
+            try OpenSSL.verify(ca: forged.cscaCertificate, leaf: forged.documentSignerCertificate).map {
+                $0.status == 0
+            }
         }
         let ds = try CertificateInfo(der: forged.documentSignerCertificate)
         switch forgery {
@@ -165,7 +184,7 @@ struct ProfileTests {
             #expect(try hashesMatchFiles(f) == [1])
             #expect(changedFiles == [.dg1] && !sodContentChanged)
             #expect(fHashes[1] == HashAlgorithm.sha256.hash(genuine.profile.files[.dg1]!))
-            #expect(forged.profile.mrz == genuine.profile.mrz) // the printed MRZ is unchanged
+            #expect(forged.profile.mrz == genuine.profile.mrz)  // the printed MRZ is unchanged
         case .dataGroupMissingFromSOD:
             #expect(fHashes[11] == nil && forged.profile.files[.dg11] != nil)
             #expect(try hashesMatchFiles(f) == [])
@@ -189,13 +208,14 @@ struct ProfileTests {
         case .revokedSigner:
             let revoked = try TLVParser.parse(forged.crl, rules: .der).child(at: 0).child(at: 5)
             #expect(try revoked.child(at: 0).child(at: 0).unsignedIntegerBytes() == ds.serialNumber)
-            #expect(try TLVParser.parse(genuine.crl, rules: .der).child(at: 0).child(at: 5).tag == 0xA0) // no entries
+            #expect(try TLVParser.parse(genuine.crl, rules: .der).child(at: 0).child(at: 5).tag == 0xA0)  // no entries
             #expect(changedFiles == [] && !sodContentChanged)
         case .activeAuthenticationKeyMismatch:
             #expect(changedFiles == [.dg15] && sodContentChanged)
             let chipKey = try #require(forged.profile.keys.activeAuthentication).publicKey.subjectPublicKeyInfo
             #expect(try TLVParser.parse(forged.profile.files[.dg15]!, rules: .der).children[0].encodedBytes != chipKey)
-            #expect(try TLVParser.parse(genuine.profile.files[.dg15]!, rules: .der).children[0].encodedBytes
+            #expect(
+                try TLVParser.parse(genuine.profile.files[.dg15]!, rules: .der).children[0].encodedBytes
                     == genuine.profile.keys.activeAuthentication!.publicKey.subjectPublicKeyInfo)
             #expect(try hashesMatchFiles(f) == [])
         case .chipAuthenticationKeyMismatch:
@@ -205,13 +225,22 @@ struct ProfileTests {
             #expect(try hashesMatchFiles(f) == [])
         }
         if [.signerOfOtherCSCA, .cscaOfOtherCountry, .expiredSignerSignedInValidity, .signedOutsideSignerValidity]
-            .contains(forgery) { #expect(changedFiles == [] && !sodContentChanged) }
+            .contains(forgery)
+        {
+            #expect(changedFiles == [] && !sodContentChanged)
+        }
         // Only the signer-related forgeries change the trust material's signer.
-        let signerChanged = [.signerOfOtherCSCA, .cscaOfOtherCountry, .expiredSignerSignedInValidity,
-                             .signedOutsideSignerValidity].contains(forgery)
+        let signerChanged = [
+            .signerOfOtherCSCA, .cscaOfOtherCountry, .expiredSignerSignedInValidity,
+            .signedOutsideSignerValidity,
+        ].contains(forgery)
         #expect((forged.documentSignerCertificate != genuine.documentSignerCertificate) == signerChanged)
-        #expect(forgery.expectedOutcome.status == (forgery == .expiredSignerSignedInValidity ? "accepted"
-            : [.activeAuthenticationKeyMismatch, .chipAuthenticationKeyMismatch].contains(forgery) ? "inconclusive" : "rejected"))
+        #expect(
+            forgery.expectedOutcome.status
+                == (forgery == .expiredSignerSignedInValidity
+                    ? "accepted"
+                    : [.activeAuthenticationKeyMismatch, .chipAuthenticationKeyMismatch].contains(forgery)
+                        ? "inconclusive" : "rejected"))
     }
 
     // MARK: Save / load
@@ -224,7 +253,8 @@ struct ProfileTests {
             return
         }
         let x = SecretBytes([0x00] + Array(original.bytes.dropFirst()))
-        doc.profile.keys.chipAuthentication?.agreement = .dh(group: group, privateKey: x, publicKey: try group.publicKey(for: x))
+        doc.profile.keys.chipAuthentication?.agreement = .dh(
+            group: group, privateKey: x, publicKey: try group.publicKey(for: x))
         let dir = try ExternalTool.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         try ProfileStore.save(doc, to: dir)
@@ -246,8 +276,10 @@ struct ProfileTests {
         let loaded = try ProfileStore.load(from: dir)
         let p = doc.profile
         #expect(loaded.name == p.name && loaded.files == p.files && loaded.mrz == p.mrz && loaded.can == p.can)
-        #expect(loaded.documentNumber == p.documentNumber && loaded.dateOfBirth == p.dateOfBirth
-                && loaded.dateOfExpiry == p.dateOfExpiry && loaded.supportsBAC == p.supportsBAC && loaded.link == p.link)
+        #expect(
+            loaded.documentNumber == p.documentNumber && loaded.dateOfBirth == p.dateOfBirth
+                && loaded.dateOfExpiry == p.dateOfExpiry && loaded.supportsBAC == p.supportsBAC && loaded.link == p.link
+        )
         #expect(loaded.keys.activeAuthentication?.publicKey == p.keys.activeAuthentication?.publicKey)
         switch (loaded.keys.chipAuthentication?.agreement, p.keys.chipAuthentication?.agreement) {
         case (.ecdh(let c1, let s1, let p1)?, .ecdh(let c2, let s2, let p2)?):
@@ -260,7 +292,8 @@ struct ProfileTests {
         #expect(loaded.keys.chipAuthentication?.parameterId == p.keys.chipAuthentication?.parameterId)
         let trust = try ProfileStore.trustFiles(in: dir)
         #expect(try Data(contentsOf: try #require(trust.csca)) == Data(doc.cscaCertificate))
-        let keyAttributes = try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent("ca-key.p8").path)
+        let keyAttributes = try FileManager.default.attributesOfItem(
+            atPath: dir.appendingPathComponent("ca-key.p8").path)
         #expect((keyAttributes[.posixPermissions] as? Int) == 0o600)
     }
 
@@ -272,7 +305,8 @@ struct ProfileTests {
         let manifestURL = dir.appendingPathComponent(ProfileStore.manifestName)
         let original = try String(contentsOf: manifestURL, encoding: .utf8)
         for (from, to) in [("\"DG1.bin\"", "\"..\\/DG1.bin\""), ("emrtd.profile\\/1", "emrtd.profile\\/9")] {
-            try original.replacingOccurrences(of: from, with: to).write(to: manifestURL, atomically: true, encoding: .utf8)
+            try original.replacingOccurrences(of: from, with: to).write(
+                to: manifestURL, atomically: true, encoding: .utf8)
             #expect(original.contains(from), "fixture text \(from) not found")
             #expect(throws: GeneratorError.self) { try ProfileStore.load(from: dir) }
         }
@@ -282,7 +316,8 @@ struct ProfileTests {
 @Suite("Generator: options")
 struct GeneratorOptionTests {
     @Test func securityObjectOptionsApply() throws {
-        var options = GeneratorOptions(dataGroupHash: .sha512, ldsVersionInfo: .init(), signerIdentification: .subjectKeyIdentifier)
+        var options = GeneratorOptions(
+            dataGroupHash: .sha512, ldsVersionInfo: .init(), signerIdentification: .subjectKeyIdentifier)
         options.pki = TestPKIOptions(cscaAlgorithm: .rsaPSS, documentSignerAlgorithm: .rsaPSS, keyTag: "options-test")
         let doc = try SpecimenGenerator.generate(named: "bac", options: options)
         let view = DocumentView(doc: doc)
@@ -292,10 +327,12 @@ struct GeneratorOptionTests {
         #expect(try lso.child(at: 1).child(at: 0).objectIdentifierValue() == "2.16.840.1.101.3.4.2.3")
         #expect(try lso.child(at: 3).child(at: 1).stringValue() == "040000")
         #expect(try view.sodHashes[1] == HashAlgorithm.sha512.hash(doc.profile.files[.dg1]!))
-        #expect(sod.signerInfo.children[1].tag == 0x80) // [0] subjectKeyIdentifier
+        #expect(sod.signerInfo.children[1].tag == 0x80)  // [0] subjectKeyIdentifier
         #expect(try sod.signerInfo.child(at: 4).child(at: 0).objectIdentifierValue() == "1.2.840.113549.1.1.10")
-        if let (r, _) = try OpenSSL.cmsVerify(try TLVParser.parse(doc.profile.files[.sod]!, rules: .der).valueBytes,
-                                              ca: doc.cscaCertificate) {
+        if let (r, _) = try OpenSSL.cmsVerify(
+            try TLVParser.parse(doc.profile.files[.sod]!, rules: .der).valueBytes,
+            ca: doc.cscaCertificate)
+        {
             #expect(r.status == 0, "\(r.stderr)")
         }
         #expect(!String(describing: doc).contains(doc.profile.can) || doc.profile.can.isEmpty)

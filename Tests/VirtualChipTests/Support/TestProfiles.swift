@@ -3,6 +3,7 @@ import ISO7816
 import MRTDCrypto
 import MRTDDocument
 import MRTDTestSupport
+
 @testable import VirtualChip
 
 /// Minimal document profiles built in the tests (independent of the document generator).
@@ -14,11 +15,12 @@ enum TestProfiles {
 
     /// EF.CardAccess = SET OF PACEInfo { OID, version 2, parameterId }.
     static func cardAccess(_ infos: [(oid: String, parameterId: Int?)]) -> [UInt8] {
-        DER.set(infos.map { info in
-            var elements = [DER.objectIdentifier(info.oid), DER.integer(2)]
-            if let id = info.parameterId { elements.append(DER.integer(id)) }
-            return DER.sequence(elements)
-        })
+        DER.set(
+            infos.map { info in
+                var elements = [DER.objectIdentifier(info.oid), DER.integer(2)]
+                if let id = info.parameterId { elements.append(DER.integer(id)) }
+                return DER.sequence(elements)
+            })
     }
 
     /// PACEDomainParameterInfo (ICAO 9303-11 §9.2.2) with explicit ECParameters (X9.62, prime field).
@@ -37,8 +39,10 @@ enum TestProfiles {
 
     /// PACEDomainParameterInfo with X9.42 DH domain parameters (dhpublicnumber: p, g, q).
     static func paceDomainParameterInfo(family: String, group: DHGroup, parameterId: Int) -> [UInt8] {
-        let parameters = DER.sequence([DER.integer(unsigned: group.p), DER.integer(unsigned: group.g),
-                                       DER.integer(unsigned: group.q!)])
+        let parameters = DER.sequence([
+            DER.integer(unsigned: group.p), DER.integer(unsigned: group.g),
+            DER.integer(unsigned: group.q!),
+        ])
         let algorithm = DER.sequence([DER.objectIdentifier("1.2.840.10046.2.1"), parameters])
         return DER.sequence([DER.objectIdentifier(family), algorithm, DER.integer(parameterId)])
     }
@@ -46,7 +50,9 @@ enum TestProfiles {
     /// The EF.COM of ICAO 9303-11 D.4 (LDS 1.7, Unicode 4.0.0, DG1 DG2).
     static let com = hex("60145F0104303130365F36063034303030305C026175")
     /// DG1 of the Utopia TD3 specimen (ICAO 9303-4 App. B, as transcribed in the shared vectors).
-    static let dg1 = hex("615B5F1F58503C55544F4552494B53534F4E3C3C414E4E413C4D415249413C3C3C3C3C3C3C3C3C3C3C3C3C3C3C3C3C3C3C4C38393839303243333655544F3734303831323246313230343135395A45313834323236423C3C3C3C3C3130")
+    static let dg1 = hex(
+        "615B5F1F58503C55544F4552494B53534F4E3C3C414E4E413C4D415249413C3C3C3C3C3C3C3C3C3C3C3C3C3C3C3C3C3C3C4C38393839303243333655544F3734303831323246313230343135395A45313834323236423C3C3C3C3C3130"
+    )
 
     /// A synthetic DG2-shaped file of `size` bytes: '75' with a long-form length and a counting pattern.
     static func bigFile(tag: UInt8 = 0x75, size: Int) -> [UInt8] {
@@ -62,20 +68,23 @@ enum TestProfiles {
         return TLVWriter.encode(0x6E, DER.set([info]))
     }
 
-    static func profile(name: String = "test",
-                        documentNumber: String = "L898902C<", dateOfBirth: String = "690806", dateOfExpiry: String = "940623",
-                        can: String = "123456",
-                        cardAccess: [UInt8]? = nil,
-                        extraFiles: [LDSFile: [UInt8]] = [:],
-                        supportsBAC: Bool = true,
-                        keys: ChipKeys = ChipKeys(),
-                        link: LinkBehaviour = LinkBehaviour()) -> DocumentProfile {
+    static func profile(
+        name: String = "test",
+        documentNumber: String = "L898902C<", dateOfBirth: String = "690806", dateOfExpiry: String = "940623",
+        can: String = "123456",
+        cardAccess: [UInt8]? = nil,
+        extraFiles: [LDSFile: [UInt8]] = [:],
+        supportsBAC: Bool = true,
+        keys: ChipKeys = ChipKeys(),
+        link: LinkBehaviour = LinkBehaviour()
+    ) -> DocumentProfile {
         var files: [LDSFile: [UInt8]] = [.com: com, .dg1: dg1, .sod: [0x77, 0x03, 0x30, 0x01, 0x00]]
         if let cardAccess { files[.cardAccess] = cardAccess }
         files.merge(extraFiles) { $1 }
-        return DocumentProfile(name: name, files: files, documentNumber: documentNumber, dateOfBirth: dateOfBirth,
-                               dateOfExpiry: dateOfExpiry, can: can, mrz: "", supportsBAC: supportsBAC,
-                               keys: keys, link: link)
+        return DocumentProfile(
+            name: name, files: files, documentNumber: documentNumber, dateOfBirth: dateOfBirth,
+            dateOfExpiry: dateOfExpiry, can: can, mrz: "", supportsBAC: supportsBAC,
+            keys: keys, link: link)
     }
 }
 

@@ -3,6 +3,7 @@ import ISO7816
 import MRTDCrypto
 import MRTDSecureMessaging
 import MRTDTestSupport
+
 @testable import VirtualChip
 
 struct TerminalError: Error, CustomStringConvertible {
@@ -53,12 +54,17 @@ struct TestTerminal {
         let kEnc = KDF.derive(seed, counter: 1, cipher: .tripleDES)
         let kMac = KDF.derive(seed, counter: 2, cipher: .tripleDES)
         let challenge = plain(.getChallenge())
-        guard challenge.isSuccess, challenge.data.count == 8 else { throw TerminalError(step: "GET CHALLENGE", statusWord: challenge.statusWord) }
-        let rndIFD = random.randomBytes(count: 8), kIFD = random.randomBytes(count: 16)
+        guard challenge.isSuccess, challenge.data.count == 8 else {
+            throw TerminalError(step: "GET CHALLENGE", statusWord: challenge.statusWord)
+        }
+        let rndIFD = random.randomBytes(count: 8)
+        let kIFD = random.randomBytes(count: 16)
         let eIFD = try TripleDES.encryptCBC(key: kEnc, rndIFD + challenge.data + kIFD)
         let mIFD = try RetailMAC.mac(key: kMac, eIFD)
         let answer = plain(.externalAuthenticate(eIFD + mIFD, ne: 40))
-        guard answer.isSuccess, answer.data.count == 40 else { throw TerminalError(step: "EXTERNAL AUTHENTICATE", statusWord: answer.statusWord) }
+        guard answer.isSuccess, answer.data.count == 40 else {
+            throw TerminalError(step: "EXTERNAL AUTHENTICATE", statusWord: answer.statusWord)
+        }
         let eIC = Array(answer.data[0..<32])
         guard try RetailMAC.mac(key: kMac, eIC) == Array(answer.data[32...]) else { throw TerminalError(step: "M_IC") }
         let r = try TripleDES.decryptCBC(key: kEnc, eIC)
@@ -79,11 +85,14 @@ struct TestTerminal {
 
     /// Runs PACE with the protocol `oid` on standardized parameters `parameterId`; `password` is π
     /// (SHA-1 of MRZ_information or the CAN), `reference` 1 (MRZ) or 2 (CAN).
-    mutating func pace(oid: String, parameterId: Int, password: [UInt8], reference: UInt8,
-                       sendParameterId: Bool = false) throws -> PACEOutcome {
+    mutating func pace(
+        oid: String, parameterId: Int, password: [UInt8], reference: UInt8,
+        sendParameterId: Bool = false
+    ) throws -> PACEOutcome {
         let protocolOID = ASN1TLV.ObjectIdentifier(oid)!
         guard let (mapping, cipher) = ChipSecurityInfos.paceProtocol(protocolOID),
-              let params = StandardDomainParameters.parameters(id: parameterId) else { throw TerminalError(step: "oid") }
+            let params = StandardDomainParameters.parameters(id: parameterId)
+        else { throw TerminalError(step: "oid") }
         var mse = TLVWriter.encode(0x80, protocolOID.encodedValue) + TLVWriter.encode(0x83, [reference])
         if sendParameterId { mse += TLVWriter.encode(0x84, [UInt8(parameterId)]) }
         let mseAnswer = plain(.manageSecurityEnvironment(p1: 0xC1, p2: 0xA4, data: mse))
@@ -104,16 +113,19 @@ struct TestTerminal {
         let terminalPublic: [UInt8]
         let shared: [UInt8]
         switch (mapping, params) {
-        case (.genericECDH, .ec(let curve)), (.chipAuthenticationECDH, .ec(let curve)), (.integratedECDH, .ec(let curve)):
+        case (.genericECDH, .ec(let curve)), (.chipAuthenticationECDH, .ec(let curve)),
+            (.integratedECDH, .ec(let curve)):
             let mapped: ECCurve
             if mapping == .integratedECDH {
                 let t = random.randomBytes(count: cipher.keyLength)
                 let ga2 = plain(.generalAuthenticate(TLVWriter.encode(0x7C, TLVWriter.encode(0x81, t)), chained: true))
                 guard ga2.isSuccess else { throw TerminalError(step: "GA2", statusWord: ga2.statusWord) }
-                mapped = try curve.withGenerator(PACEIntegratedMapping.mapECDH(s: s, t: t, cipher: cipher, curve: curve))
+                mapped = try curve.withGenerator(
+                    PACEIntegratedMapping.mapECDH(s: s, t: t, cipher: cipher, curve: curve))
             } else {
                 let (mapPriv, mapPub) = try curve.generateKeyPair(random: random)
-                let ga2 = plain(.generalAuthenticate(TLVWriter.encode(0x7C, TLVWriter.encode(0x81, mapPub)), chained: true))
+                let ga2 = plain(
+                    .generalAuthenticate(TLVWriter.encode(0x7C, TLVWriter.encode(0x81, mapPub)), chained: true))
                 guard ga2.isSuccess else { throw TerminalError(step: "GA2", statusWord: ga2.statusWord) }
                 let chipMap = try Self.inner(ga2.data, 0x82)
                 mapPublicIC = chipMap
@@ -135,7 +147,8 @@ struct TestTerminal {
                 mapped = try group.withGenerator(PACEIntegratedMapping.mapDH(s: s, t: t, cipher: cipher, group: group))
             } else {
                 let (mapPriv, mapPub) = try group.generateKeyPair(random: random)
-                let ga2 = plain(.generalAuthenticate(TLVWriter.encode(0x7C, TLVWriter.encode(0x81, mapPub)), chained: true))
+                let ga2 = plain(
+                    .generalAuthenticate(TLVWriter.encode(0x7C, TLVWriter.encode(0x81, mapPub)), chained: true))
                 guard ga2.isSuccess else { throw TerminalError(step: "GA2", statusWord: ga2.statusWord) }
                 let chipMap = try Self.inner(ga2.data, 0x82)
                 let h = try group.sharedSecret(privateKey: mapPriv, peerPublicKey: chipMap)
@@ -166,8 +179,9 @@ struct TestTerminal {
         guard tIC == expected else { throw TerminalError(step: "T_IC") }
         session = SecureMessagingSession(keys: keys)
         let aIC = try? Self.inner(ga4.data, 0x8A)
-        return PACEOutcome(keys: keys, chipPublic: ephemeralChipPublic, mapPublicIC: mapPublicIC,
-                           encryptedChipAuthenticationData: aIC)
+        return PACEOutcome(
+            keys: keys, chipPublic: ephemeralChipPublic, mapPublicIC: mapPublicIC,
+            encryptedChipAuthenticationData: aIC)
     }
 
     /// An inner data object of a DO'7C' response.
@@ -186,7 +200,8 @@ struct TestTerminal {
 
     /// Runs CA with MSE:Set KAT (3DES) or MSE:Set AT + GA (`oid` given), then switches keys.
     mutating func chipAuthentication(key: CAKey, oid: String?, keyId: Int? = nil) throws {
-        let terminalPrivate: SecretBytes, terminalPublic: [UInt8]
+        let terminalPrivate: SecretBytes
+        let terminalPublic: [UInt8]
         let keyIdDO = keyId.map { TLVWriter.encode(0x84, [UInt8($0)]) } ?? []
         switch key {
         case .ecdh(let curve): (terminalPrivate, terminalPublic) = try curve.generateKeyPair(random: random)
@@ -196,13 +211,16 @@ struct TestTerminal {
         if let oid {
             let o = ASN1TLV.ObjectIdentifier(oid)!
             cipher = ChipSecurityInfos.chipAuthenticationProtocol(o)!.cipher
-            let mse = try secure(.manageSecurityEnvironment(p1: 0x41, p2: 0xA4, data: TLVWriter.encode(0x80, o.encodedValue) + keyIdDO))
+            let mse = try secure(
+                .manageSecurityEnvironment(p1: 0x41, p2: 0xA4, data: TLVWriter.encode(0x80, o.encodedValue) + keyIdDO))
             guard mse.isSuccess else { throw TerminalError(step: "MSE:Set AT", statusWord: mse.statusWord) }
-            let ga = try secure(.generalAuthenticate(TLVWriter.encode(0x7C, TLVWriter.encode(0x80, terminalPublic)), chained: false))
+            let ga = try secure(
+                .generalAuthenticate(TLVWriter.encode(0x7C, TLVWriter.encode(0x80, terminalPublic)), chained: false))
             guard ga.isSuccess else { throw TerminalError(step: "GA", statusWord: ga.statusWord) }
         } else {
             cipher = .tripleDES
-            let mse = try secure(.manageSecurityEnvironment(p1: 0x41, p2: 0xA6, data: TLVWriter.encode(0x91, terminalPublic) + keyIdDO))
+            let mse = try secure(
+                .manageSecurityEnvironment(p1: 0x41, p2: 0xA6, data: TLVWriter.encode(0x91, terminalPublic) + keyIdDO))
             guard mse.isSuccess else { throw TerminalError(step: "MSE:Set KAT", statusWord: mse.statusWord) }
         }
         pendingCA = (terminalPrivate, cipher)

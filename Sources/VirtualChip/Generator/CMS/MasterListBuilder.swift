@@ -1,5 +1,5 @@
-public import MRTDCrypto
 public import ASN1TLV
+public import MRTDCrypto
 
 /// ICAO 9303-12 §8 CSCA master list: a CMS SignedData with eContentType id-icao-cscaMasterList
 /// (2.23.136.1.1.2) and content
@@ -15,9 +15,11 @@ public enum MasterListBuilder {
 
     /// The signed master list (DER ContentInfo). `extraCertificates` (e.g. the signer's CSCA) are embedded
     /// beside the signer certificate.
-    public static func build(certificates: [[UInt8]], signerCertificate: CertificateInfo, signerKey: PrivateKey,
-                             signatureAlgorithm: GeneratorSignatureAlgorithm, extraCertificates: [[UInt8]] = [],
-                             signingTime: ASN1Time? = nil) throws(GeneratorError) -> [UInt8] {
+    public static func build(
+        certificates: [[UInt8]], signerCertificate: CertificateInfo, signerKey: PrivateKey,
+        signatureAlgorithm: GeneratorSignatureAlgorithm, extraCertificates: [[UInt8]] = [],
+        signingTime: ASN1Time? = nil
+    ) throws(GeneratorError) -> [UInt8] {
         let builder = SignedDataBuilder(
             eContentType: CMSContentType.cscaMasterList, eContent: content(certificates: certificates),
             digestAlgorithm: signatureAlgorithm.hash, signatureAlgorithm: signatureAlgorithm,

@@ -30,23 +30,29 @@ public struct SignedDataBuilder: Sendable {
     /// nil leaves signingTime out.
     public var signingTime: ASN1Time?
 
-    public init(eContentType: ObjectIdentifier, eContent: [UInt8], digestAlgorithm: HashAlgorithm? = nil,
-                signatureAlgorithm: GeneratorSignatureAlgorithm, signerCertificate: CertificateInfo,
-                embeddedCertificates: [[UInt8]]? = nil, signerIdentification: SignerIdentification = .issuerAndSerialNumber,
-                signingTime: ASN1Time?) {
-        self.eContentType = eContentType; self.eContent = eContent
+    public init(
+        eContentType: ObjectIdentifier, eContent: [UInt8], digestAlgorithm: HashAlgorithm? = nil,
+        signatureAlgorithm: GeneratorSignatureAlgorithm, signerCertificate: CertificateInfo,
+        embeddedCertificates: [[UInt8]]? = nil, signerIdentification: SignerIdentification = .issuerAndSerialNumber,
+        signingTime: ASN1Time?
+    ) {
+        self.eContentType = eContentType
+        self.eContent = eContent
         self.digestAlgorithm = digestAlgorithm ?? signatureAlgorithm.hash
-        self.signatureAlgorithm = signatureAlgorithm; self.signerCertificate = signerCertificate
+        self.signatureAlgorithm = signatureAlgorithm
+        self.signerCertificate = signerCertificate
         self.embeddedCertificates = embeddedCertificates ?? [signerCertificate.der]
-        self.signerIdentification = signerIdentification; self.signingTime = signingTime
+        self.signerIdentification = signerIdentification
+        self.signingTime = signingTime
     }
 
     /// The signed attributes as the DER `SET OF Attribute` that the signature covers.
     public func signedAttributesSet() -> [UInt8] {
         var attrs = [
             DER.sequence(DER.objectIdentifier("1.2.840.113549.1.9.3"), DER.setOf([DER.objectIdentifier(eContentType)])),
-            DER.sequence(DER.objectIdentifier("1.2.840.113549.1.9.4"),
-                         DER.setOf([DER.octetString(digestAlgorithm.hash(eContent))])),
+            DER.sequence(
+                DER.objectIdentifier("1.2.840.113549.1.9.4"),
+                DER.setOf([DER.octetString(digestAlgorithm.hash(eContent))])),
         ]
         if let t = signingTime {
             attrs.append(DER.sequence(DER.objectIdentifier("1.2.840.113549.1.9.5"), DER.setOf([DER.time(t)])))
@@ -66,8 +72,9 @@ public struct SignedDataBuilder: Sendable {
             signerVersion = 1
         case .subjectKeyIdentifier:
             guard let ski = signerCertificate.subjectKeyIdentifier else {
-                throw GeneratorError(.invalidInput, step: "cms.signerIdentifier",
-                                     "the signer certificate has no subjectKeyIdentifier extension")
+                throw GeneratorError(
+                    .invalidInput, step: "cms.signerIdentifier",
+                    "the signer certificate has no subjectKeyIdentifier extension")
             }
             sid = DER.implicit(0, ski)
             signerVersion = 3

@@ -1,19 +1,23 @@
-public import MRTDDocument
 import ASN1TLV
 import FaceImaging
+public import MRTDDocument
 
 /// Encoders of the LDS1 elementary files (ICAO 9303-10 §4.6 and §4.7). Each returns the complete file
 /// content, outer tag included, byte for byte as the chip serves it.
 public enum LDSEncoders {
     /// ICAO 9303-10 §4.6.1 EF.COM: `60 { 5F01 LDS version "0107", 5F36 Unicode version "040000", 5C tag list }`.
     /// The tag list holds the one-byte outer tags of the data groups present (§4.6.1, Table 36).
-    public static func com(dataGroups: [LDSFile], ldsVersion: String = "0107", unicodeVersion: String = "040000") -> [UInt8] {
+    public static func com(dataGroups: [LDSFile], ldsVersion: String = "0107", unicodeVersion: String = "040000")
+        -> [UInt8]
+    {
         let tags = dataGroups.sorted().compactMap(\.tag).map { UInt8($0) }
-        return TLVWriter.encode(0x60, children: [
-            TLVWriter.encode(0x5F01, Array(ldsVersion.utf8)),
-            TLVWriter.encode(0x5F36, Array(unicodeVersion.utf8)),
-            TLVWriter.encode(0x5C, tags),
-        ])
+        return TLVWriter.encode(
+            0x60,
+            children: [
+                TLVWriter.encode(0x5F01, Array(ldsVersion.utf8)),
+                TLVWriter.encode(0x5F36, Array(unicodeVersion.utf8)),
+                TLVWriter.encode(0x5C, tags),
+            ])
     }
 
     /// ICAO 9303-10 §4.7.1 DG1: `61 { 5F1F MRZ data elements }` (88 characters for TD3, 90 for TD1).
@@ -28,12 +32,14 @@ public enum LDSEncoders {
     ///      5F2E biometric data block (ISO/IEC 19794-5) } } }
     /// ```
     public static func dg2(faceRecord: [UInt8]) -> [UInt8] {
-        let bht = TLVWriter.encode(0xA1, children: [
-            TLVWriter.encode(0x80, [0x01, 0x01]),
-            TLVWriter.encode(0x81, [0x02]),
-            TLVWriter.encode(0x87, [0x01, 0x01]),
-            TLVWriter.encode(0x88, [0x00, 0x08]),
-        ])
+        let bht = TLVWriter.encode(
+            0xA1,
+            children: [
+                TLVWriter.encode(0x80, [0x01, 0x01]),
+                TLVWriter.encode(0x81, [0x02]),
+                TLVWriter.encode(0x87, [0x01, 0x01]),
+                TLVWriter.encode(0x88, [0x00, 0x08]),
+            ])
         let bit = TLVWriter.encode(0x7F60, children: [bht, TLVWriter.encode(0x5F2E, faceRecord)])
         let group = TLVWriter.encode(0x7F61, children: [TLVWriter.encode(0x02, [0x01]), bit])
         return TLVWriter.encode(0x75, group)
@@ -48,13 +54,16 @@ public enum LDSEncoders {
     ///   1 JPEG 2000 (§5.7.2), width (2), height (2), colour space (1) = 1 24-bit RGB or 3 grayscale (§5.7.4),
     ///   source type (1) = 2 digital camera, device type (2), quality (2).
     /// - Image data.
-    public static func faceRecord(image: [UInt8], format: ImageFormat = .jpeg, width: Int, height: Int,
-                                  colour: Bool = false, gender: UInt8 = 2) -> [UInt8] {
+    public static func faceRecord(
+        image: [UInt8], format: ImageFormat = .jpeg, width: Int, height: Int,
+        colour: Bool = false, gender: UInt8 = 2
+    ) -> [UInt8] {
         let facialDataLength = 20 + 12 + image.count
         let total = 14 + facialDataLength
         var out: [UInt8] = Array("FAC".utf8) + [0] + Array("010".utf8) + [0]
         out += be(total, 4) + be(1, 2)
-        out += be(facialDataLength, 4) + be(0, 2) + [gender, 0x00, 0x00] + [0, 0, 0] + be(0, 2) + [0, 0, 0] + [0, 0, 0]
+        out +=
+            be(facialDataLength, 4) + be(0, 2) + [gender, 0x00, 0x00] + [0, 0, 0] + be(0, 2) + [0, 0, 0] + [0, 0, 0]
         out += [0x01, format == .jpeg2000 ? 0x01 : 0x00] + be(width, 2) + be(height, 2) + [colour ? 0x01 : 0x03, 0x02]
         out += be(0, 2) + be(0, 2)
         out += image
@@ -74,13 +83,18 @@ public enum LDSEncoders {
     /// nearly as TLV length octets allow, never less than) that size: JPEG with COM segments (T.81 §B.2.4.5),
     /// JP2 with an XML box before the codestream box (ISO/IEC 15444-1 §I.7.1; readers ignore it) — a JPEG 2000
     /// face is first encoded at about the target size, so a large DG2 holds a larger image, as real ones do.
-    public static func dg2(face width: Int = 240, height: Int = 320, quality: Int = 75, targetSize: Int? = nil,
-                           format: ImageFormat = .jpeg) -> [UInt8] {
+    public static func dg2(
+        face width: Int = 240, height: Int = 320, quality: Int = 75, targetSize: Int? = nil,
+        format: ImageFormat = .jpeg
+    ) -> [UInt8] {
         // Deterministic: computed once per parameter set and process.
         let key = "\(width)x\(height)q\(quality)t\(targetSize ?? 0)f\(format.rawValue)"
         if let cached = dg2Cache.value(key) { return cached }
-        return dg2Cache.insert(key, makeDG2(width: width, height: height, quality: quality, targetSize: targetSize,
-                                            format: format))
+        return dg2Cache.insert(
+            key,
+            makeDG2(
+                width: width, height: height, quality: quality, targetSize: targetSize,
+                format: format))
     }
 
     private static let dg2Cache = LockedCache<[UInt8]>()
@@ -93,8 +107,9 @@ public enum LDSEncoders {
         let colour = format == .jpeg2000
         func encodeJP2(_ bytes: Int) -> [UInt8] {
             encodeFace { () throws(ImageCodecError) in
-                try JPEG2000Codec.encode(raster(width, height, 3, SyntheticFace.rgbPixels(width: width, height: height)),
-                                         container: .jp2, targetBytes: bytes)
+                try JPEG2000Codec.encode(
+                    raster(width, height, 3, SyntheticFace.rgbPixels(width: width, height: height)),
+                    container: .jp2, targetBytes: bytes)
             }
         }
         var base: [UInt8]
@@ -104,13 +119,15 @@ public enum LDSEncoders {
             base = encodeJP2(imageTarget)
         } else {
             base = encodeFace { () throws(ImageCodecError) in
-                try JPEGCodec.encode(raster(width, height, 1, SyntheticFace.pixels(width: width, height: height)),
-                                     quality: quality, comments: [Array(specimenComment.utf8)])
+                try JPEGCodec.encode(
+                    raster(width, height, 1, SyntheticFace.pixels(width: width, height: height)),
+                    quality: quality, comments: [Array(specimenComment.utf8)])
             }
         }
         func build(padding: Int) -> [UInt8] {
             let image = colour ? padJP2(base, by: padding) : padJPEG(base, by: padding)
-            return dg2(faceRecord: faceRecord(image: image, format: format, width: width, height: height, colour: colour))
+            return dg2(
+                faceRecord: faceRecord(image: image, format: format, width: width, height: height, colour: colour))
         }
         var file = build(padding: 0)
         // OpenJPEG's rate control may overshoot a little: aim lower until the face fits the target.
@@ -135,12 +152,17 @@ public enum LDSEncoders {
     /// The generator encodes only its own synthetic rasters of fixed, valid sizes: a codec failure here is a
     /// broken installation, not bad input.
     static func encodeFace(_ body: () throws(ImageCodecError) -> [UInt8]) -> [UInt8] {
-        do { return try body() } catch { fatalError("the specimen generator could not encode its synthetic image: \(error)") }
+        do { return try body() } catch {
+            fatalError("the specimen generator could not encode its synthetic image: \(error)")
+        }
     }
 
-    static func raster(_ width: Int, _ height: Int, _ channels: Int, _ pixels: [UInt8]) throws(ImageCodecError) -> Raster {
+    static func raster(_ width: Int, _ height: Int, _ channels: Int, _ pixels: [UInt8]) throws(ImageCodecError)
+        -> Raster
+    {
         guard let r = Raster(width: width, height: height, channels: channels, pixels: pixels) else {
-            throw ImageCodecError(.encodeFailed, nil, "a \(width) × \(height) × \(channels) raster of \(pixels.count) bytes")
+            throw ImageCodecError(
+                .encodeFailed, nil, "a \(width) × \(height) × \(channels) raster of \(pixels.count) bytes")
         }
         return r
     }
@@ -163,13 +185,14 @@ public enum LDSEncoders {
     /// Adds an XML box of `padding` bytes (at least 8, its header) before the JP2 file's `jp2c` box.
     static func padJP2(_ jp2: [UInt8], by padding: Int) -> [UInt8] {
         guard padding > 0 else { return jp2 }
-        let open = Array("<specimen>".utf8), close = Array("</specimen>".utf8)
+        let open = Array("<specimen>".utf8)
+        let close = Array("</specimen>".utf8)
         let filler = Array("SPECIMEN PADDING ".utf8)
         let body: [UInt8]
         if padding >= 8 + open.count + close.count {
             body = open + (0..<(padding - 8 - open.count - close.count)).map { filler[$0 % filler.count] } + close
         } else {
-            body = [UInt8](repeating: 0x20, count: max(0, padding - 8)) // XML white space
+            body = [UInt8](repeating: 0x20, count: max(0, padding - 8))  // XML white space
         }
         let box = be(8 + body.count, 4) + Array("xml ".utf8) + body
         guard let range = try? JPEG2000Header.findCodestream(jp2) else { return jp2 + box }
@@ -187,8 +210,11 @@ public enum LDSEncoders {
         var tags: [UInt32] = [0x5F0E]
         if !s.otherNames.isEmpty {
             tags.append(0x5F0F)
-            body.append(TLVWriter.encode(0xA0, children: [DER.integer(s.otherNames.count)]
-                                         + s.otherNames.map { TLVWriter.encode(0x5F0F, Array($0.utf8)) }))
+            body.append(
+                TLVWriter.encode(
+                    0xA0,
+                    children: [DER.integer(s.otherNames.count)]
+                        + s.otherNames.map { TLVWriter.encode(0x5F0F, Array($0.utf8)) }))
         }
         let elements: [(UInt32, [UInt8])] = [
             (0x5F10, Array(s.personalNumber.utf8)), (0x5F2B, Array(s.fullDateOfBirth.utf8)),
@@ -210,12 +236,17 @@ public enum LDSEncoders {
     /// 5F1E image of rear, 5F55 personalization time (yyyymmddhhmmss), 5F56 personalization system serial }`.
     public static func dg12(_ s: Specimen, frontImage: [UInt8], rearImage: [UInt8]) -> [UInt8] {
         var tags: [UInt32] = [0x5F19, 0x5F26]
-        var body: [[UInt8]] = [TLVWriter.encode(0x5F19, Array(s.issuingAuthority.utf8)),
-                               TLVWriter.encode(0x5F26, Array(s.dateOfIssue.utf8))]
+        var body: [[UInt8]] = [
+            TLVWriter.encode(0x5F19, Array(s.issuingAuthority.utf8)),
+            TLVWriter.encode(0x5F26, Array(s.dateOfIssue.utf8)),
+        ]
         if !s.otherPersons.isEmpty {
             tags.append(0x5F1A)
-            body.append(TLVWriter.encode(0xA0, children: [DER.integer(s.otherPersons.count)]
-                                         + s.otherPersons.map { TLVWriter.encode(0x5F1A, Array($0.utf8)) }))
+            body.append(
+                TLVWriter.encode(
+                    0xA0,
+                    children: [DER.integer(s.otherPersons.count)]
+                        + s.otherPersons.map { TLVWriter.encode(0x5F1A, Array($0.utf8)) }))
         }
         let rest: [(UInt32, [UInt8])] = [
             (0x5F1B, Array(s.endorsements.utf8)), (0x5F1C, Array(s.taxOrExitRequirements.utf8)),
@@ -248,11 +279,11 @@ public enum LDSEncoders {
         var px = [UInt8](repeating: 230, count: width * height)
         for y in 0..<height {
             for x in 0..<width {
-                if y < 6 { px[y * width + x] = 90 }                                     // header band
+                if y < 6 { px[y * width + x] = 90 }  // header band
                 if (y - 12) % 6 == 0 && y > 10 && x > 4 && x < width - 4 - (y * 7 + seed * 13) % 17 {
-                    px[y * width + x] = 60                                              // text lines
+                    px[y * width + x] = 60  // text lines
                 }
-                if x >= width - 18 && x < width - 4 && y >= 10 && y < 30 { px[y * width + x] = 140 } // photo box
+                if x >= width - 18 && x < width - 4 && y >= 10 && y < 30 { px[y * width + x] = 140 }  // photo box
             }
         }
         return encodeFace { () throws(ImageCodecError) in

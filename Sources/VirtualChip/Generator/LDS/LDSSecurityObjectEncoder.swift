@@ -1,6 +1,6 @@
+public import ASN1TLV
 public import MRTDCrypto
 public import MRTDDocument
-public import ASN1TLV
 
 /// ICAO 9303-10 §4.6.2.2 / Appendix D.1 LDS security object and the EF.SOD container:
 /// ```
@@ -16,15 +16,20 @@ public enum LDSSecurityObjectEncoder {
         public var ldsVersion: String
         public var unicodeVersion: String
         public init(ldsVersion: String = "0108", unicodeVersion: String = "040000") {
-            self.ldsVersion = ldsVersion; self.unicodeVersion = unicodeVersion
+            self.ldsVersion = ldsVersion
+            self.unicodeVersion = unicodeVersion
         }
     }
 
     /// DER LDSSecurityObject over the given data group hashes (in data group order).
-    public static func encode(hashes: [Int: [UInt8]], hashAlgorithm: HashAlgorithm,
-                              versionInfo: VersionInfo? = nil) -> [UInt8] {
+    public static func encode(
+        hashes: [Int: [UInt8]], hashAlgorithm: HashAlgorithm,
+        versionInfo: VersionInfo? = nil
+    ) -> [UInt8] {
         let entries = hashes.keys.sorted().map { DER.sequence(DER.integer($0), DER.octetString(hashes[$0]!)) }
-        var parts = [DER.integer(versionInfo == nil ? 0 : 1), digestAlgorithmIdentifier(hashAlgorithm), DER.sequence(entries)]
+        var parts = [
+            DER.integer(versionInfo == nil ? 0 : 1), digestAlgorithmIdentifier(hashAlgorithm), DER.sequence(entries),
+        ]
         if let v = versionInfo {
             parts.append(DER.sequence(DER.printableString(v.ldsVersion), DER.printableString(v.unicodeVersion)))
         }
@@ -47,14 +52,18 @@ public enum LDSSecurityObjectEncoder {
     ///   - signer: the document signer's key and certificate.
     ///   - signingTime: the signingTime signed attribute, or nil for none.
     ///   - signerIdentification: how the SignerInfo names its certificate.
-    public static func sod(securityObject: [UInt8], hashAlgorithm: HashAlgorithm? = nil, signer: SignerMaterial,
-                           signingTime: ASN1Time?,
-                           signerIdentification: SignedDataBuilder.SignerIdentification = .issuerAndSerialNumber)
-        throws(GeneratorError) -> [UInt8] {
+    public static func sod(
+        securityObject: [UInt8], hashAlgorithm: HashAlgorithm? = nil, signer: SignerMaterial,
+        signingTime: ASN1Time?,
+        signerIdentification: SignedDataBuilder.SignerIdentification = .issuerAndSerialNumber
+    )
+        throws(GeneratorError) -> [UInt8]
+    {
         let cms = try SignedDataBuilder(
             eContentType: CMSContentType.ldsSecurityObject, eContent: securityObject, digestAlgorithm: hashAlgorithm,
             signatureAlgorithm: signer.signatureAlgorithm, signerCertificate: signer.certificate,
-            signerIdentification: signerIdentification, signingTime: signingTime).build(signerKey: signer.privateKey)
+            signerIdentification: signerIdentification, signingTime: signingTime
+        ).build(signerKey: signer.privateKey)
         return TLVWriter.encode(0x77, cms)
     }
 }
@@ -65,6 +74,8 @@ public struct SignerMaterial: Sendable {
     public var privateKey: PrivateKey
     public var signatureAlgorithm: GeneratorSignatureAlgorithm
     public init(certificate: CertificateInfo, privateKey: PrivateKey, signatureAlgorithm: GeneratorSignatureAlgorithm) {
-        self.certificate = certificate; self.privateKey = privateKey; self.signatureAlgorithm = signatureAlgorithm
+        self.certificate = certificate
+        self.privateKey = privateKey
+        self.signatureAlgorithm = signatureAlgorithm
     }
 }

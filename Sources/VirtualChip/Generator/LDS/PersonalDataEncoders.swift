@@ -1,7 +1,7 @@
-public import MRTDDocument
 import ASN1TLV
 import FaceImaging
 import Foundation
+public import MRTDDocument
 
 extension LDSEncoders {
     /// ICAO 9303-10 §4.7.16 DG16 person(s) to notify: `70 { 02 number of templates, A1 { 5F50 date data recorded
@@ -9,10 +9,12 @@ extension LDSEncoders {
     /// A2 {…} … }` — one template per person, tagged A1, A2, … in order.
     public static func dg16(_ s: Specimen) -> [UInt8] {
         let templates = s.personsToNotify.enumerated().map { i, p in
-            TLVWriter.encode(0xA1 + UInt32(i), children: [
-                TLVWriter.encode(0x5F50, Array(p.dateRecorded.utf8)), TLVWriter.encode(0x5F51, Array(p.name.utf8)),
-                TLVWriter.encode(0x5F52, Array(p.telephone.utf8)), TLVWriter.encode(0x5F53, Array(p.address.utf8)),
-            ])
+            TLVWriter.encode(
+                0xA1 + UInt32(i),
+                children: [
+                    TLVWriter.encode(0x5F50, Array(p.dateRecorded.utf8)), TLVWriter.encode(0x5F51, Array(p.name.utf8)),
+                    TLVWriter.encode(0x5F52, Array(p.telephone.utf8)), TLVWriter.encode(0x5F53, Array(p.address.utf8)),
+                ])
         }
         return TLVWriter.encode(0x70, children: [DER.integer(templates.count)] + templates)
     }
@@ -22,8 +24,9 @@ extension LDSEncoders {
     public static func displayedImages(_ file: LDSFile, images: [[UInt8]]) -> [UInt8] {
         precondition(file == .dg5 || file == .dg7, "displayed images are DG5 or DG7")
         let tag: UInt32 = file == .dg5 ? 0x5F40 : 0x5F43
-        return TLVWriter.encode(file == .dg5 ? 0x65 : 0x67,
-                                children: [DER.integer(images.count)] + images.map { TLVWriter.encode(tag, $0) })
+        return TLVWriter.encode(
+            file == .dg5 ? 0x65 : 0x67,
+            children: [DER.integer(images.count)] + images.map { TLVWriter.encode(tag, $0) })
     }
 
     /// The displayed portrait of DG5: the synthetic specimen face, small.
@@ -35,12 +38,16 @@ extension LDSEncoders {
     public static func displayedSignature(width: Int = 120, height: Int = 40) -> [UInt8] {
         var px = [UInt8](repeating: 250, count: width * height)
         func dot(_ x: Double, _ y: Double) {
-            let xi = Int(x.rounded()), yi = Int(y.rounded())
-            for dy in 0...1 { for dx in 0...1 where xi + dx >= 0 && xi + dx < width && yi + dy >= 0 && yi + dy < height {
-                px[(yi + dy) * width + xi + dx] = 30
-            } }
+            let xi = Int(x.rounded())
+            let yi = Int(y.rounded())
+            for dy in 0...1 {
+                for dx in 0...1 where xi + dx >= 0 && xi + dx < width && yi + dy >= 0 && yi + dy < height {
+                    px[(yi + dy) * width + xi + dx] = 30
+                }
+            }
         }
-        let w = Double(width), h = Double(height)
+        let w = Double(width)
+        let h = Double(height)
         var t = 0.0
         while t < 1 {
             // A slanted cursive loop train across the width, then a flourish under it.
@@ -55,6 +62,8 @@ extension LDSEncoders {
 
     /// The one place the personal-data images are JPEG-encoded (grayscale, by libjpeg-turbo through FaceImaging).
     static func jpeg(width: Int, height: Int, pixels: [UInt8], quality: Int) -> [UInt8] {
-        encodeFace { () throws(ImageCodecError) in try JPEGCodec.encode(raster(width, height, 1, pixels), quality: quality) }
+        encodeFace { () throws(ImageCodecError) in
+            try JPEGCodec.encode(raster(width, height, 1, pixels), quality: quality)
+        }
     }
 }

@@ -8,12 +8,16 @@ public enum SecurityInfoEncoder {
     /// The key agreement of a PACE / CA protocol.
     public enum KeyAgreement: String, Sendable, Hashable, Codable { case dh = "DH", ecdh = "ECDH" }
     /// PACE mapping (ICAO 9303-11 §4.4.3).
-    public enum Mapping: String, Sendable, Hashable, Codable { case generic = "GM", integrated = "IM", chipAuthentication = "CAM" }
+    public enum Mapping: String, Sendable, Hashable, Codable {
+        case generic = "GM", integrated = "IM", chipAuthentication = "CAM"
+    }
 
     /// ICAO 9303-11 §9.2 (PACEInfo) and BSI TR-03110-3 §A.1.1: id-PACE = 0.4.0.127.0.7.2.2.4; mapping and key agreement arc
     /// (DH-GM 1, ECDH-GM 2, DH-IM 3, ECDH-IM 4, ECDH-CAM 6), then the cipher
     /// (3DES-CBC-CBC 1, AES-CBC-CMAC-128 2, -192 3, -256 4).
-    public static func paceOID(mapping: Mapping, keyAgreement: KeyAgreement, cipher: CipherAlgorithm) -> ObjectIdentifier {
+    public static func paceOID(mapping: Mapping, keyAgreement: KeyAgreement, cipher: CipherAlgorithm)
+        -> ObjectIdentifier
+    {
         let arc: UInt64
         switch (mapping, keyAgreement) {
         case (.generic, .dh): arc = 1
@@ -45,25 +49,36 @@ public enum SecurityInfoEncoder {
     }
 
     /// ICAO 9303-11 §9.2 `PACEInfo ::= SEQUENCE { protocol, version INTEGER (2), parameterId INTEGER OPTIONAL }`.
-    public static func paceInfo(mapping: Mapping, keyAgreement: KeyAgreement, cipher: CipherAlgorithm,
-                                parameterId: Int?) -> [UInt8] {
-        var parts = [DER.objectIdentifier(paceOID(mapping: mapping, keyAgreement: keyAgreement, cipher: cipher)), DER.integer(2)]
+    public static func paceInfo(
+        mapping: Mapping, keyAgreement: KeyAgreement, cipher: CipherAlgorithm,
+        parameterId: Int?
+    ) -> [UInt8] {
+        var parts = [
+            DER.objectIdentifier(paceOID(mapping: mapping, keyAgreement: keyAgreement, cipher: cipher)), DER.integer(2),
+        ]
         if let id = parameterId { parts.append(DER.integer(id)) }
         return DER.sequence(parts)
     }
 
     /// ICAO 9303-11 §9.2 `ChipAuthenticationInfo ::= SEQUENCE { protocol, version INTEGER (1), keyId INTEGER OPTIONAL }`.
-    public static func chipAuthenticationInfo(keyAgreement: KeyAgreement, cipher: CipherAlgorithm, version: Int = 1,
-                                              keyId: Int? = nil) -> [UInt8] {
-        var parts = [DER.objectIdentifier(chipAuthenticationOID(keyAgreement: keyAgreement, cipher: cipher)), DER.integer(version)]
+    public static func chipAuthenticationInfo(
+        keyAgreement: KeyAgreement, cipher: CipherAlgorithm, version: Int = 1,
+        keyId: Int? = nil
+    ) -> [UInt8] {
+        var parts = [
+            DER.objectIdentifier(chipAuthenticationOID(keyAgreement: keyAgreement, cipher: cipher)),
+            DER.integer(version),
+        ]
         if let k = keyId { parts.append(DER.integer(k)) }
         return DER.sequence(parts)
     }
 
     /// ICAO 9303-11 §9.2 `ChipAuthenticationPublicKeyInfo ::= SEQUENCE { protocol id-PK-DH | id-PK-ECDH,
     /// chipAuthenticationPublicKey SubjectPublicKeyInfo, keyId INTEGER OPTIONAL }`.
-    public static func chipAuthenticationPublicKeyInfo(keyAgreement: KeyAgreement, subjectPublicKeyInfo: [UInt8],
-                                                       keyId: Int? = nil) -> [UInt8] {
+    public static func chipAuthenticationPublicKeyInfo(
+        keyAgreement: KeyAgreement, subjectPublicKeyInfo: [UInt8],
+        keyId: Int? = nil
+    ) -> [UInt8] {
         var parts = [DER.objectIdentifier(chipAuthenticationPublicKeyOID(keyAgreement)), subjectPublicKeyInfo]
         if let k = keyId { parts.append(DER.integer(k)) }
         return DER.sequence(parts)
@@ -81,8 +96,9 @@ public enum SecurityInfoEncoder {
         case .sha384: arc = 4
         case .sha512: arc = 5
         }
-        return DER.sequence(DER.objectIdentifier("2.23.136.1.1.5"), DER.integer(1),
-                            DER.objectIdentifier(ObjectIdentifier(arcs: [0, 4, 0, 127, 0, 7, 1, 1, 4, 1, arc])))
+        return DER.sequence(
+            DER.objectIdentifier("2.23.136.1.1.5"), DER.integer(1),
+            DER.objectIdentifier(ObjectIdentifier(arcs: [0, 4, 0, 127, 0, 7, 1, 1, 4, 1, arc])))
     }
 
     /// EF.CardAccess / the EF.CardSecurity content: the DER SET OF the given SecurityInfos.

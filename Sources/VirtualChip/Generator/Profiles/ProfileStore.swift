@@ -1,5 +1,5 @@
-public import Foundation
 import ASN1TLV
+public import Foundation
 import MRTDCrypto
 import MRTDDocument
 
@@ -54,8 +54,9 @@ public enum ProfileStore {
 
     /// Saves a generated document (profile and trust material).
     public static func save(_ document: GeneratedDocument, to directory: URL) throws(GeneratorError) {
-        let trust = Manifest.Trust(csca: "csca.der", documentSigner: "document-signer.der", crl: "csca.crl",
-                                   masterList: "masterlist.ml", masterListSigner: "masterlist-signer.der")
+        let trust = Manifest.Trust(
+            csca: "csca.der", documentSigner: "document-signer.der", crl: "csca.crl",
+            masterList: "masterlist.ml", masterListSigner: "masterlist-signer.der")
         try save(document.profile, to: directory, trust: trust, forgery: document.forgery?.rawValue)
         try write(document.cscaCertificate, directory, trust.csca)
         try write(document.documentSignerCertificate, directory, trust.documentSigner)
@@ -69,11 +70,14 @@ public enum ProfileStore {
         try save(profile, to: directory, trust: nil, forgery: nil)
     }
 
-    static func save(_ profile: DocumentProfile, to directory: URL, trust: Manifest.Trust?, forgery: String?) throws(GeneratorError) {
+    static func save(_ profile: DocumentProfile, to directory: URL, trust: Manifest.Trust?, forgery: String?)
+        throws(GeneratorError)
+    {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
-            throw GeneratorError(.io, step: "profile.save", "cannot create \(directory.path): \(error.localizedDescription)")
+            throw GeneratorError(
+                .io, step: "profile.save", "cannot create \(directory.path): \(error.localizedDescription)")
         }
         var files: [String: String] = [:]
         for (file, bytes) in profile.files.sorted(by: { $0.key < $1.key }) {
@@ -86,9 +90,11 @@ public enum ProfileStore {
             let agreement: String
             switch key.agreement {
             case .ecdh(let curve, let privateKey, let publicKey):
-                der = ecPKCS8(curve: curve, scalar: privateKey.bytes, publicKey: publicKey); agreement = "ECDH"
+                der = ecPKCS8(curve: curve, scalar: privateKey.bytes, publicKey: publicKey)
+                agreement = "ECDH"
             case .dh(let group, let privateKey, _):
-                der = dhPKCS8(group: group, x: privateKey.bytes); agreement = "DH"
+                der = dhPKCS8(group: group, x: privateKey.bytes)
+                agreement = "DH"
             }
             try write(der, directory, "ca-key.p8", secret: true)
             ca = .init(agreement: agreement, keyFile: "ca-key.p8", keyId: key.keyId, parameterId: key.parameterId)
@@ -98,13 +104,15 @@ public enum ProfileStore {
             try write(aa.pkcs8.bytes, directory, "aa-key.p8", secret: true)
             aaFile = "aa-key.p8"
         }
-        let link = Manifest.Link(extendedLength: profile.link.extendedLength, supportsSFI: profile.link.supportsSFI,
-                                 maxReadLength: profile.link.maxReadLength,
-                                 requiresParameterIdInMSE: profile.link.requiresParameterIdInMSE, atr: Hex.encode(profile.link.atr))
-        let manifest = Manifest(schema: schema, name: profile.name, documentNumber: profile.documentNumber,
-                                dateOfBirth: profile.dateOfBirth, dateOfExpiry: profile.dateOfExpiry, can: profile.can,
-                                mrz: profile.mrz, supportsBAC: profile.supportsBAC, files: files, link: link,
-                                chipAuthentication: ca, activeAuthenticationKeyFile: aaFile, trust: trust, forgery: forgery)
+        let link = Manifest.Link(
+            extendedLength: profile.link.extendedLength, supportsSFI: profile.link.supportsSFI,
+            maxReadLength: profile.link.maxReadLength,
+            requiresParameterIdInMSE: profile.link.requiresParameterIdInMSE, atr: Hex.encode(profile.link.atr))
+        let manifest = Manifest(
+            schema: schema, name: profile.name, documentNumber: profile.documentNumber,
+            dateOfBirth: profile.dateOfBirth, dateOfExpiry: profile.dateOfExpiry, can: profile.can,
+            mrz: profile.mrz, supportsBAC: profile.supportsBAC, files: files, link: link,
+            chipAuthentication: ca, activeAuthenticationKeyFile: aaFile, trust: trust, forgery: forgery)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         do {
@@ -147,9 +155,11 @@ public enum ProfileStore {
             switch ca.agreement {
             case "ECDH": agreement = try parseECPKCS8(der)
             case "DH": agreement = try parseDHPKCS8(der)
-            default: throw GeneratorError(.malformedManifest, step: "profile.load", "unknown CA agreement '\(ca.agreement)'")
+            default:
+                throw GeneratorError(.malformedManifest, step: "profile.load", "unknown CA agreement '\(ca.agreement)'")
             }
-            keys.chipAuthentication = ChipAuthenticationKey(agreement: agreement, keyId: ca.keyId, parameterId: ca.parameterId)
+            keys.chipAuthentication = ChipAuthenticationKey(
+                agreement: agreement, keyId: ca.keyId, parameterId: ca.parameterId)
         }
         if let aaFile = m.activeAuthenticationKeyFile {
             let der = try read(directory, aaFile)
@@ -160,12 +170,14 @@ public enum ProfileStore {
         guard let atr = Hex.decode(m.link.atr) else {
             throw GeneratorError(.malformedManifest, step: "profile.load", "ATR is not hex")
         }
-        let link = LinkBehaviour(extendedLength: m.link.extendedLength, supportsSFI: m.link.supportsSFI,
-                                 maxReadLength: m.link.maxReadLength, requiresParameterIdInMSE: m.link.requiresParameterIdInMSE,
-                                 atr: atr)
-        return DocumentProfile(name: m.name, files: files, documentNumber: m.documentNumber, dateOfBirth: m.dateOfBirth,
-                               dateOfExpiry: m.dateOfExpiry, can: m.can, mrz: m.mrz, supportsBAC: m.supportsBAC,
-                               keys: keys, link: link)
+        let link = LinkBehaviour(
+            extendedLength: m.link.extendedLength, supportsSFI: m.link.supportsSFI,
+            maxReadLength: m.link.maxReadLength, requiresParameterIdInMSE: m.link.requiresParameterIdInMSE,
+            atr: atr)
+        return DocumentProfile(
+            name: m.name, files: files, documentNumber: m.documentNumber, dateOfBirth: m.dateOfBirth,
+            dateOfExpiry: m.dateOfExpiry, can: m.can, mrz: m.mrz, supportsBAC: m.supportsBAC,
+            keys: keys, link: link)
     }
 
     /// The trust material saved with a generated document.
@@ -173,8 +185,9 @@ public enum ProfileStore {
         let m = try manifest(directory)
         guard let t = m.trust else { return TrustFiles() }
         func url(_ n: String) -> URL { directory.appendingPathComponent(n) }
-        return TrustFiles(csca: url(t.csca), documentSigner: url(t.documentSigner), crl: url(t.crl),
-                          masterList: url(t.masterList), masterListSigner: url(t.masterListSigner))
+        return TrustFiles(
+            csca: url(t.csca), documentSigner: url(t.documentSigner), crl: url(t.crl),
+            masterList: url(t.masterList), masterListSigner: url(t.masterListSigner))
     }
 
     static func manifest(_ directory: URL) throws(GeneratorError) -> Manifest {
@@ -219,11 +232,14 @@ public enum ProfileStore {
     /// RFC 5208 PrivateKeyInfo with RFC 5915 ECPrivateKey `SEQUENCE { version 1, privateKey OCTET STRING,
     /// publicKey [1] BIT STRING }`; the algorithm carries explicit ECParameters (RFC 3279 §2.3.5).
     static func ecPKCS8(curve: ECCurve, scalar: [UInt8], publicKey: [UInt8]) -> [UInt8] {
-        let ecPrivateKey = DER.sequence(DER.integer(1), DER.octetString(scalar), DER.explicit(1, DER.bitString(publicKey)))
-        return DER.sequence(DER.integer(0),
-                            DER.sequence(DER.objectIdentifier("1.2.840.10045.2.1"),
-                                         SubjectPublicKeyInfoEncoder.explicitECParameters(curve)),
-                            DER.octetString(ecPrivateKey))
+        let ecPrivateKey = DER.sequence(
+            DER.integer(1), DER.octetString(scalar), DER.explicit(1, DER.bitString(publicKey)))
+        return DER.sequence(
+            DER.integer(0),
+            DER.sequence(
+                DER.objectIdentifier("1.2.840.10045.2.1"),
+                SubjectPublicKeyInfoEncoder.explicitECParameters(curve)),
+            DER.octetString(ecPrivateKey))
     }
 
     /// RFC 5208 PrivateKeyInfo for X9.42 DH: algorithm dhpublicnumber with DomainParameters, privateKey
@@ -231,9 +247,10 @@ public enum ProfileStore {
     static func dhPKCS8(group: DHGroup, x: [UInt8]) -> [UInt8] {
         var params = [DER.integer(unsigned: group.p), DER.integer(unsigned: group.g)]
         if let q = group.q { params.append(DER.integer(unsigned: q)) }
-        return DER.sequence(DER.integer(0),
-                            DER.sequence(DER.objectIdentifier("1.2.840.10046.2.1"), DER.sequence(params)),
-                            DER.octetString(DER.integer(unsigned: x)))
+        return DER.sequence(
+            DER.integer(0),
+            DER.sequence(DER.objectIdentifier("1.2.840.10046.2.1"), DER.sequence(params)),
+            DER.octetString(DER.integer(unsigned: x)))
     }
 
     static func parseECPKCS8(_ der: [UInt8]) throws(GeneratorError) -> ChipAuthenticationKey.Agreement {
@@ -263,7 +280,8 @@ public enum ProfileStore {
         } catch let e as GeneratorError {
             throw e
         } catch {
-            throw GeneratorError(.malformedManifest, step: "profile.load.caKey", "EC PKCS#8 key does not parse: \(error)")
+            throw GeneratorError(
+                .malformedManifest, step: "profile.load.caKey", "EC PKCS#8 key does not parse: \(error)")
         }
     }
 
@@ -279,17 +297,22 @@ public enum ProfileStore {
             if let known = DHGroup.RFC5114.allCases.map({ DHGroup($0) }).first(where: { $0.p == p && $0.g == g }) {
                 group = known
             } else {
-                group = try withCrypto("profile.load.caKey") { () throws(CryptoError) -> DHGroup in try DHGroup(p: p, g: g, q: q) }
+                group = try withCrypto("profile.load.caKey") { () throws(CryptoError) -> DHGroup in
+                    try DHGroup(p: p, g: g, q: q)
+                }
             }
             // INTEGER drops leading zero octets; the key is drawn as wide as q (or p), so restore that width
             let width = (group.q ?? group.p).count
             let secret = SecretBytes(x.count < width ? [UInt8](repeating: 0, count: width - x.count) + x : x)
-            let y = try withCrypto("profile.load.caKey") { () throws(CryptoError) -> [UInt8] in try group.publicKey(for: secret) }
+            let y = try withCrypto("profile.load.caKey") { () throws(CryptoError) -> [UInt8] in
+                try group.publicKey(for: secret)
+            }
             return .dh(group: group, privateKey: secret, publicKey: y)
         } catch let e as GeneratorError {
             throw e
         } catch {
-            throw GeneratorError(.malformedManifest, step: "profile.load.caKey", "DH PKCS#8 key does not parse: \(error)")
+            throw GeneratorError(
+                .malformedManifest, step: "profile.load.caKey", "DH PKCS#8 key does not parse: \(error)")
         }
     }
 }

@@ -21,13 +21,20 @@ public struct GeneratorOptions: Sendable, Hashable {
     /// Replaces the profile's face image format (`ProfileSpec.faceFormat`).
     public var faceFormat: ImageFormat?
 
-    public init(pki: TestPKIOptions = TestPKIOptions(), dg2Size: Int? = nil, dataGroupHash: HashAlgorithm = .sha256,
-                ldsVersionInfo: LDSSecurityObjectEncoder.VersionInfo? = nil,
-                signerIdentification: SignedDataBuilder.SignerIdentification = .issuerAndSerialNumber,
-                signingTime: ASN1Time = ASN1Time(year: 2021, month: 4, day: 16, hour: 9, minute: 30),
-                specimen: Specimen? = nil, faceFormat: ImageFormat? = nil) {
-        self.pki = pki; self.dg2Size = dg2Size; self.dataGroupHash = dataGroupHash; self.ldsVersionInfo = ldsVersionInfo
-        self.signerIdentification = signerIdentification; self.signingTime = signingTime; self.specimen = specimen
+    public init(
+        pki: TestPKIOptions = TestPKIOptions(), dg2Size: Int? = nil, dataGroupHash: HashAlgorithm = .sha256,
+        ldsVersionInfo: LDSSecurityObjectEncoder.VersionInfo? = nil,
+        signerIdentification: SignedDataBuilder.SignerIdentification = .issuerAndSerialNumber,
+        signingTime: ASN1Time = ASN1Time(year: 2021, month: 4, day: 16, hour: 9, minute: 30),
+        specimen: Specimen? = nil, faceFormat: ImageFormat? = nil
+    ) {
+        self.pki = pki
+        self.dg2Size = dg2Size
+        self.dataGroupHash = dataGroupHash
+        self.ldsVersionInfo = ldsVersionInfo
+        self.signerIdentification = signerIdentification
+        self.signingTime = signingTime
+        self.specimen = specimen
         self.faceFormat = faceFormat
     }
 }
@@ -62,17 +69,20 @@ public enum SpecimenGenerator {
 
     /// Generates a profile by name; "NAME+FORGERY" (e.g. "bac+revoked-signer") applies a forgery.
     public static func generate(named name: String, options: GeneratorOptions = GeneratorOptions())
-        throws(GeneratorError) -> GeneratedDocument {
+        throws(GeneratorError) -> GeneratedDocument
+    {
         let parts = name.split(separator: "+", maxSplits: 1).map(String.init)
         guard let spec = ProfileSpec.named(parts.first ?? "") else {
-            throw GeneratorError(.unknownProfile, step: "profile.lookup",
-                                 "unknown profile '\(name)'; known: \(profileNames.joined(separator: ", "))")
+            throw GeneratorError(
+                .unknownProfile, step: "profile.lookup",
+                "unknown profile '\(name)'; known: \(profileNames.joined(separator: ", "))")
         }
         var forgery: Forgery? = nil
         if parts.count == 2 {
             guard let f = Forgery(rawValue: parts[1]) else {
-                throw GeneratorError(.unknownProfile, step: "profile.lookup",
-                                     "unknown forgery '\(parts[1])'; known: \(Forgery.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw GeneratorError(
+                    .unknownProfile, step: "profile.lookup",
+                    "unknown forgery '\(parts[1])'; known: \(Forgery.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             forgery = f
         }
@@ -80,8 +90,10 @@ public enum SpecimenGenerator {
     }
 
     // swiftlint:disable:next function_body_length
-    public static func generate(_ spec: ProfileSpec, forgery: Forgery? = nil,
-                                options: GeneratorOptions = GeneratorOptions()) throws(GeneratorError) -> GeneratedDocument {
+    public static func generate(
+        _ spec: ProfileSpec, forgery: Forgery? = nil,
+        options: GeneratorOptions = GeneratorOptions()
+    ) throws(GeneratorError) -> GeneratedDocument {
         let cache = GeneratorKeyCache.shared
         let specimen = options.specimen ?? spec.specimen
         var signingTime = options.signingTime
@@ -102,17 +114,20 @@ public enum SpecimenGenerator {
             var rogue = pkiOptions
             rogue.keyTag += "/rogue"
             let rogueCSCA = try TestPKI.makeCSCA(options: rogue, cache: cache)
-            signingPKI.documentSigner = try TestPKI.issue(by: rogueCSCA, options: rogue, role: .documentSigner, cache: cache)
+            signingPKI.documentSigner = try TestPKI.issue(
+                by: rogueCSCA, options: rogue, role: .documentSigner, cache: cache)
             trustedCSCA = pki.csca
         case .expiredSignerSignedInValidity:
             signingPKI.documentSigner = try TestPKI.issue(
                 by: pki.csca, options: pkiOptions, role: .documentSigner, slot: "\(pkiOptions.keyTag)/ds-expired",
-                notBefore: ASN1Time(year: 2020, month: 6, day: 1), notAfter: ASN1Time(year: 2021, month: 12, day: 31), cache: cache)
+                notBefore: ASN1Time(year: 2020, month: 6, day: 1), notAfter: ASN1Time(year: 2021, month: 12, day: 31),
+                cache: cache)
             signingTime = ASN1Time(year: 2021, month: 4, day: 16, hour: 9, minute: 30)
         case .signedOutsideSignerValidity:
             signingPKI.documentSigner = try TestPKI.issue(
                 by: pki.csca, options: pkiOptions, role: .documentSigner, slot: "\(pkiOptions.keyTag)/ds-expired",
-                notBefore: ASN1Time(year: 2020, month: 6, day: 1), notAfter: ASN1Time(year: 2021, month: 1, day: 31), cache: cache)
+                notBefore: ASN1Time(year: 2020, month: 6, day: 1), notAfter: ASN1Time(year: 2021, month: 1, day: 31),
+                cache: cache)
             signingTime = ASN1Time(year: 2021, month: 4, day: 16, hour: 9, minute: 30)
         default: break
         }
@@ -135,12 +150,15 @@ public enum SpecimenGenerator {
         switch forgery {
         case .activeAuthenticationKeyMismatch:
             guard let aa = spec.activeAuthentication else {
-                throw GeneratorError(.invalidInput, step: "forgery.aa", "profile \(spec.name) has no Active Authentication")
+                throw GeneratorError(
+                    .invalidInput, step: "forgery.aa", "profile \(spec.name) has no Active Authentication")
             }
-            aaPublicKeyInfo = try cache.key(slot: "chip/aa-other", algorithm: aaKeySpec(aa)).publicKey.subjectPublicKeyInfo
+            aaPublicKeyInfo = try cache.key(slot: "chip/aa-other", algorithm: aaKeySpec(aa)).publicKey
+                .subjectPublicKeyInfo
         case .chipAuthenticationKeyMismatch:
             guard let ca = spec.chipAuthentication else {
-                throw GeneratorError(.invalidInput, step: "forgery.ca", "profile \(spec.name) has no Chip Authentication")
+                throw GeneratorError(
+                    .invalidInput, step: "forgery.ca", "profile \(spec.name) has no Chip Authentication")
             }
             caPublicKeyInfo = try chipAuthenticationKey(ca, slot: "chip/ca-other", cache: cache).1
         default: break
@@ -149,10 +167,12 @@ public enum SpecimenGenerator {
         // 3. Data groups (ICAO 9303-10 §4.7).
         var files: [LDSFile: [UInt8]] = [:]
         files[.dg1] = LDSEncoders.dg1(mrz: specimen.mrz)
-        files[.dg2] = LDSEncoders.dg2(targetSize: options.dg2Size ?? spec.defaultDG2Size, format: options.faceFormat ?? spec.faceFormat)
+        files[.dg2] = LDSEncoders.dg2(
+            targetSize: options.dg2Size ?? spec.defaultDG2Size, format: options.faceFormat ?? spec.faceFormat)
         files[.dg11] = LDSEncoders.dg11(specimen, proofOfCitizenship: LDSEncoders.documentImage(seed: 1))
-        files[.dg12] = LDSEncoders.dg12(specimen, frontImage: LDSEncoders.documentImage(seed: 2),
-                                        rearImage: LDSEncoders.documentImage(seed: 3))
+        files[.dg12] = LDSEncoders.dg12(
+            specimen, frontImage: LDSEncoders.documentImage(seed: 2),
+            rearImage: LDSEncoders.documentImage(seed: 3))
         files[.dg5] = LDSEncoders.displayedImages(.dg5, images: [LDSEncoders.displayedPortrait()])
         files[.dg7] = LDSEncoders.displayedImages(.dg7, images: [LDSEncoders.displayedSignature()])
         if !specimen.personsToNotify.isEmpty { files[.dg16] = LDSEncoders.dg16(specimen) }
@@ -160,9 +180,11 @@ public enum SpecimenGenerator {
         var caInfos: [[UInt8]] = []
         if let ca = spec.chipAuthentication, let spki = caPublicKeyInfo {
             caInfos = [
-                SecurityInfoEncoder.chipAuthenticationInfo(keyAgreement: ca.keyAgreement, cipher: ca.cipher, keyId: ca.keyId),
-                SecurityInfoEncoder.chipAuthenticationPublicKeyInfo(keyAgreement: ca.keyAgreement,
-                                                                    subjectPublicKeyInfo: spki, keyId: ca.keyId),
+                SecurityInfoEncoder.chipAuthenticationInfo(
+                    keyAgreement: ca.keyAgreement, cipher: ca.cipher, keyId: ca.keyId),
+                SecurityInfoEncoder.chipAuthenticationPublicKeyInfo(
+                    keyAgreement: ca.keyAgreement,
+                    subjectPublicKeyInfo: spki, keyId: ca.keyId),
             ]
             dg14Infos += caInfos
         }
@@ -171,11 +193,15 @@ public enum SpecimenGenerator {
         }
         var paceInfos: [[UInt8]] = []
         if let pace = spec.pace {
-            paceInfos.append(SecurityInfoEncoder.paceInfo(mapping: pace.mapping, keyAgreement: pace.keyAgreement,
-                                                          cipher: pace.cipher, parameterId: pace.parameterId))
+            paceInfos.append(
+                SecurityInfoEncoder.paceInfo(
+                    mapping: pace.mapping, keyAgreement: pace.keyAgreement,
+                    cipher: pace.cipher, parameterId: pace.parameterId))
             if pace.alsoGenericMapping && pace.mapping != .generic {
-                paceInfos.append(SecurityInfoEncoder.paceInfo(mapping: .generic, keyAgreement: pace.keyAgreement,
-                                                              cipher: pace.cipher, parameterId: pace.parameterId))
+                paceInfos.append(
+                    SecurityInfoEncoder.paceInfo(
+                        mapping: .generic, keyAgreement: pace.keyAgreement,
+                        cipher: pace.cipher, parameterId: pace.parameterId))
             }
             dg14Infos += paceInfos
         }
@@ -187,10 +213,12 @@ public enum SpecimenGenerator {
         // 4. EF.SOD (ICAO 9303-10 §4.6.2).
         var hashes = LDSSecurityObjectEncoder.hashes(of: files, hashAlgorithm: options.dataGroupHash)
         if forgery == .dataGroupMissingFromSOD { hashes[11] = nil }
-        let securityObject = LDSSecurityObjectEncoder.encode(hashes: hashes, hashAlgorithm: options.dataGroupHash,
-                                                             versionInfo: options.ldsVersionInfo)
-        files[.sod] = try LDSSecurityObjectEncoder.sod(securityObject: securityObject, signer: ds.signer, signingTime: signingTime,
-                                                       signerIdentification: options.signerIdentification)
+        let securityObject = LDSSecurityObjectEncoder.encode(
+            hashes: hashes, hashAlgorithm: options.dataGroupHash,
+            versionInfo: options.ldsVersionInfo)
+        files[.sod] = try LDSSecurityObjectEncoder.sod(
+            securityObject: securityObject, signer: ds.signer, signingTime: signingTime,
+            signerIdentification: options.signerIdentification)
 
         // 5. EF.CardAccess and EF.CardSecurity (ICAO 9303-11 §9.2, BSI TR-03110-3 §A.1.2).
         if !paceInfos.isEmpty { files[.cardAccess] = SecurityInfoEncoder.securityInfos(paceInfos) }
@@ -200,16 +228,19 @@ public enum SpecimenGenerator {
             if let ca = spec.chipAuthentication, let key = chipKeys.chipAuthentication {
                 let spki = try publicKeyInfo(of: key, explicit: ca.explicitParameters)
                 csInfos += [
-                    SecurityInfoEncoder.chipAuthenticationInfo(keyAgreement: ca.keyAgreement, cipher: ca.cipher, keyId: ca.keyId),
-                    SecurityInfoEncoder.chipAuthenticationPublicKeyInfo(keyAgreement: ca.keyAgreement,
-                                                                        subjectPublicKeyInfo: spki, keyId: ca.keyId),
+                    SecurityInfoEncoder.chipAuthenticationInfo(
+                        keyAgreement: ca.keyAgreement, cipher: ca.cipher, keyId: ca.keyId),
+                    SecurityInfoEncoder.chipAuthenticationPublicKeyInfo(
+                        keyAgreement: ca.keyAgreement,
+                        subjectPublicKeyInfo: spki, keyId: ca.keyId),
                 ]
             }
             files[.cardSecurity] = try SignedDataBuilder(
                 eContentType: CMSContentType.securityObject, eContent: SecurityInfoEncoder.securityInfos(csInfos),
                 signatureAlgorithm: ds.algorithm.signatureAlgorithm,
                 signerCertificate: ds.info, signerIdentification: options.signerIdentification,
-                signingTime: signingTime).build(signerKey: ds.privateKey)
+                signingTime: signingTime
+            ).build(signerKey: ds.privateKey)
         }
 
         // 6. Forgeries applied after signing.
@@ -228,9 +259,10 @@ public enum SpecimenGenerator {
             documentNumber: specimen.documentNumber, dateOfBirth: specimen.dateOfBirth,
             dateOfExpiry: specimen.dateOfExpiry, can: specimen.can, mrz: specimen.mrz,
             supportsBAC: spec.supportsBAC, keys: chipKeys, link: spec.link)
-        return GeneratedDocument(profile: profile, cscaCertificate: trustedCSCA.der, documentSignerCertificate: ds.der,
-                                 crl: crl, masterList: masterList, masterListSignerCertificate: pki.masterListSigner.der,
-                                 pki: signingPKI, forgery: forgery, signingTime: signingTime, spec: spec)
+        return GeneratedDocument(
+            profile: profile, cscaCertificate: trustedCSCA.der, documentSignerCertificate: ds.der,
+            crl: crl, masterList: masterList, masterListSignerCertificate: pki.masterListSigner.der,
+            pki: signingPKI, forgery: forgery, signingTime: signingTime, spec: spec)
     }
 
     static func aaKeySpec(_ aa: ProfileSpec.ActiveAuthentication) -> GeneratorKeyCache.KeySpec {
@@ -241,8 +273,10 @@ public enum SpecimenGenerator {
     }
 
     /// The chip's static CA key and its SubjectPublicKeyInfo for DG14 (ICAO 9303-11 §9.2).
-    static func chipAuthenticationKey(_ ca: ProfileSpec.ChipAuthentication, slot: String,
-                                      cache: GeneratorKeyCache) throws(GeneratorError) -> (ChipAuthenticationKey, [UInt8]) {
+    static func chipAuthenticationKey(
+        _ ca: ProfileSpec.ChipAuthentication, slot: String,
+        cache: GeneratorKeyCache
+    ) throws(GeneratorError) -> (ChipAuthenticationKey, [UInt8]) {
         switch ca.group {
         case .ec(let curve, let parameterId):
             let key = try cache.key(slot: slot, algorithm: .ec(curve))
@@ -251,14 +285,20 @@ public enum SpecimenGenerator {
                 throw GeneratorError(.crypto, step: "ca.key", "EC key without scalar or point")
             }
             let spki = SubjectPublicKeyInfoEncoder.encode(key.publicKey, explicitParameters: ca.explicitParameters)
-            return (ChipAuthenticationKey(agreement: .ecdh(curve: ecCurve, privateKey: scalar, publicKey: point),
-                                          keyId: ca.keyId, parameterId: parameterId), spki)
+            return (
+                ChipAuthenticationKey(
+                    agreement: .ecdh(curve: ecCurve, privateKey: scalar, publicKey: point),
+                    keyId: ca.keyId, parameterId: parameterId), spki
+            )
         case .dh(let groupID):
             let group = DHGroup(groupID)
             let pair = try DHKeyCache.shared.key(slot: slot, group: group)
-            return (ChipAuthenticationKey(agreement: .dh(group: group, privateKey: pair.privateKey, publicKey: pair.publicKey),
-                                          keyId: ca.keyId, parameterId: groupID.rawValue),
-                    SubjectPublicKeyInfoEncoder.dh(publicKey: pair.publicKey, group: group))
+            return (
+                ChipAuthenticationKey(
+                    agreement: .dh(group: group, privateKey: pair.privateKey, publicKey: pair.publicKey),
+                    keyId: ca.keyId, parameterId: groupID.rawValue),
+                SubjectPublicKeyInfoEncoder.dh(publicKey: pair.publicKey, group: group)
+            )
         }
     }
 
@@ -284,7 +324,8 @@ final class DHKeyCache: Sendable {
     func key(slot: String, group: DHGroup) throws(GeneratorError) -> (privateKey: SecretBytes, publicKey: [UInt8]) {
         let id = "\(slot)#\(group.primeSize)"
         if let p = pairs.value(id) { return p }
-        let pair = try withCrypto("dh.generate") { () throws(CryptoError) -> (privateKey: SecretBytes, publicKey: [UInt8]) in
+        let pair = try withCrypto("dh.generate") {
+            () throws(CryptoError) -> (privateKey: SecretBytes, publicKey: [UInt8]) in
             try group.generateKeyPair(random: SystemRandom())
         }
         return pairs.insert(id, pair)

@@ -14,7 +14,8 @@ public struct CRLBuilder: Sendable {
         public var serialNumber: [UInt8]
         public var revocationDate: ASN1Time
         public init(serialNumber: [UInt8], revocationDate: ASN1Time) {
-            self.serialNumber = serialNumber; self.revocationDate = revocationDate
+            self.serialNumber = serialNumber
+            self.revocationDate = revocationDate
         }
     }
 
@@ -25,19 +26,29 @@ public struct CRLBuilder: Sendable {
     public var crlNumber: Int
     public var authorityKeyIdentifier: [UInt8]?
 
-    public init(issuer: DistinguishedName, thisUpdate: ASN1Time, nextUpdate: ASN1Time, revoked: [Entry] = [],
-                crlNumber: Int = 1, authorityKeyIdentifier: [UInt8]? = nil) {
-        self.issuer = issuer; self.thisUpdate = thisUpdate; self.nextUpdate = nextUpdate
-        self.revoked = revoked; self.crlNumber = crlNumber; self.authorityKeyIdentifier = authorityKeyIdentifier
+    public init(
+        issuer: DistinguishedName, thisUpdate: ASN1Time, nextUpdate: ASN1Time, revoked: [Entry] = [],
+        crlNumber: Int = 1, authorityKeyIdentifier: [UInt8]? = nil
+    ) {
+        self.issuer = issuer
+        self.thisUpdate = thisUpdate
+        self.nextUpdate = nextUpdate
+        self.revoked = revoked
+        self.crlNumber = crlNumber
+        self.authorityKeyIdentifier = authorityKeyIdentifier
     }
 
     public func tbsCertList(algorithm: GeneratorSignatureAlgorithm) -> [UInt8] {
-        var parts: [[UInt8]] = [DER.integer(1), algorithm.algorithmIdentifier, issuer.der,
-                                DER.time(thisUpdate), DER.time(nextUpdate)]
+        var parts: [[UInt8]] = [
+            DER.integer(1), algorithm.algorithmIdentifier, issuer.der,
+            DER.time(thisUpdate), DER.time(nextUpdate),
+        ]
         if !revoked.isEmpty {
-            parts.append(DER.sequence(revoked.map {
-                DER.sequence(DER.integer(unsigned: $0.serialNumber), DER.time($0.revocationDate))
-            }))
+            parts.append(
+                DER.sequence(
+                    revoked.map {
+                        DER.sequence(DER.integer(unsigned: $0.serialNumber), DER.time($0.revocationDate))
+                    }))
         }
         var exts: [[UInt8]] = []
         if let aki = authorityKeyIdentifier { exts.append(CertificateExtension.authorityKeyIdentifier(aki).der) }
@@ -46,7 +57,9 @@ public struct CRLBuilder: Sendable {
         return DER.sequence(parts)
     }
 
-    public func sign(with issuerKey: PrivateKey, algorithm: GeneratorSignatureAlgorithm) throws(GeneratorError) -> [UInt8] {
+    public func sign(with issuerKey: PrivateKey, algorithm: GeneratorSignatureAlgorithm) throws(GeneratorError)
+        -> [UInt8]
+    {
         let tbs = tbsCertList(algorithm: algorithm)
         let signature = try signBytes(tbs, key: issuerKey, algorithm: algorithm, step: "crl.sign")
         return DER.sequence(tbs, algorithm.algorithmIdentifier, DER.bitString(signature))

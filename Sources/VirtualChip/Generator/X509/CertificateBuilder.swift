@@ -19,11 +19,17 @@ public struct CertificateBuilder: Sendable {
     public var subjectPublicKeyInfo: [UInt8]
     public var extensions: [CertificateExtension]
 
-    public init(serialNumber: [UInt8], issuer: DistinguishedName, subject: DistinguishedName, notBefore: ASN1Time,
-                notAfter: ASN1Time, subjectPublicKeyInfo: [UInt8], extensions: [CertificateExtension] = []) {
-        self.serialNumber = serialNumber; self.issuer = issuer; self.subject = subject
-        self.notBefore = notBefore; self.notAfter = notAfter
-        self.subjectPublicKeyInfo = subjectPublicKeyInfo; self.extensions = extensions
+    public init(
+        serialNumber: [UInt8], issuer: DistinguishedName, subject: DistinguishedName, notBefore: ASN1Time,
+        notAfter: ASN1Time, subjectPublicKeyInfo: [UInt8], extensions: [CertificateExtension] = []
+    ) {
+        self.serialNumber = serialNumber
+        self.issuer = issuer
+        self.subject = subject
+        self.notBefore = notBefore
+        self.notAfter = notAfter
+        self.subjectPublicKeyInfo = subjectPublicKeyInfo
+        self.extensions = extensions
     }
 
     /// The DER TBSCertificate for `algorithm`.
@@ -42,7 +48,9 @@ public struct CertificateBuilder: Sendable {
     }
 
     /// Signs with the issuer's key and returns the DER certificate.
-    public func sign(with issuerKey: PrivateKey, algorithm: GeneratorSignatureAlgorithm) throws(GeneratorError) -> [UInt8] {
+    public func sign(with issuerKey: PrivateKey, algorithm: GeneratorSignatureAlgorithm) throws(GeneratorError)
+        -> [UInt8]
+    {
         let tbs = tbsCertificate(algorithm: algorithm)
         let signature = try signBytes(tbs, key: issuerKey, algorithm: algorithm, step: "certificate.sign")
         return DER.sequence(tbs, algorithm.algorithmIdentifier, DER.bitString(signature))
@@ -79,7 +87,10 @@ public struct CertificateInfo: Sendable, Hashable {
             if let ext = tbs.child(0xA3), let seq = ext.children.first {
                 for e in seq.children where (try? e.child(at: 0).objectIdentifierValue()) == "2.5.29.14" {
                     if let inner = e.children.last, let os = try? inner.octetStringValue(),
-                       let kid = try? TLVParser.parse(os, rules: .der).octetStringValue() { ski = kid }
+                        let kid = try? TLVParser.parse(os, rules: .der).octetStringValue()
+                    {
+                        ski = kid
+                    }
                 }
             }
             self.subjectKeyIdentifier = ski

@@ -9,7 +9,9 @@ public struct CertificateExtension: Sendable, Hashable {
     public var value: [UInt8]
 
     public init(oid: ObjectIdentifier, critical: Bool, value: [UInt8]) {
-        self.oid = oid; self.critical = critical; self.value = value
+        self.oid = oid
+        self.critical = critical
+        self.value = value
     }
 
     /// DER `Extension` (critical omitted when false: DER leaves DEFAULT values out).
@@ -21,7 +23,8 @@ public struct CertificateExtension: Sendable, Hashable {
     }
 
     /// RFC 5280 §4.2.1.9 basicConstraints (2.5.29.19): `SEQUENCE { cA BOOLEAN DEFAULT FALSE, pathLenConstraint INTEGER OPTIONAL }`.
-    public static func basicConstraints(ca: Bool, pathLength: Int? = nil, critical: Bool = true) -> CertificateExtension {
+    public static func basicConstraints(ca: Bool, pathLength: Int? = nil, critical: Bool = true) -> CertificateExtension
+    {
         var parts: [[UInt8]] = []
         if ca { parts.append(DER.boolean(true)) }
         if let p = pathLength { parts.append(DER.integer(p)) }
@@ -48,8 +51,14 @@ public struct CertificateExtension: Sendable, Hashable {
         for bit in 0..<9 where usage.rawValue & (1 << bit) != 0 { bytes[bit / 8] |= 0x80 >> UInt8(bit % 8) }
         while bytes.count > 1 && bytes.last == 0 { bytes.removeLast() }
         var unused: UInt8 = 0
-        if let last = bytes.last, last != 0 { unused = UInt8(last.trailingZeroBitCount) } else { unused = 0; bytes = [] }
-        return CertificateExtension(oid: "2.5.29.15", critical: critical, value: DER.bitString(bytes, unusedBits: unused))
+        if let last = bytes.last, last != 0 {
+            unused = UInt8(last.trailingZeroBitCount)
+        } else {
+            unused = 0
+            bytes = []
+        }
+        return CertificateExtension(
+            oid: "2.5.29.15", critical: critical, value: DER.bitString(bytes, unusedBits: unused))
     }
 
     /// RFC 5280 §4.2.1.2 subjectKeyIdentifier (2.5.29.14): `KeyIdentifier ::= OCTET STRING`.
@@ -65,8 +74,9 @@ public struct CertificateExtension: Sendable, Hashable {
     /// RFC 3280 §4.2.1.4 privateKeyUsagePeriod (2.5.29.16), required for CSCA and DS certificates by
     /// ICAO 9303-12 §7: `SEQUENCE { notBefore [0] IMPLICIT GeneralizedTime, notAfter [1] IMPLICIT GeneralizedTime }`.
     public static func privateKeyUsagePeriod(notBefore: ASN1Time, notAfter: ASN1Time) -> CertificateExtension {
-        let value = DER.sequence(DER.implicit(0, Array(notBefore.generalizedTimeString.utf8)),
-                                 DER.implicit(1, Array(notAfter.generalizedTimeString.utf8)))
+        let value = DER.sequence(
+            DER.implicit(0, Array(notBefore.generalizedTimeString.utf8)),
+            DER.implicit(1, Array(notAfter.generalizedTimeString.utf8)))
         return CertificateExtension(oid: "2.5.29.16", critical: false, value: value)
     }
 
@@ -81,14 +91,16 @@ public struct CertificateExtension: Sendable, Hashable {
     /// RFC 5280 §4.2.1.12 extKeyUsage (2.5.29.37). ICAO 9303-12 §7: the master list signer carries
     /// id-icao-cscaMasterListSigningKey 2.23.136.1.1.3.
     public static func extendedKeyUsage(_ oids: [ObjectIdentifier], critical: Bool = true) -> CertificateExtension {
-        CertificateExtension(oid: "2.5.29.37", critical: critical, value: DER.sequence(oids.map { DER.objectIdentifier($0) }))
+        CertificateExtension(
+            oid: "2.5.29.37", critical: critical, value: DER.sequence(oids.map { DER.objectIdentifier($0) }))
     }
 
     /// Method (1) of RFC 5280 §4.2.1.2: SHA-1 of the subjectPublicKey BIT STRING contents (without the
     /// unused-bits octet) of a SubjectPublicKeyInfo.
     public static func keyIdentifier(subjectPublicKeyInfo spki: [UInt8]) -> [UInt8] {
         guard let node = try? TLVParser.parse(spki, rules: .ber), node.children.count == 2,
-              let key = try? node.children[1].bitStringValue(allowUnused: true) else {
+            let key = try? node.children[1].bitStringValue(allowUnused: true)
+        else {
             return HashAlgorithm.sha1.hash(spki)
         }
         return HashAlgorithm.sha1.hash(key)

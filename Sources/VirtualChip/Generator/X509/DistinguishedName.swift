@@ -13,10 +13,16 @@ public struct DistinguishedName: Sendable, Hashable {
     public var serialNumber: String?
     public var printableStrings: Bool
 
-    public init(country: String, organization: String? = nil, organizationalUnit: String? = nil,
-                commonName: String, serialNumber: String? = nil, printableStrings: Bool = false) {
-        self.country = country; self.organization = organization; self.organizationalUnit = organizationalUnit
-        self.commonName = commonName; self.serialNumber = serialNumber; self.printableStrings = printableStrings
+    public init(
+        country: String, organization: String? = nil, organizationalUnit: String? = nil,
+        commonName: String, serialNumber: String? = nil, printableStrings: Bool = false
+    ) {
+        self.country = country
+        self.organization = organization
+        self.organizationalUnit = organizationalUnit
+        self.commonName = commonName
+        self.serialNumber = serialNumber
+        self.printableStrings = printableStrings
     }
 
     /// DER `Name` (RDNSequence).

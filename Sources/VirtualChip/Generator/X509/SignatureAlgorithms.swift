@@ -1,5 +1,5 @@
-public import MRTDCrypto
 import ASN1TLV
+public import MRTDCrypto
 
 /// A signature algorithm as it appears in certificates, CRLs and CMS SignerInfos, with its
 /// AlgorithmIdentifier encoding.
@@ -23,7 +23,9 @@ public enum GeneratorSignatureAlgorithm: Sendable, Hashable, CustomStringConvert
     }
 
     public var hash: HashAlgorithm {
-        switch self { case .rsaPKCS1(let h), .rsaPSS(let h), .ecdsa(let h): return h }
+        switch self {
+        case .rsaPKCS1(let h), .rsaPSS(let h), .ecdsa(let h): return h
+        }
     }
 
     public var description: String {
@@ -67,8 +69,9 @@ public enum GeneratorSignatureAlgorithm: Sendable, Hashable, CustomStringConvert
             // saltLength [2], trailerField [3] DEFAULT 1 }. Hash identifiers carry NULL parameters (RFC 4055 §2.1).
             let hashID = DER.sequence(DER.objectIdentifier(h.oid), DER.null())
             let mgf = DER.sequence(DER.objectIdentifier("1.2.840.113549.1.1.8"), hashID)
-            let params = DER.sequence(DER.explicit(0, hashID), DER.explicit(1, mgf),
-                                      DER.explicit(2, DER.integer(h.outputLength)))
+            let params = DER.sequence(
+                DER.explicit(0, hashID), DER.explicit(1, mgf),
+                DER.explicit(2, DER.integer(h.outputLength)))
             return DER.sequence(DER.objectIdentifier(oid), params)
         case .ecdsa:
             return DER.sequence(DER.objectIdentifier(oid))
@@ -90,7 +93,11 @@ func digestAlgorithmIdentifier(_ h: HashAlgorithm) -> [UInt8] {
 }
 
 /// Signs `message` and maps the error.
-func signBytes(_ message: [UInt8], key: PrivateKey, algorithm: GeneratorSignatureAlgorithm,
-               step: String) throws(GeneratorError) -> [UInt8] {
-    try withCrypto(step) { () throws(CryptoError) -> [UInt8] in try key.sign(message, algorithm: algorithm.cryptoAlgorithm) }
+func signBytes(
+    _ message: [UInt8], key: PrivateKey, algorithm: GeneratorSignatureAlgorithm,
+    step: String
+) throws(GeneratorError) -> [UInt8] {
+    try withCrypto(step) { () throws(CryptoError) -> [UInt8] in
+        try key.sign(message, algorithm: algorithm.cryptoAlgorithm)
+    }
 }

@@ -1,5 +1,5 @@
-public import MRTDCrypto
 import ASN1TLV
+public import MRTDCrypto
 
 /// SubjectPublicKeyInfo encodings the generator needs beyond `PublicKey.subjectPublicKeyInfo`
 /// (which always names the curve).
@@ -12,8 +12,9 @@ public enum SubjectPublicKeyInfoEncoder {
     /// ```
     /// Field elements are fixed-width octet strings (the field size), the base point uncompressed.
     public static func explicitEC(point: [UInt8], curve: ECCurve) -> [UInt8] {
-        DER.sequence(DER.sequence(DER.objectIdentifier("1.2.840.10045.2.1"), explicitECParameters(curve)),
-                     DER.bitString(point))
+        DER.sequence(
+            DER.sequence(DER.objectIdentifier("1.2.840.10045.2.1"), explicitECParameters(curve)),
+            DER.bitString(point))
     }
 
     /// The explicit `ECParameters` SEQUENCE of `curve` (RFC 3279 §2.3.5).
@@ -46,7 +47,8 @@ public enum SubjectPublicKeyInfoEncoder {
     public static func dh(publicKey y: [UInt8], group: DHGroup) -> [UInt8] {
         var params = [DER.integer(unsigned: group.p), DER.integer(unsigned: group.g)]
         if let q = group.q { params.append(DER.integer(unsigned: q)) }
-        return DER.sequence(DER.sequence(DER.objectIdentifier("1.2.840.10046.2.1"), DER.sequence(params)),
-                            DER.bitString(DER.integer(unsigned: y)))
+        return DER.sequence(
+            DER.sequence(DER.objectIdentifier("1.2.840.10046.2.1"), DER.sequence(params)),
+            DER.bitString(DER.integer(unsigned: y)))
     }
 }

@@ -58,7 +58,9 @@ public final class GeneratorKeyCache: Sendable {
     }
 
     /// The certificate `id`, made on first use (so that repeated profiles share byte-identical certificates).
-    func certificate(id: String, make: () throws(GeneratorError) -> IssuedCertificate) throws(GeneratorError) -> IssuedCertificate {
+    func certificate(id: String, make: () throws(GeneratorError) -> IssuedCertificate) throws(GeneratorError)
+        -> IssuedCertificate
+    {
         if let c = certificates.value(id) { return c }
         return certificates.insert(id, try make())
     }
@@ -114,19 +116,27 @@ public struct TestPKIOptions: Sendable, Hashable {
     /// Add privateKeyUsagePeriod and documentTypeList extensions (ICAO 9303-12 §7).
     public var icaoExtensions: Bool
 
-    public init(country: String = "UTO", organization: String = "Utopia Passport Office",
-                cscaAlgorithm: PKIAlgorithm = .ecdsaP256, documentSignerAlgorithm: PKIAlgorithm = .ecdsaP256,
-                explicitECParameters: Bool = false,
-                cscaNotBefore: ASN1Time = ASN1Time(year: 2020, month: 1, day: 1),
-                cscaNotAfter: ASN1Time = ASN1Time(year: 2037, month: 1, day: 1),
-                documentSignerNotBefore: ASN1Time = ASN1Time(year: 2021, month: 1, day: 1),
-                documentSignerNotAfter: ASN1Time = ASN1Time(year: 2031, month: 12, day: 31, hour: 23, minute: 59, second: 59),
-                keyTag: String = "default", icaoExtensions: Bool = true) {
-        self.country = country; self.organization = organization; self.cscaAlgorithm = cscaAlgorithm
-        self.documentSignerAlgorithm = documentSignerAlgorithm; self.explicitECParameters = explicitECParameters
-        self.cscaNotBefore = cscaNotBefore; self.cscaNotAfter = cscaNotAfter
-        self.documentSignerNotBefore = documentSignerNotBefore; self.documentSignerNotAfter = documentSignerNotAfter
-        self.keyTag = keyTag; self.icaoExtensions = icaoExtensions
+    public init(
+        country: String = "UTO", organization: String = "Utopia Passport Office",
+        cscaAlgorithm: PKIAlgorithm = .ecdsaP256, documentSignerAlgorithm: PKIAlgorithm = .ecdsaP256,
+        explicitECParameters: Bool = false,
+        cscaNotBefore: ASN1Time = ASN1Time(year: 2020, month: 1, day: 1),
+        cscaNotAfter: ASN1Time = ASN1Time(year: 2037, month: 1, day: 1),
+        documentSignerNotBefore: ASN1Time = ASN1Time(year: 2021, month: 1, day: 1),
+        documentSignerNotAfter: ASN1Time = ASN1Time(year: 2031, month: 12, day: 31, hour: 23, minute: 59, second: 59),
+        keyTag: String = "default", icaoExtensions: Bool = true
+    ) {
+        self.country = country
+        self.organization = organization
+        self.cscaAlgorithm = cscaAlgorithm
+        self.documentSignerAlgorithm = documentSignerAlgorithm
+        self.explicitECParameters = explicitECParameters
+        self.cscaNotBefore = cscaNotBefore
+        self.cscaNotAfter = cscaNotAfter
+        self.documentSignerNotBefore = documentSignerNotBefore
+        self.documentSignerNotAfter = documentSignerNotAfter
+        self.keyTag = keyTag
+        self.icaoExtensions = icaoExtensions
     }
 }
 
@@ -137,8 +147,10 @@ public struct TestPKI: Sendable {
     public var documentSigner: IssuedCertificate
     public var masterListSigner: IssuedCertificate
 
-    public static func generate(_ options: TestPKIOptions = TestPKIOptions(),
-                                cache: GeneratorKeyCache = .shared) throws(GeneratorError) -> TestPKI {
+    public static func generate(
+        _ options: TestPKIOptions = TestPKIOptions(),
+        cache: GeneratorKeyCache = .shared
+    ) throws(GeneratorError) -> TestPKI {
         let csca = try makeCSCA(options: options, cache: cache)
         let ds = try issue(by: csca, options: options, role: .documentSigner, cache: cache)
         let mls = try issue(by: csca, options: options, role: .masterListSigner, cache: cache)
@@ -147,19 +159,26 @@ public struct TestPKI: Sendable {
 
     /// A self-signed CSCA certificate (ICAO 9303-12 §7: basicConstraints cA TRUE pathLen 0, keyUsage
     /// keyCertSign + cRLSign, SKI = AKI).
-    public static func makeCSCA(options: TestPKIOptions, commonName: String? = nil,
-                                cache: GeneratorKeyCache = .shared) throws(GeneratorError) -> IssuedCertificate {
-        try cache.certificate(id: "csca|\(commonName ?? "")|\(options)") { () throws(GeneratorError) -> IssuedCertificate in
+    public static func makeCSCA(
+        options: TestPKIOptions, commonName: String? = nil,
+        cache: GeneratorKeyCache = .shared
+    ) throws(GeneratorError) -> IssuedCertificate {
+        try cache.certificate(id: "csca|\(commonName ?? "")|\(options)") {
+            () throws(GeneratorError) -> IssuedCertificate in
             try makeCSCAUncached(options: options, commonName: commonName, cache: cache)
         }
     }
 
-    static func makeCSCAUncached(options: TestPKIOptions, commonName: String?,
-                                 cache: GeneratorKeyCache) throws(GeneratorError) -> IssuedCertificate {
-        let key = try cache.key(slot: "\(options.keyTag)/csca/\(options.country)", algorithm: options.cscaAlgorithm.keySpec)
-        let name = DistinguishedName(country: options.country, organization: options.organization,
-                                     organizationalUnit: "Country Signing CA",
-                                     commonName: commonName ?? "CSCA \(options.country) Test")
+    static func makeCSCAUncached(
+        options: TestPKIOptions, commonName: String?,
+        cache: GeneratorKeyCache
+    ) throws(GeneratorError) -> IssuedCertificate {
+        let key = try cache.key(
+            slot: "\(options.keyTag)/csca/\(options.country)", algorithm: options.cscaAlgorithm.keySpec)
+        let name = DistinguishedName(
+            country: options.country, organization: options.organization,
+            organizationalUnit: "Country Signing CA",
+            commonName: commonName ?? "CSCA \(options.country) Test")
         let spki = SubjectPublicKeyInfoEncoder.encode(key.publicKey, explicitParameters: options.explicitECParameters)
         let kid = CertificateExtension.keyIdentifier(subjectPublicKeyInfo: spki)
         var exts: [CertificateExtension] = [
@@ -169,40 +188,52 @@ public struct TestPKI: Sendable {
             .authorityKeyIdentifier(kid),
         ]
         if options.icaoExtensions {
-            exts.append(.privateKeyUsagePeriod(notBefore: options.cscaNotBefore,
-                                               notAfter: ASN1Time(year: options.cscaNotBefore.year + 5, month: 1, day: 1)))
+            exts.append(
+                .privateKeyUsagePeriod(
+                    notBefore: options.cscaNotBefore,
+                    notAfter: ASN1Time(year: options.cscaNotBefore.year + 5, month: 1, day: 1)))
         }
-        let builder = CertificateBuilder(serialNumber: serial(), issuer: name, subject: name,
-                                         notBefore: options.cscaNotBefore, notAfter: options.cscaNotAfter,
-                                         subjectPublicKeyInfo: spki, extensions: exts)
+        let builder = CertificateBuilder(
+            serialNumber: serial(), issuer: name, subject: name,
+            notBefore: options.cscaNotBefore, notAfter: options.cscaNotAfter,
+            subjectPublicKeyInfo: spki, extensions: exts)
         let der = try builder.sign(with: key, algorithm: options.cscaAlgorithm.signatureAlgorithm)
-        return IssuedCertificate(info: try CertificateInfo(der: der), privateKey: key, algorithm: options.cscaAlgorithm, name: name)
+        return IssuedCertificate(
+            info: try CertificateInfo(der: der), privateKey: key, algorithm: options.cscaAlgorithm, name: name)
     }
 
     public enum Role: String, Sendable { case documentSigner, masterListSigner }
 
     /// A certificate issued by `issuer`: a document signer (ICAO 9303-12 §7: keyUsage digitalSignature,
     /// no basicConstraints, documentTypeList) or a master-list signer (extKeyUsage id-icao-cscaMasterListSigningKey).
-    public static func issue(by issuer: IssuedCertificate, options: TestPKIOptions, role: Role, slot: String? = nil,
-                             notBefore: ASN1Time? = nil, notAfter: ASN1Time? = nil,
-                             cache: GeneratorKeyCache = .shared) throws(GeneratorError) -> IssuedCertificate {
-        let id = "\(role)|\(slot ?? "")|\(String(describing: notBefore))|\(String(describing: notAfter))|\(issuer.info.serialNumber)|\(options)"
+    public static func issue(
+        by issuer: IssuedCertificate, options: TestPKIOptions, role: Role, slot: String? = nil,
+        notBefore: ASN1Time? = nil, notAfter: ASN1Time? = nil,
+        cache: GeneratorKeyCache = .shared
+    ) throws(GeneratorError) -> IssuedCertificate {
+        let id =
+            "\(role)|\(slot ?? "")|\(String(describing: notBefore))|\(String(describing: notAfter))|\(issuer.info.serialNumber)|\(options)"
         return try cache.certificate(id: id) { () throws(GeneratorError) -> IssuedCertificate in
-            try issueUncached(by: issuer, options: options, role: role, slot: slot, notBefore: notBefore,
-                              notAfter: notAfter, cache: cache)
+            try issueUncached(
+                by: issuer, options: options, role: role, slot: slot, notBefore: notBefore,
+                notAfter: notAfter, cache: cache)
         }
     }
 
-    static func issueUncached(by issuer: IssuedCertificate, options: TestPKIOptions, role: Role, slot: String?,
-                              notBefore: ASN1Time?, notAfter: ASN1Time?,
-                              cache: GeneratorKeyCache) throws(GeneratorError) -> IssuedCertificate {
+    static func issueUncached(
+        by issuer: IssuedCertificate, options: TestPKIOptions, role: Role, slot: String?,
+        notBefore: ASN1Time?, notAfter: ASN1Time?,
+        cache: GeneratorKeyCache
+    ) throws(GeneratorError) -> IssuedCertificate {
         let algorithm = role == .documentSigner ? options.documentSignerAlgorithm : options.cscaAlgorithm
-        let key = try cache.key(slot: slot ?? "\(options.keyTag)/\(role.rawValue)/\(options.country)", algorithm: algorithm.keySpec)
+        let key = try cache.key(
+            slot: slot ?? "\(options.keyTag)/\(role.rawValue)/\(options.country)", algorithm: algorithm.keySpec)
         let nb = notBefore ?? options.documentSignerNotBefore
         let na = notAfter ?? options.documentSignerNotAfter
-        let name = DistinguishedName(country: options.country, organization: options.organization,
-                                     organizationalUnit: role == .documentSigner ? "Document Signer" : "Master List Signer",
-                                     commonName: role == .documentSigner ? "DS \(options.country) Test" : "MLS \(options.country) Test")
+        let name = DistinguishedName(
+            country: options.country, organization: options.organization,
+            organizationalUnit: role == .documentSigner ? "Document Signer" : "Master List Signer",
+            commonName: role == .documentSigner ? "DS \(options.country) Test" : "MLS \(options.country) Test")
         let spki = SubjectPublicKeyInfoEncoder.encode(key.publicKey, explicitParameters: options.explicitECParameters)
         var exts: [CertificateExtension] = [
             .authorityKeyIdentifier(issuer.info.subjectKeyIdentifier ?? []),
@@ -212,49 +243,64 @@ public struct TestPKI: Sendable {
         switch role {
         case .documentSigner:
             if options.icaoExtensions {
-                exts.append(.privateKeyUsagePeriod(notBefore: nb, notAfter: ASN1Time(secondsSince1970: min(
-                    na.secondsSince1970, nb.secondsSince1970 + 366 * 86400))))
+                exts.append(
+                    .privateKeyUsagePeriod(
+                        notBefore: nb,
+                        notAfter: ASN1Time(
+                            secondsSince1970: min(
+                                na.secondsSince1970, nb.secondsSince1970 + 366 * 86400))))
                 exts.append(.documentTypeList(["P", "ID"]))
             }
         case .masterListSigner:
             exts.append(.extendedKeyUsage(["2.23.136.1.1.3"]))
         }
-        let builder = CertificateBuilder(serialNumber: serial(), issuer: issuer.name, subject: name,
-                                         notBefore: nb, notAfter: na, subjectPublicKeyInfo: spki, extensions: exts)
+        let builder = CertificateBuilder(
+            serialNumber: serial(), issuer: issuer.name, subject: name,
+            notBefore: nb, notAfter: na, subjectPublicKeyInfo: spki, extensions: exts)
         let der = try builder.sign(with: issuer.privateKey, algorithm: issuer.algorithm.signatureAlgorithm)
         return IssuedCertificate(info: try CertificateInfo(der: der), privateKey: key, algorithm: algorithm, name: name)
     }
 
     /// A CRL issued by the CSCA listing `revoked` certificates (RFC 5280 §5, ICAO 9303-12 §7).
-    public func crl(revoking revoked: [CertificateInfo] = [],
-                    thisUpdate: ASN1Time = ASN1Time(year: 2026, month: 1, day: 1),
-                    nextUpdate: ASN1Time = ASN1Time(year: 2036, month: 1, day: 1)) throws(GeneratorError) -> [UInt8] {
-        try CRLBuilder(issuer: csca.name, thisUpdate: thisUpdate, nextUpdate: nextUpdate,
-                       revoked: revoked.map { .init(serialNumber: $0.serialNumber, revocationDate: thisUpdate) },
-                       authorityKeyIdentifier: csca.info.subjectKeyIdentifier)
-            .sign(with: csca.privateKey, algorithm: csca.algorithm.signatureAlgorithm)
+    public func crl(
+        revoking revoked: [CertificateInfo] = [],
+        thisUpdate: ASN1Time = ASN1Time(year: 2026, month: 1, day: 1),
+        nextUpdate: ASN1Time = ASN1Time(year: 2036, month: 1, day: 1)
+    ) throws(GeneratorError) -> [UInt8] {
+        try CRLBuilder(
+            issuer: csca.name, thisUpdate: thisUpdate, nextUpdate: nextUpdate,
+            revoked: revoked.map { .init(serialNumber: $0.serialNumber, revocationDate: thisUpdate) },
+            authorityKeyIdentifier: csca.info.subjectKeyIdentifier
+        )
+        .sign(with: csca.privateKey, algorithm: csca.algorithm.signatureAlgorithm)
     }
 
     /// An ICAO master list (ICAO 9303-12 §8) holding `certificates` (default: this PKI's CSCA), signed by the
     /// master-list signer, with the signer's CSCA embedded too.
-    public func masterList(certificates: [[UInt8]]? = nil,
-                           signingTime: ASN1Time = ASN1Time(year: 2026, month: 1, day: 1)) throws(GeneratorError) -> [UInt8] {
-        try MasterListBuilder.build(certificates: certificates ?? [csca.der], signerCertificate: masterListSigner.info,
-                                    signerKey: masterListSigner.privateKey,
-                                    signatureAlgorithm: masterListSigner.algorithm.signatureAlgorithm,
-                                    extraCertificates: [csca.der], signingTime: signingTime)
+    public func masterList(
+        certificates: [[UInt8]]? = nil,
+        signingTime: ASN1Time = ASN1Time(year: 2026, month: 1, day: 1)
+    ) throws(GeneratorError) -> [UInt8] {
+        try MasterListBuilder.build(
+            certificates: certificates ?? [csca.der], signerCertificate: masterListSigner.info,
+            signerKey: masterListSigner.privateKey,
+            signatureAlgorithm: masterListSigner.algorithm.signatureAlgorithm,
+            extraCertificates: [csca.der], signingTime: signingTime)
     }
 
     /// `count` distinct self-signed CSCAs (fresh keys, one per index) for master-list and trust-store tests.
     /// Countries cycle through `countries`; each CSCA's common name carries its index.
-    public static func makeCSCAs(count: Int, countries: [String] = ["UTO", "DE", "NL", "FR", "AT", "BE"],
-                                 algorithm: PKIAlgorithm = .ecdsaP256, keyTag: String = "bulk",
-                                 cache: GeneratorKeyCache = .shared) throws(GeneratorError) -> [IssuedCertificate] {
+    public static func makeCSCAs(
+        count: Int, countries: [String] = ["UTO", "DE", "NL", "FR", "AT", "BE"],
+        algorithm: PKIAlgorithm = .ecdsaP256, keyTag: String = "bulk",
+        cache: GeneratorKeyCache = .shared
+    ) throws(GeneratorError) -> [IssuedCertificate] {
         var out: [IssuedCertificate] = []
         out.reserveCapacity(count)
         for i in 0..<count {
-            let options = TestPKIOptions(country: countries[i % countries.count], cscaAlgorithm: algorithm,
-                                         documentSignerAlgorithm: algorithm, keyTag: "\(keyTag)/\(i)")
+            let options = TestPKIOptions(
+                country: countries[i % countries.count], cscaAlgorithm: algorithm,
+                documentSignerAlgorithm: algorithm, keyTag: "\(keyTag)/\(i)")
             out.append(try makeCSCA(options: options, commonName: "CSCA \(options.country) Test \(i)", cache: cache))
         }
         return out

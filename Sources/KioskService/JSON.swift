@@ -54,4 +54,14 @@ struct APIError: Error {
     }
 
     var body: [UInt8] { JSON.encode(["error": ["code": code, "message": message]]) }
+
+    /// A field name the request should not hold. The name is quoted only when it looks like one of the API's
+    /// field names (camelCase: a lowercase ASCII letter, then ASCII letters and digits, at most 32): a client that
+    /// put access data where a key goes must not get it echoed back into an error.
+    static func unknownField(_ name: String, code: String = "bad_request", in prefix: String = "") -> APIError {
+        let looksLikeAName =
+            name.count <= 32 && (name.first.map { $0.isASCII && $0.isLowercase } ?? false)
+            && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
+        return APIError(400, code, prefix + (looksLikeAName ? "unknown field '\(name)'" : "an unknown field"))
+    }
 }

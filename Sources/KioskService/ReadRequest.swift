@@ -18,7 +18,7 @@ struct ReadRequest {
     init(json o: [String: Any]) throws(APIError) {
         let known: Set<String> = ["reader", "access", "files", "aaChallenge", "waitSeconds", "bacFallback"]
         if let unknown = o.keys.sorted().first(where: { !known.contains($0) }) {
-            throw APIError(400, "bad_request", "unknown field '\(unknown)'")
+            throw APIError.unknownField(unknown)
         }
         if let r = o["reader"] {
             guard let s = r as? String, !s.isEmpty, s.count <= 200 else {
@@ -82,7 +82,7 @@ struct ReadRequest {
         }
         let allowed: Set<String> = ["mrz", "documentNumber", "dateOfBirth", "dateOfExpiry", "can"]
         if let unknown = a.keys.sorted().first(where: { !allowed.contains($0) }) {
-            throw APIError(400, "bad_access", "access: unknown field '\(unknown)'")
+            throw APIError.unknownField(unknown, code: "bad_access", in: "access: ")
         }
         if let mrz = try string("mrz") {
             guard a.count == 1 else {

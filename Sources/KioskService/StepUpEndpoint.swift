@@ -14,7 +14,7 @@ enum StepUpEndpoint {
     static func handle(_ body: [String: Any], service: KioskService) throws(APIError) -> APIResponse {
         let known: Set<String> = ["context", "access", "reader", "waitSeconds", "bacFallback", "bindProcessId"]
         if let unknown = body.keys.sorted().first(where: { !known.contains($0) }) {
-            throw APIError(400, "bad_request", "unknown field '\(unknown)'")
+            throw APIError.unknownField(unknown)
         }
         guard let context = body["context"], context is [String: Any],
             let data = try? JSONSerialization.data(withJSONObject: context)

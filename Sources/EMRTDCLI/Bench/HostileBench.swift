@@ -40,8 +40,16 @@ enum HostileBench {
 
     static func run(runs: Int, log: @Sendable (String) -> Void) async -> HostileBenchReport {
         var report = HostileBenchReport()
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("emrtd-hostile-bench-\(getpid())")
-        try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        // a folder of its own (mkdtemp), never shared with another run or another bench in the same process
+        var template = Array((NSTemporaryDirectory() + "/emrtd-hostile-bench-XXXXXX").utf8CString)
+        let made: String? = template.withUnsafeMutableBufferPointer { buffer in
+            mkdtemp(buffer.baseAddress!).map { String(cString: $0) }
+        }
+        guard let made else {
+            report.notes.append("hostile-input rows skipped: no temporary folder (errno \(errno))")
+            return report
+        }
+        let dir = URL(fileURLWithPath: made)
         defer { try? FileManager.default.removeItem(at: dir) }
         do {
             try await runRows(into: &report, dir: dir, runs: runs, log: log)
@@ -128,7 +136,11 @@ enum HostileBench {
         let genuinePEMText = "PEM of the German list's \(list.certificates.count) CSCAs"
         for n in [5000, 20_000] {
             let path = dir.appendingPathComponent("\(n).pem").path
-            try pem([[UInt8]](repeating: rootDER, count: n)).write(toFile: path, atomically: false, encoding: .utf8)
+            try Data(pem([[UInt8]](repeating: rootDER, count: n)).utf8).write(to: URL(fileURLWithPath: path))
+            guard FileManager.default.fileExists(atPath: path) else {
+                report.notes.append("--trust PEM: \(path) vanished after it was written (errno \(errno))")
+                continue
+            }
             await row(
                 "--trust PEM", hostile: "\(n) self-signed CSCAs in one PEM", genuine: genuinePEMText, load(path),
                 load(genuinePEM))

@@ -145,7 +145,7 @@ enum TrustBench {
         report.available = !lists.isEmpty
         let opensslPath = findOpenSSL()
         if opensslPath == nil { report.notes.append("openssl command not found: no side-by-side comparison") }
-        let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("emrtd-bench-\(getpid())")
+        let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("emrtd-bench-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: tmp) }
 

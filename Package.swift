@@ -70,7 +70,9 @@ let package = Package(
 
         .target(
             name: "VirtualChip",
-            dependencies: ["ISO7816", "MRTDCrypto", "MRTDSecureMessaging", "MRTDDocument", "ASN1TLV", "FaceImaging"],
+            dependencies: [
+                "ISO7816", "MRTDCrypto", "MRTDSecureMessaging", "MRTDDocument", "MRTDTrust", "ASN1TLV", "FaceImaging",
+            ],
             swiftSettings: strict),
         .target(name: "StepUp", dependencies: ["MRTDReader"], swiftSettings: strict),
         // The only importer of libmicrohttpd
@@ -136,7 +138,7 @@ let package = Package(
         .testTarget(
             name: "VirtualChipTests",
             dependencies: [
-                "VirtualChip", "MRTDSecureMessaging", "MRTDCrypto", "MRTDDocument", "ISO7816",
+                "VirtualChip", "MRTDSecureMessaging", "MRTDCrypto", "MRTDDocument", "MRTDTrust", "ISO7816",
                 "ASN1TLV", "MRTDTestSupport", "FaceImaging",
             ],
             swiftSettings: strict),

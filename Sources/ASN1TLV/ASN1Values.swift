@@ -22,7 +22,9 @@ extension TLVNode {
         return stripped.isEmpty ? [0] : stripped
     }
 
-    public func objectIdentifierValue() throws(TLVError) -> ObjectIdentifier { try ObjectIdentifier(node: self) }
+    public func objectIdentifierValue() throws(TLVError) -> ASN1ObjectIdentifier {
+        try ASN1ObjectIdentifier(node: self)
+    }
 
     public func octetStringValue() throws(TLVError) -> [UInt8] {
         if tag == 0x24 {  // BER constructed OCTET STRING

@@ -98,9 +98,11 @@ public enum DER {
     public static func printableString(_ s: String) -> [UInt8] { TLVWriter.encode(0x13, Array(s.utf8)) }
     public static func ia5String(_ s: String) -> [UInt8] { TLVWriter.encode(0x16, Array(s.utf8)) }
 
-    public static func objectIdentifier(_ oid: ObjectIdentifier) -> [UInt8] { TLVWriter.encode(0x06, oid.encodedValue) }
+    public static func objectIdentifier(_ oid: ASN1ObjectIdentifier) -> [UInt8] {
+        TLVWriter.encode(0x06, oid.encodedValue)
+    }
     public static func objectIdentifier(_ dotted: String) -> [UInt8] {
-        guard let oid = ObjectIdentifier(dotted) else { preconditionFailure("bad OID literal \(dotted)") }
+        guard let oid = ASN1ObjectIdentifier(dotted) else { preconditionFailure("bad OID literal \(dotted)") }
         return objectIdentifier(oid)
     }
 

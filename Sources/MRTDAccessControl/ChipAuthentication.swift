@@ -16,7 +16,7 @@ public enum ChipAuthentication {
         public var info: ChipAuthenticationInfo?
         public var publicKeyInfo: ChipAuthenticationPublicKeyInfo
         /// The protocol OID used in MSE:Set AT (the info's, or id-CA-*-3DES-CBC-CBC when implied).
-        public var `protocol`: ObjectIdentifier
+        public var `protocol`: ASN1ObjectIdentifier
         public var cipher: CipherAlgorithm
         public var keyAgreement: KeyAgreementAlgorithm
         public var keyId: Int?
@@ -35,7 +35,7 @@ public enum ChipAuthentication {
         public var session: SecureMessagingSession { SecureMessagingSession(keys: sessionKeys) }
     }
 
-    static func cipher(of oid: ObjectIdentifier) -> CipherAlgorithm? {
+    static func cipher(of oid: ASN1ObjectIdentifier) -> CipherAlgorithm? {
         switch oid.arcs.last {
         case 1: return .tripleDES
         case 2: return .aes128
@@ -54,7 +54,7 @@ public enum ChipAuthentication {
         guard !keys.isEmpty else {
             throw AccessControlError(.invalidInput, step: step, "DG14 holds no ChipAuthenticationPublicKeyInfo")
         }
-        func make(_ info: ChipAuthenticationInfo?, _ key: ChipAuthenticationPublicKeyInfo, _ oid: ObjectIdentifier)
+        func make(_ info: ChipAuthenticationInfo?, _ key: ChipAuthenticationPublicKeyInfo, _ oid: ASN1ObjectIdentifier)
             throws(AccessControlError) -> Parameters?
         {
             guard let c = cipher(of: oid) else { return nil }
@@ -108,7 +108,7 @@ public enum ChipAuthentication {
     }
 
     /// MSE:Set AT (AES variant, 9303-11 §6.2.4.2): `00 22 41 A4` with DO'80' the CA OID and DO'84' the key id.
-    public static func mseSetAT(protocol oid: ObjectIdentifier, keyId: Int?) -> CommandAPDU {
+    public static func mseSetAT(protocol oid: ASN1ObjectIdentifier, keyId: Int?) -> CommandAPDU {
         var data = TLVWriter.encode(0x80, oid.encodedValue)
         if let id = keyId { data += TLVWriter.encode(0x84, PACE.minimalUnsigned(id)) }
         return .manageSecurityEnvironment(p1: 0x41, p2: 0xA4, data: data)

@@ -21,13 +21,13 @@ public enum KeyAgreementAlgorithm: String, Sendable, Hashable, CaseIterable {
 /// A PACE protocol identified by its OID (ICAO 9303-11 §9.2.1 table of id-PACE-* object identifiers):
 /// mapping × key agreement × cipher.
 public struct PACEProtocol: Sendable, Hashable, CustomStringConvertible {
-    public let oid: ObjectIdentifier
+    public let oid: ASN1ObjectIdentifier
     public let mapping: PACEMapping
     public let keyAgreement: KeyAgreementAlgorithm
     public let cipher: CipherAlgorithm
 
     /// nil when the OID is not an id-PACE protocol this implementation knows.
-    public init?(oid: ObjectIdentifier) {
+    public init?(oid: ASN1ObjectIdentifier) {
         let base = SecurityInfoOID.idPACE.arcs
         guard oid.arcs.count == base.count + 2, Array(oid.arcs.prefix(base.count)) == base else { return nil }
         switch oid.arcs[base.count] {

@@ -10,7 +10,7 @@ public enum PACE {
 
     /// MSE:Set AT for PACE (9303-11 §4.4.4.1; DO'84' is required when the domain parameters are ambiguous): `00 22 C1 A4` with DO'80' protocol OID, DO'83' password
     /// reference and, when given, DO'84' the parameter id.
-    public static func mseSetAT(protocol oid: ObjectIdentifier, password: PACEPasswordType, parameterId: Int?)
+    public static func mseSetAT(protocol oid: ASN1ObjectIdentifier, password: PACEPasswordType, parameterId: Int?)
         -> CommandAPDU
     {
         var data = TLVWriter.encode(0x80, oid.encodedValue) + TLVWriter.encode(0x83, [password.rawValue])
@@ -154,7 +154,9 @@ public enum PACE {
 
     /// The public key data object 7F49 { 06 OID, 86 point | 84 DH value } over which tokens are computed
     /// (§9.4; the DH value as an unsigned integer of minimal length, §9.4.1).
-    public static func publicKeyDataObject(protocol oid: ObjectIdentifier, publicKey: [UInt8], group: KeyAgreementGroup)
+    public static func publicKeyDataObject(
+        protocol oid: ASN1ObjectIdentifier, publicKey: [UInt8], group: KeyAgreementGroup
+    )
         -> [UInt8]
     {
         TLVWriter.encode(
@@ -165,7 +167,7 @@ public enum PACE {
 
     /// T = MAC(KSmac, 7F49{…}) — AES-CMAC truncated to 8 bytes, or the 3DES retail MAC (padding inside).
     public static func authenticationToken(
-        macKey: SecretBytes, cipher: CipherAlgorithm, protocol oid: ObjectIdentifier,
+        macKey: SecretBytes, cipher: CipherAlgorithm, protocol oid: ASN1ObjectIdentifier,
         publicKey: [UInt8], group: KeyAgreementGroup
     ) throws(CryptoError) -> [UInt8] {
         let input = publicKeyDataObject(protocol: oid, publicKey: publicKey, group: group)

@@ -63,7 +63,7 @@ extension ChipEngine {
         chipAuthentication = nil
         let objects = try DataObjects.parse(command.data)
         guard let oidBytes = objects[0x80],
-            let oid = try? ASN1TLV.ObjectIdentifier(contents: oidBytes[...]),
+            let oid = try? ASN1ObjectIdentifier(contents: oidBytes[...]),
             let (ecdh, cipher) = ChipSecurityInfos.chipAuthenticationProtocol(oid)
         else { throw .wrongData }
         guard let key = profile.keys.chipAuthentication else { throw .referencedDataNotFound }

@@ -11,7 +11,7 @@ enum PACEDomain: Sendable, Hashable {
 
 /// What MSE:Set AT selected for PACE.
 struct PACEContext {
-    var info: ChipSecurityInfos.PACEInfo
+    var info: ChipSecurityInfos.PACEOffer
     var password: PACEPassword
     var domain: PACEDomain
     /// K_π = KDF_π(π) (ICAO 9303-11 §9.7.3).
@@ -45,7 +45,7 @@ extension ChipEngine {
         guard let oidBytes = objects[0x80], let passwordRef = objects[0x83], passwordRef.count == 1 else {
             throw .wrongData
         }
-        guard let oid = try? ASN1TLV.ObjectIdentifier(contents: oidBytes[...]) else { throw .wrongData }
+        guard let oid = try? ASN1ObjectIdentifier(contents: oidBytes[...]) else { throw .wrongData }
         guard let password = PACEPassword(rawValue: passwordRef[0]) else {
             throw (3...4).contains(passwordRef[0]) ? .referencedDataNotFound : .wrongData
         }
@@ -283,7 +283,7 @@ enum DHValue {
 /// Authentication tokens (ICAO 9303-11 §4.4.3.4): T = MAC(KS_MAC, '7F49' { '06' OID, '86' point | '84' y }),
 /// AES-CMAC truncated to 8 bytes or the 3DES retail MAC.
 enum PACEToken {
-    static func inputData(oid: ASN1TLV.ObjectIdentifier, publicKey: [UInt8], domain: PACEDomain) -> [UInt8] {
+    static func inputData(oid: ASN1ObjectIdentifier, publicKey: [UInt8], domain: PACEDomain) -> [UInt8] {
         let keyTag: UInt32
         var key = publicKey
         switch domain {
@@ -297,7 +297,7 @@ enum PACEToken {
         return TLVWriter.encode(0x7F49, oid.derEncoded + TLVWriter.encode(keyTag, key))
     }
 
-    static func token(keys: SessionKeys, oid: ASN1TLV.ObjectIdentifier, publicKey: [UInt8], domain: PACEDomain)
+    static func token(keys: SessionKeys, oid: ASN1ObjectIdentifier, publicKey: [UInt8], domain: PACEDomain)
         throws(CryptoError) -> [UInt8]
     {
         try mac(keys: keys, inputData(oid: oid, publicKey: publicKey, domain: domain))

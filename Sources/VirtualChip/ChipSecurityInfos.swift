@@ -14,9 +14,10 @@ import MRTDDocument
 ///                                        version INTEGER, signatureAlgorithm OBJECT IDENTIFIER }
 /// ```
 struct ChipSecurityInfos: Sendable {
-    struct PACEInfo: Sendable, Hashable {
-        var oid: ASN1TLV.ObjectIdentifier
-        var mapping: PACEMapping
+    /// One PACE protocol the chip offers (from a PACEInfo), with its mapping, cipher and domain resolved.
+    struct PACEOffer: Sendable, Hashable {
+        var oid: ASN1ObjectIdentifier
+        var mapping: PACEVariant
         var cipher: CipherAlgorithm
         var parameterId: Int?
         /// Domain parameters given explicitly by a PACEDomainParameterInfo (ICAO 9303-11 §9.2.2), when present.
@@ -34,13 +35,13 @@ struct ChipSecurityInfos: Sendable {
         }
     }
 
-    var paceInfos: [PACEInfo] = []
+    var paceInfos: [PACEOffer] = []
     /// Hash of ECDSA Active Authentication from DG14's ActiveAuthenticationInfo.
     var activeAuthenticationHash: HashAlgorithm?
 
-    static let idPACE = ASN1TLV.ObjectIdentifier(arcs: [0, 4, 0, 127, 0, 7, 2, 2, 4])
-    static let idCA = ASN1TLV.ObjectIdentifier(arcs: [0, 4, 0, 127, 0, 7, 2, 2, 3])
-    static let idAA = ASN1TLV.ObjectIdentifier(arcs: [2, 23, 136, 1, 1, 5])
+    static let idPACE = SecurityInfoOID.idPACE
+    static let idCA = SecurityInfoOID.idCA
+    static let idAA = SecurityInfoOID.idAA
 
     init(profile: DocumentProfile) {
         if let cardAccess = profile.files[.cardAccess] {
@@ -50,7 +51,7 @@ struct ChipSecurityInfos: Sendable {
             // Explicit domain parameters (PACEDomainParameterInfo), parsed with MRTDDocument's SecurityInfos.
             if let parsed = try? SecurityInfos.parseCardAccess(cardAccess) {
                 for i in paceInfos.indices {
-                    let reference = MRTDDocument.PACEInfo(
+                    let reference = PACEInfo(
                         protocol: paceInfos[i].oid, version: 2, parameterId: paceInfos[i].parameterId)
                     if let dp = parsed.domainParameters(for: reference)?.domainParameter.domainParameters {
                         paceInfos[i].explicitDomain = Self.domain(dp)
@@ -95,18 +96,18 @@ struct ChipSecurityInfos: Sendable {
         return set.children.filter { $0.tag == 0x30 }.map { $0.children }
     }
 
-    static func paceInfo(_ elements: [TLVNode]) -> PACEInfo? {
+    static func paceInfo(_ elements: [TLVNode]) -> PACEOffer? {
         guard elements.count >= 2, let oid = try? elements[0].objectIdentifierValue(),
             let (mapping, cipher) = paceProtocol(oid)
         else { return nil }
         let parameterId = elements.count >= 3 ? try? elements[2].integerValue() : nil
-        return PACEInfo(oid: oid, mapping: mapping, cipher: cipher, parameterId: parameterId)
+        return PACEOffer(oid: oid, mapping: mapping, cipher: cipher, parameterId: parameterId)
     }
 
     /// id-PACE-{DH,ECDH}-{GM,IM,CAM}-{3DES-CBC-CBC, AES-CBC-CMAC-128/192/256} (ICAO 9303-11 §9.2.1).
-    static func paceProtocol(_ oid: ASN1TLV.ObjectIdentifier) -> (PACEMapping, CipherAlgorithm)? {
+    static func paceProtocol(_ oid: ASN1ObjectIdentifier) -> (PACEVariant, CipherAlgorithm)? {
         guard oid.hasPrefix(idPACE), oid.arcs.count == idPACE.arcs.count + 2 else { return nil }
-        let mapping: PACEMapping
+        let mapping: PACEVariant
         switch oid.arcs[idPACE.arcs.count] {
         case 1: mapping = .genericDH
         case 2: mapping = .genericECDH
@@ -120,7 +121,7 @@ struct ChipSecurityInfos: Sendable {
     }
 
     /// id-CA-{DH,ECDH}-{3DES-CBC-CBC, AES-CBC-CMAC-*} (ICAO 9303-11 §9.2.5): (is ECDH, cipher).
-    static func chipAuthenticationProtocol(_ oid: ASN1TLV.ObjectIdentifier) -> (ecdh: Bool, cipher: CipherAlgorithm)? {
+    static func chipAuthenticationProtocol(_ oid: ASN1ObjectIdentifier) -> (ecdh: Bool, cipher: CipherAlgorithm)? {
         guard oid.hasPrefix(idCA), oid.arcs.count == idCA.arcs.count + 2 else { return nil }
         let ecdh: Bool
         switch oid.arcs[idCA.arcs.count] {
@@ -143,7 +144,7 @@ struct ChipSecurityInfos: Sendable {
     }
 
     /// ecdsa-with-SHA1/224/256/384/512 (ANSI X9.62 / RFC 5758).
-    static func ecdsaHash(_ oid: ASN1TLV.ObjectIdentifier) -> HashAlgorithm? {
+    static func ecdsaHash(_ oid: ASN1ObjectIdentifier) -> HashAlgorithm? {
         switch oid.dotted {
         case "1.2.840.10045.4.1": return .sha1
         case "1.2.840.10045.4.3.1": return .sha224

@@ -35,7 +35,7 @@ public final class VirtualChip: CardEmulator {
     public struct Snapshot: Sendable, Hashable {
         public enum Access: Sendable, Hashable {
             case bac
-            case pace(mapping: PACEMapping, password: PACEPassword, cipher: CipherAlgorithm)
+            case pace(mapping: PACEVariant, password: PACEPassword, cipher: CipherAlgorithm)
         }
         /// Access control that established the current secure-messaging session; nil without session.
         public var access: Access?
@@ -79,8 +79,9 @@ public final class VirtualChip: CardEmulator {
 }
 
 extension VirtualChip {
-    /// PACE mapping and key agreement (ICAO 9303-11 §4.4.3.3), as the chip reports it.
-    public enum PACEMapping: String, Sendable, Hashable {
+    /// A PACE variant: mapping × key agreement (ICAO 9303-11 §4.4.3.3, the id-PACE-{DH,ECDH}-{GM,IM,CAM} families
+    /// of §9.2.1), as the chip reports it. The mapping alone is MRTDAccessControl's `PACEMapping`.
+    public enum PACEVariant: String, Sendable, Hashable {
         case genericECDH = "GM-ECDH", genericDH = "GM-DH", integratedECDH = "IM-ECDH", integratedDH = "IM-DH"
         case chipAuthenticationECDH = "CAM-ECDH"
     }
@@ -91,7 +92,7 @@ extension VirtualChip {
     }
 }
 
-typealias PACEMapping = VirtualChip.PACEMapping
+typealias PACEVariant = VirtualChip.PACEVariant
 typealias PACEPassword = VirtualChip.PACEPassword
 
 /// A status word to answer with, raised anywhere inside command processing.

@@ -120,11 +120,11 @@ struct TLVCursorTests {
         #expect(try fields.node(try fields.next(0x02, "INTEGER")).integerValue() == 300)
         #expect(try fields.node(try fields.next(0x0C, "UTF8String")).stringValue() == "Utopia")
         let oid = try fields.next(0x06, "OID")
-        #expect(try fields.node(oid).objectIdentifierValue() == ObjectIdentifier("2.23.136.1.1.2"))
-        try ObjectIdentifier.validate(contents: fields.value(oid))
+        #expect(try fields.node(oid).objectIdentifierValue() == ASN1ObjectIdentifier("2.23.136.1.1.2"))
+        try ASN1ObjectIdentifier.validate(contents: fields.value(oid))
         #expect(try fields.peekTag() == nil)
-        #expect(throws: TLVError.self) { try ObjectIdentifier.validate(contents: [0x55, 0x80, 0x06]) }
-        #expect(throws: TLVError.self) { try ObjectIdentifier.validate(contents: [0x55, 0x86]) }
-        #expect(throws: TLVError.self) { try ObjectIdentifier.validate(contents: []) }
+        #expect(throws: TLVError.self) { try ASN1ObjectIdentifier.validate(contents: [0x55, 0x80, 0x06]) }
+        #expect(throws: TLVError.self) { try ASN1ObjectIdentifier.validate(contents: [0x55, 0x86]) }
+        #expect(throws: TLVError.self) { try ASN1ObjectIdentifier.validate(contents: []) }
     }
 }

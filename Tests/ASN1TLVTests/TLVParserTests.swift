@@ -135,7 +135,7 @@ import Testing
     @Test func oidRejectsNonMinimalArc() {
         #expect(throws: TLVError.self) { try TLVParser.parse(hex("0603808001")).objectIdentifierValue() }
         for bad in ["1.2.", "3.1", "1.40", "", "1"] as [String] {
-            #expect(ObjectIdentifier(bad) == nil, "\(bad)")
+            #expect(ASN1ObjectIdentifier(bad) == nil, "\(bad)")
         }
     }
 

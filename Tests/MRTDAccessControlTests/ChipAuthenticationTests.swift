@@ -136,7 +136,7 @@ import Testing
         let keys = SessionKeys.derive(sharedSecret: k.bytes + v.bytes("nonce_r_ic"), cipher: .aes128)
         #expect(keys.encryption.bytes == v.bytes("ks_enc"))
         #expect(keys.mac.bytes == v.bytes("ks_mac"))
-        let oid = try ASN1TLV.ObjectIdentifier(contents: v.bytes("ca_oid")[...])
+        let oid = try ASN1ObjectIdentifier(contents: v.bytes("ca_oid")[...])
         #expect(
             try PACE.authenticationToken(
                 macKey: keys.mac, cipher: .aes128, protocol: oid,

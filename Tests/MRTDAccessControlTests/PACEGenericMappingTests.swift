@@ -376,7 +376,7 @@ enum SessionKeysCheck {
         let dh = KeyAgreementGroup.standardized(0)!
         let value = [UInt8](repeating: 0, count: 1) + [UInt8](repeating: 0x5A, count: 127)
         #expect(dh.encodePublicKey(value) == [UInt8](repeating: 0x5A, count: 127))
-        let oid: ASN1TLV.ObjectIdentifier = "0.4.0.127.0.7.2.2.4.1.2"
+        let oid: ASN1ObjectIdentifier = "0.4.0.127.0.7.2.2.4.1.2"
         let pkdo = PACE.publicKeyDataObject(protocol: oid, publicKey: value, group: dh)
         #expect(
             pkdo == hex("7F49818D 060A04007F00070202040102 84 7F".filter { $0 != " " })

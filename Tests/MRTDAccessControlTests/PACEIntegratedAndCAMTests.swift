@@ -17,7 +17,7 @@ import Testing
 
     @Test func h1Intermediates() throws {
         let v = try Vector(Self.h1)
-        let proto = try #require(PACEProtocol(oid: ASN1TLV.ObjectIdentifier(contents: v.bytes("oid")[...])))
+        let proto = try #require(PACEProtocol(oid: ASN1ObjectIdentifier(contents: v.bytes("oid")[...])))
         #expect(proto.name == "id-PACE-ECDH-IM-AES-CBC-CMAC-128")
         let kPi = Self.password.paceKey(cipher: proto.cipher)
         #expect(kPi.bytes == v.bytes("k_pi"))
@@ -70,7 +70,7 @@ import Testing
         script[0].command = "0022C1A40F800A04007F00070202040402830102"
         let transport = ScriptedTransport(hexPairs: script)
         let info = PACEInfo(
-            protocol: try ASN1TLV.ObjectIdentifier(contents: v.bytes("oid")[...]), version: 2, parameterId: 13)
+            protocol: try ASN1ObjectIdentifier(contents: v.bytes("oid")[...]), version: 2, parameterId: 13)
         let r = try await PACE.perform(
             transport: transport, key: Self.password, info: info, options: PACEOptions(sendParameterId: false),
             random: FixedRandom([v.bytes("nonce_t"), v.bytes("eph_ifd_private")]))
@@ -82,7 +82,7 @@ import Testing
 
     @Test func h2Intermediates() throws {
         let v = try Vector(Self.h2)
-        let proto = try #require(PACEProtocol(oid: ASN1TLV.ObjectIdentifier(contents: v.bytes("oid")[...])))
+        let proto = try #require(PACEProtocol(oid: ASN1ObjectIdentifier(contents: v.bytes("oid")[...])))
         #expect(proto.name == "id-PACE-DH-IM-AES-CBC-CMAC-128")
         let s = try PACE.decryptNonce(
             v.bytes("encrypted_nonce"), key: Self.password.paceKey(cipher: .aes128), cipher: .aes128)

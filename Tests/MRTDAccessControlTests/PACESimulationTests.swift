@@ -46,7 +46,7 @@ final class PACEChip: CardTransport, @unchecked Sendable {
     private func process(_ c: CommandAPDU) throws -> ResponseAPDU {
         if c.ins == 0x22 {
             let dos = try TLVParser.parseAll(c.data)
-            let oid = try ASN1TLV.ObjectIdentifier(contents: dos.first { $0.tag == 0x80 }!.value)
+            let oid = try ASN1ObjectIdentifier(contents: dos.first { $0.tag == 0x80 }!.value)
             guard let p = PACEProtocol(oid: oid),
                 dos.first(where: { $0.tag == 0x83 })?.valueBytes == [password.passwordType.rawValue]
             else {

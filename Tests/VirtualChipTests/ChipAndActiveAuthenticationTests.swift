@@ -73,7 +73,7 @@ import Testing
     /// A wrong key id is refused with 6A88 and the session keeps the old keys.
     @Test func wrongKeyId() throws {
         var (terminal, _, _, _) = try Self.setUp(.ecdhAES128)
-        let oid = ASN1TLV.ObjectIdentifier("0.4.0.127.0.7.2.2.3.2.2")
+        let oid = ASN1ObjectIdentifier("0.4.0.127.0.7.2.2.3.2.2")
         let r = try terminal.secure(
             .manageSecurityEnvironment(
                 p1: 0x41, p2: 0xA4,
@@ -124,7 +124,7 @@ import Testing
             var terminal = TestTerminal(chip: VirtualChip(profile: profile))
             _ = terminal.plain(.selectApplication(MRTDApplication.lds1AID))
             try terminal.bac(mrzInformation: Self.mrzInformation)
-            let o = ASN1TLV.ObjectIdentifier(oid)!
+            let o = ASN1ObjectIdentifier(oid)!
             #expect(
                 try terminal.secure(
                     .manageSecurityEnvironment(p1: 0x41, p2: 0xA4, data: TLVWriter.encode(0x80, o.encodedValue))

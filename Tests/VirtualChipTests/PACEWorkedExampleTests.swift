@@ -334,7 +334,7 @@ struct PACEExample: Sendable, CustomTestStringConvertible {
         let chipEph = try TestTerminal.inner(hex(String(ga3.dropLast(4))), 0x84)
         let k = try mapped.sharedSecret(privateKey: SecretBytes(ephIFD), peerPublicKey: chipEph)
         let keys = SessionKeys.derive(sharedSecret: k.bytes, cipher: .aes128)
-        let oid = ASN1TLV.ObjectIdentifier("0.4.0.127.0.7.2.2.4.6.2")
+        let oid = ASN1ObjectIdentifier("0.4.0.127.0.7.2.2.4.6.2")
         let tIFD = try PACEToken.token(keys: keys, oid: oid, publicKey: chipEph, domain: .ec(curve))
         let ga4 = chip.send(.generalAuthenticate(TLVWriter.encode(0x7C, TLVWriter.encode(0x85, tIFD)), chained: false))
         #expect(ga4.statusWord == .success)

@@ -118,7 +118,7 @@ struct PACEConfiguration: Sendable, CustomTestStringConvertible {
     /// MSE:Set AT checks (ICAO 9303-11 §4.4.4.1): unknown OID, PIN reference, parameter id rules.
     @Test func mseSetAT() {
         let gm = TestProfiles.paceOID(mapping: 2, cipher: 2)
-        let oid = ASN1TLV.ObjectIdentifier(gm)!.encodedValue
+        let oid = ASN1ObjectIdentifier(gm)!.encodedValue
         func mse(_ chip: VirtualChip, _ data: [UInt8]) -> StatusWord {
             chip.send(.manageSecurityEnvironment(p1: 0xC1, p2: 0xA4, data: data)).statusWord
         }
@@ -128,7 +128,7 @@ struct PACEConfiguration: Sendable, CustomTestStringConvertible {
         #expect(mse(lenient, base + TLVWriter.encode(0x84, [13])) == .success)
         #expect(mse(lenient, base + TLVWriter.encode(0x84, [12])) == .wrongData)
         #expect(mse(lenient, TLVWriter.encode(0x80, oid) + TLVWriter.encode(0x83, [0x03])) == .referencedDataNotFound)
-        let aes256 = ASN1TLV.ObjectIdentifier(TestProfiles.paceOID(mapping: 2, cipher: 4))!.encodedValue
+        let aes256 = ASN1ObjectIdentifier(TestProfiles.paceOID(mapping: 2, cipher: 4))!.encodedValue
         #expect(mse(lenient, TLVWriter.encode(0x80, aes256) + TLVWriter.encode(0x83, [0x01])) == .wrongData)
         // GENERAL AUTHENTICATE without MSE
         #expect(lenient.send(hex: "10860000027C0000") == "6985")
@@ -144,7 +144,7 @@ struct PACEConfiguration: Sendable, CustomTestStringConvertible {
     /// PACE-CAM needs the chip's static CA key on the PACE curve: otherwise MSE:Set AT is refused (6A80).
     @Test func camNeedsMatchingKey() throws {
         let cam = TestProfiles.paceOID(mapping: 6, cipher: 2)
-        let data = TLVWriter.encode(0x80, ASN1TLV.ObjectIdentifier(cam)!.encodedValue) + TLVWriter.encode(0x83, [0x01])
+        let data = TLVWriter.encode(0x80, ASN1ObjectIdentifier(cam)!.encodedValue) + TLVWriter.encode(0x83, [0x01])
         let (p256Key, _) = try Self.camKey(parameterId: 12)
         for (parameterId, expected) in [(12, StatusWord.success), (13, .wrongData)] {
             let chip = VirtualChip(

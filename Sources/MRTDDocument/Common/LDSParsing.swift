@@ -79,7 +79,7 @@ struct LDSReader {
         return try value(node) { n throws(TLVError) in try n.integerValue() }
     }
 
-    func oid(_ node: TLVNode, _ what: String) throws(LDSParseError) -> ObjectIdentifier {
+    func oid(_ node: TLVNode, _ what: String) throws(LDSParseError) -> ASN1ObjectIdentifier {
         try expect(node, 0x06, what)
         return try value(node) { n throws(TLVError) in try n.objectIdentifierValue() }
     }

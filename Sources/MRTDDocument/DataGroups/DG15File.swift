@@ -9,14 +9,14 @@ public import ASN1TLV
 /// ECParameters ::= CHOICE { namedCurve OBJECT IDENTIFIER, specifiedCurve SpecifiedECDomain, ... } -- RFC 5480 / X9.62
 /// ```
 public struct DG15File: Sendable, Hashable {
-    public static let rsaEncryption = ObjectIdentifier(arcs: [1, 2, 840, 113549, 1, 1, 1])
-    public static let ecPublicKey = ObjectIdentifier(arcs: [1, 2, 840, 10045, 2, 1])
+    public static let rsaEncryption = ASN1ObjectIdentifier(arcs: [1, 2, 840, 113549, 1, 1, 1])
+    public static let ecPublicKey = ASN1ObjectIdentifier(arcs: [1, 2, 840, 10045, 2, 1])
 
     public enum PublicKey: Sendable, Hashable {
         /// Modulus (unsigned, big-endian) and public exponent.
         case rsa(modulus: [UInt8], exponent: [UInt8])
         /// The encoded point and the curve: a named curve OID, or explicit parameters (the DER node's bytes).
-        case ec(point: [UInt8], namedCurve: ObjectIdentifier?, explicitParameters: [UInt8]?, fieldBits: Int?)
+        case ec(point: [UInt8], namedCurve: ASN1ObjectIdentifier?, explicitParameters: [UInt8]?, fieldBits: Int?)
         /// Another algorithm: the subjectPublicKey bits as found.
         case other(key: [UInt8])
     }
@@ -24,7 +24,7 @@ public struct DG15File: Sendable, Hashable {
     public let raw: [UInt8]
     /// The SubjectPublicKeyInfo DER exactly as found (what an AA verifier imports).
     public let subjectPublicKeyInfo: [UInt8]
-    public let algorithm: ObjectIdentifier
+    public let algorithm: ASN1ObjectIdentifier
     /// AlgorithmIdentifier.parameters as found (nil when absent).
     public let algorithmParameters: [UInt8]?
     public let publicKey: PublicKey
@@ -108,7 +108,7 @@ public struct DG15File: Sendable, Hashable {
     }
 
     /// Field sizes of the curves ePassports use (RFC 5639 brainpool, SEC 2 / NIST).
-    static func namedCurveBits(_ oid: ObjectIdentifier) -> Int? {
+    static func namedCurveBits(_ oid: ASN1ObjectIdentifier) -> Int? {
         switch oid.dotted {
         case "1.2.840.10045.3.1.7", "1.3.36.3.3.2.8.1.1.7", "1.3.132.0.10": return 256
         case "1.3.132.0.34", "1.3.36.3.3.2.8.1.1.11": return 384

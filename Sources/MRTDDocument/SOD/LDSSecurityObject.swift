@@ -14,14 +14,14 @@ public import ASN1TLV
 /// ```
 public struct LDSSecurityObject: Sendable, Hashable {
     /// `id-icao-mrtd-security-ldsSecurityObject` (2.23.136.1.1.1), the eContentType of EF.SOD.
-    public static let contentType = ObjectIdentifier(arcs: [2, 23, 136, 1, 1, 1])
+    public static let contentType = ASN1ObjectIdentifier(arcs: [2, 23, 136, 1, 1, 1])
 
     /// The DER bytes of the LDSSecurityObject exactly as they were found (the eContent).
     public let raw: [UInt8]
     /// 0 (v0) or 1 (v1, with LDS version information).
     public let version: Int
     /// The `algorithm` OID of the DigestAlgorithmIdentifier.
-    public let hashAlgorithm: ObjectIdentifier
+    public let hashAlgorithm: ASN1ObjectIdentifier
     /// The `parameters` of the DigestAlgorithmIdentifier, encoded as found (usually absent or NULL).
     public let hashAlgorithmParameters: [UInt8]?
     /// Data group number → hash value, as listed.
@@ -90,14 +90,14 @@ public struct LDSSecurityObject: Sendable, Hashable {
 
 /// Digest algorithm identifiers used in EF.SOD and SignerInfos (RFC 5754, NIST CSOR; SHA-1: OIW).
 public enum DigestAlgorithm {
-    public static let sha1 = ObjectIdentifier(arcs: [1, 3, 14, 3, 2, 26])
-    public static let sha224 = ObjectIdentifier(arcs: [2, 16, 840, 1, 101, 3, 4, 2, 4])
-    public static let sha256 = ObjectIdentifier(arcs: [2, 16, 840, 1, 101, 3, 4, 2, 1])
-    public static let sha384 = ObjectIdentifier(arcs: [2, 16, 840, 1, 101, 3, 4, 2, 2])
-    public static let sha512 = ObjectIdentifier(arcs: [2, 16, 840, 1, 101, 3, 4, 2, 3])
+    public static let sha1 = ASN1ObjectIdentifier(arcs: [1, 3, 14, 3, 2, 26])
+    public static let sha224 = ASN1ObjectIdentifier(arcs: [2, 16, 840, 1, 101, 3, 4, 2, 4])
+    public static let sha256 = ASN1ObjectIdentifier(arcs: [2, 16, 840, 1, 101, 3, 4, 2, 1])
+    public static let sha384 = ASN1ObjectIdentifier(arcs: [2, 16, 840, 1, 101, 3, 4, 2, 2])
+    public static let sha512 = ASN1ObjectIdentifier(arcs: [2, 16, 840, 1, 101, 3, 4, 2, 3])
 
     /// "SHA-1", "SHA-224", "SHA-256", "SHA-384", "SHA-512", or nil.
-    public static func name(of oid: ObjectIdentifier) -> String? {
+    public static func name(of oid: ASN1ObjectIdentifier) -> String? {
         switch oid {
         case sha1: return "SHA-1"
         case sha224: return "SHA-224"
@@ -109,7 +109,7 @@ public enum DigestAlgorithm {
     }
 
     /// Digest size in bytes for the known algorithms.
-    public static func outputSize(of oid: ObjectIdentifier) -> Int? {
+    public static func outputSize(of oid: ASN1ObjectIdentifier) -> Int? {
         switch oid {
         case sha1: return 20
         case sha224: return 28

@@ -18,7 +18,7 @@ public import ASN1TLV
 /// trust module hashes and verifies exactly what the chip sent. No signature is checked here.
 public struct SODFile: Sendable, Hashable {
     /// `id-signedData` (1.2.840.113549.1.7.2).
-    public static let signedDataContentType = ObjectIdentifier(arcs: [1, 2, 840, 113549, 1, 7, 2])
+    public static let signedDataContentType = ASN1ObjectIdentifier(arcs: [1, 2, 840, 113549, 1, 7, 2])
 
     /// The whole file as read.
     public let raw: [UInt8]
@@ -29,9 +29,9 @@ public struct SODFile: Sendable, Hashable {
     /// SignedData.version.
     public let signedDataVersion: Int
     /// SignedData.digestAlgorithms: the algorithm OIDs.
-    public let digestAlgorithms: [ObjectIdentifier]
+    public let digestAlgorithms: [ASN1ObjectIdentifier]
     /// EncapsulatedContentInfo.eContentType (2.23.136.1.1.1 for an LDSSecurityObject).
-    public let eContentType: ObjectIdentifier
+    public let eContentType: ASN1ObjectIdentifier
     /// The eContent octets (the OCTET STRING's value; segments of a constructed encoding concatenated).
     /// This is what the signer's message-digest attribute covers.
     public let eContent: [UInt8]
@@ -81,7 +81,7 @@ public struct SODFile: Sendable, Hashable {
 
         let algs = try r.child(sd, at: 1, "digestAlgorithms")
         try r.expect(algs, 0x31, "digestAlgorithms")
-        var oids: [ObjectIdentifier] = []
+        var oids: [ASN1ObjectIdentifier] = []
         for a in algs.children {
             try r.expect(a, 0x30, "DigestAlgorithmIdentifier")
             oids.append(try r.oid(try r.child(a, at: 0, "algorithm"), "algorithm"))

@@ -10,13 +10,13 @@ public import ASN1TLV
 /// The parameters are kept as raw DER (`parameters`, exactly as read) and, where recognised, parsed
 /// (`domainParameters`).
 public struct AlgorithmIdentifierInfo: Sendable, Hashable {
-    public var algorithm: ObjectIdentifier
+    public var algorithm: ASN1ObjectIdentifier
     /// The parameters' encoding exactly as read (nil when absent).
     public var parameters: [UInt8]?
     /// The parsed domain parameters (nil when absent, NULL, or not recognised).
     public var domainParameters: DomainParameters?
 
-    public init(algorithm: ObjectIdentifier, parameters: [UInt8]?, domainParameters: DomainParameters?) {
+    public init(algorithm: ASN1ObjectIdentifier, parameters: [UInt8]?, domainParameters: DomainParameters?) {
         self.algorithm = algorithm
         self.parameters = parameters
         self.domainParameters = domainParameters
@@ -55,13 +55,13 @@ public enum DomainParameters: Sendable, Hashable {
     /// standardizedDomainParameters with the parameter id (9303-11 §9.5.1 table: 0–2 DH, 8–18 ECDH).
     case standardized(id: Int)
     /// ECParameters given as a namedCurve OID (RFC 5480).
-    case namedCurve(ObjectIdentifier)
+    case namedCurve(ASN1ObjectIdentifier)
     /// ECParameters given explicitly (X9.62 / BSI TR-03111 §4.1.1).
     case ecExplicit(ExplicitECParameters)
     /// DH domain parameters (X9.42 DomainParameters or PKCS #3 DHParameter).
     case dh(DHParameters)
 
-    static func parse(algorithm: ObjectIdentifier, parameters p: TLVNode) throws(TLVError) -> DomainParameters? {
+    static func parse(algorithm: ASN1ObjectIdentifier, parameters p: TLVNode) throws(TLVError) -> DomainParameters? {
         if algorithm == SecurityInfoOID.standardizedDomainParameters {
             let id = try p.integerValue()
             guard id >= 0 else { throw TLVError(.invalidValue, offset: p.offset, "negative standardized parameter id") }

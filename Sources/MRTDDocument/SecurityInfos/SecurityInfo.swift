@@ -7,14 +7,14 @@ public import ASN1TLV
 ///                         parameterId INTEGER OPTIONAL }
 /// ```
 public struct PACEInfo: Sendable, Hashable {
-    public var `protocol`: ObjectIdentifier
+    public var `protocol`: ASN1ObjectIdentifier
     public var version: Int
     /// The standardized domain parameter id (9303-11 §9.5.1) or the id of a PACEDomainParameterInfo.
     public var parameterId: Int?
     /// The SEQUENCE exactly as read.
     public var encoded: [UInt8]
 
-    public init(protocol: ObjectIdentifier, version: Int, parameterId: Int?, encoded: [UInt8] = []) {
+    public init(protocol: ASN1ObjectIdentifier, version: Int, parameterId: Int?, encoded: [UInt8] = []) {
         self.protocol = `protocol`
         self.version = version
         self.parameterId = parameterId
@@ -33,7 +33,7 @@ public struct PACEInfo: Sendable, Hashable {
 ///     parameterId INTEGER OPTIONAL }
 /// ```
 public struct PACEDomainParameterInfo: Sendable, Hashable {
-    public var `protocol`: ObjectIdentifier
+    public var `protocol`: ASN1ObjectIdentifier
     public var domainParameter: AlgorithmIdentifierInfo
     public var parameterId: Int?
     public var encoded: [UInt8]
@@ -46,7 +46,7 @@ public struct PACEDomainParameterInfo: Sendable, Hashable {
 ///                                       keyId INTEGER OPTIONAL }
 /// ```
 public struct ChipAuthenticationInfo: Sendable, Hashable {
-    public var `protocol`: ObjectIdentifier
+    public var `protocol`: ASN1ObjectIdentifier
     public var version: Int
     public var keyId: Int?
     public var encoded: [UInt8]
@@ -61,7 +61,7 @@ public struct ChipAuthenticationInfo: Sendable, Hashable {
 ///     domainParameter AlgorithmIdentifier, keyId INTEGER OPTIONAL }
 /// ```
 public struct ChipAuthenticationDomainParameterInfo: Sendable, Hashable {
-    public var `protocol`: ObjectIdentifier
+    public var `protocol`: ASN1ObjectIdentifier
     public var domainParameter: AlgorithmIdentifierInfo
     public var keyId: Int?
     public var encoded: [UInt8]
@@ -74,7 +74,7 @@ public struct ChipAuthenticationDomainParameterInfo: Sendable, Hashable {
 ///     chipAuthenticationPublicKey SubjectPublicKeyInfo, keyId INTEGER OPTIONAL }
 /// ```
 public struct ChipAuthenticationPublicKeyInfo: Sendable, Hashable {
-    public var `protocol`: ObjectIdentifier
+    public var `protocol`: ASN1ObjectIdentifier
     public var publicKey: SubjectPublicKeyInfoValue
     public var keyId: Int?
     public var encoded: [UInt8]
@@ -93,7 +93,7 @@ public struct ChipAuthenticationPublicKeyInfo: Sendable, Hashable {
 ///                                           efCVCA FileID OPTIONAL }   -- FileID ::= SEQUENCE { fid OCTET STRING (SIZE(2)), sfid OCTET STRING (SIZE(1)) OPTIONAL }
 /// ```
 public struct TerminalAuthenticationInfo: Sendable, Hashable {
-    public var `protocol`: ObjectIdentifier
+    public var `protocol`: ASN1ObjectIdentifier
     public var version: Int
     /// The FileID encoding as read, when present.
     public var efCVCA: [UInt8]?
@@ -107,10 +107,10 @@ public struct TerminalAuthenticationInfo: Sendable, Hashable {
 ///                                         signatureAlgorithm OBJECT IDENTIFIER }
 /// ```
 public struct ActiveAuthenticationInfo: Sendable, Hashable {
-    public var `protocol`: ObjectIdentifier
+    public var `protocol`: ASN1ObjectIdentifier
     public var version: Int
     /// e.g. ecdsa-with-SHA256 (1.2.840.10045.4.3.2) or a BSI ecdsa-plain-SHA* OID.
-    public var signatureAlgorithm: ObjectIdentifier
+    public var signatureAlgorithm: ASN1ObjectIdentifier
     public var encoded: [UInt8]
 }
 
@@ -131,10 +131,10 @@ public struct PrivilegedTerminalInfo: Sendable, Hashable {
 ///                             optionalData ANY DEFINED BY protocol OPTIONAL }
 /// ```
 public struct UnknownSecurityInfo: Sendable, Hashable {
-    public var `protocol`: ObjectIdentifier
+    public var `protocol`: ASN1ObjectIdentifier
     public var encoded: [UInt8]
 
-    public init(protocol: ObjectIdentifier, encoded: [UInt8]) {
+    public init(protocol: ASN1ObjectIdentifier, encoded: [UInt8]) {
         self.protocol = `protocol`
         self.encoded = encoded
     }
@@ -153,7 +153,7 @@ public enum SecurityInfo: Sendable, Hashable {
     case unknown(UnknownSecurityInfo)
 
     /// The protocol OID of the element.
-    public var protocolOID: ObjectIdentifier {
+    public var protocolOID: ASN1ObjectIdentifier {
         switch self {
         case .pace(let i): return i.protocol
         case .paceDomainParameters(let i): return i.protocol

@@ -18,7 +18,7 @@ public import MRTDCrypto
 public struct CMSSignedData: Sendable, Hashable {
     public let version: Int
     public let digestAlgorithms: [AlgorithmIdentifier]
-    public let eContentType: ObjectIdentifier
+    public let eContentType: ASN1ObjectIdentifier
     /// The eContent octets (a BER constructed OCTET STRING is concatenated); nil when detached.
     public let eContent: [UInt8]?
     /// Certificates embedded in `certificates` that were read.

@@ -34,7 +34,7 @@ public enum SignerIdentifier: Sendable, Hashable, CustomStringConvertible {
 
 /// RFC 5652 §5.3 Attribute ::= SEQUENCE { attrType OBJECT IDENTIFIER, attrValues SET OF AttributeValue }
 public struct CMSAttribute: Sendable, Hashable {
-    public let type: ObjectIdentifier
+    public let type: ASN1ObjectIdentifier
     /// The values as parsed nodes (each keeps its encoded bytes).
     public let values: [TLVNode]
 }
@@ -122,7 +122,7 @@ public struct CMSSignerInfo: Sendable, Hashable {
     }
 
     /// All values of a signed attribute (empty when absent).
-    public func signedAttribute(_ type: ObjectIdentifier) -> [CMSAttribute] {
+    public func signedAttribute(_ type: ASN1ObjectIdentifier) -> [CMSAttribute] {
         (signedAttributes ?? []).filter { $0.type == type }
     }
 

@@ -9,11 +9,11 @@ public import MRTDCrypto
 ///     parameters  ANY DEFINED BY algorithm OPTIONAL }
 /// ```
 public struct AlgorithmIdentifier: Sendable, Hashable, CustomStringConvertible {
-    public let oid: ObjectIdentifier
+    public let oid: ASN1ObjectIdentifier
     /// The encoded parameters (tag, length, value) as read; nil when absent.
     public let parameters: [UInt8]?
 
-    public init(oid: ObjectIdentifier, parameters: [UInt8]? = nil) {
+    public init(oid: ASN1ObjectIdentifier, parameters: [UInt8]? = nil) {
         self.oid = oid
         self.parameters = parameters
     }
@@ -45,7 +45,7 @@ public struct AlgorithmIdentifier: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { Self.names[oid] ?? oid.dotted }
 
-    static let names: [ObjectIdentifier: String] = [
+    static let names: [ASN1ObjectIdentifier: String] = [
         TrustOID.rsaEncryption: "rsaEncryption", TrustOID.rsassaPSS: "RSASSA-PSS",
         TrustOID.sha1WithRSA: "sha1WithRSAEncryption", TrustOID.sha224WithRSA: "sha224WithRSAEncryption",
         TrustOID.sha256WithRSA: "sha256WithRSAEncryption", TrustOID.sha384WithRSA: "sha384WithRSAEncryption",
@@ -64,12 +64,12 @@ public struct AlgorithmIdentifier: Sendable, Hashable, CustomStringConvertible {
         return h
     }
 
-    static let hashes: [ObjectIdentifier: HashAlgorithm] = [
+    static let hashes: [ASN1ObjectIdentifier: HashAlgorithm] = [
         TrustOID.sha1: .sha1, TrustOID.sha224: .sha224, TrustOID.sha256: .sha256,
         TrustOID.sha384: .sha384, TrustOID.sha512: .sha512,
     ]
 
-    static func oid(of hash: HashAlgorithm) -> ObjectIdentifier {
+    static func oid(of hash: HashAlgorithm) -> ASN1ObjectIdentifier {
         switch hash {
         case .sha1: TrustOID.sha1
         case .sha224: TrustOID.sha224

@@ -17,7 +17,7 @@ public import ASN1TLV
 /// compared as a set; the order of RDNs matters.
 public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
     public struct Attribute: Sendable, Hashable {
-        public let type: ObjectIdentifier
+        public let type: ASN1ObjectIdentifier
         /// The value decoded as a string (nil when it is not a character string).
         public let value: String?
         /// The encoded AttributeValue as read.
@@ -96,7 +96,7 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
                     guard type.tag == 0x06 else {
                         throw TrustError(.malformed, step, "attribute type is not an OBJECT IDENTIFIER")
                     }
-                    try ObjectIdentifier.validate(contents: fields.value(type), offset: fields.offset(type))
+                    try ASN1ObjectIdentifier.validate(contents: fields.value(type), offset: fields.offset(type))
                     if count > 0 { out.append(UInt8(ascii: "+")) }
                     let partStart = out.count
                     Hex.append(fields.value(type), to: &out, lowercase: true)
@@ -216,7 +216,7 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Values of an attribute type, in order.
-    public func values(_ type: ObjectIdentifier) -> [String] {
+    public func values(_ type: ASN1ObjectIdentifier) -> [String] {
         let contents = type.encodedValue
         var out: [String] = []
         forEachAttribute { oid, value, cursor in
@@ -253,7 +253,7 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
 
     public var commonName: String? { values(TrustOID.commonName).first }
 
-    static let shortNames: [ObjectIdentifier: String] = [
+    static let shortNames: [ASN1ObjectIdentifier: String] = [
         TrustOID.countryName: "C", TrustOID.commonName: "CN", TrustOID.organizationName: "O",
         TrustOID.organizationalUnitName: "OU", TrustOID.serialNumberAttribute: "serialNumber",
         "2.5.4.7": "L", "2.5.4.8": "ST", "1.2.840.113549.1.9.1": "emailAddress",
@@ -278,7 +278,7 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
                 if let short = Self.shortNamesByContents.first(where: { $0.0.elementsEqual(oid) })?.1 {
                     out += short
                 } else {
-                    out += (try? ObjectIdentifier(contents: oid).dotted) ?? "?"
+                    out += (try? ASN1ObjectIdentifier(contents: oid).dotted) ?? "?"
                 }
                 out += "="
                 out += (try? fields.node(value).stringValue()) ?? "#" + Hex.encode(fields.encoded(value))

@@ -9,7 +9,7 @@ public import ASN1TLV
 ///     extnValue   OCTET STRING }
 /// ```
 public struct CertificateExtension: Sendable, Hashable {
-    public let oid: ObjectIdentifier
+    public let oid: ASN1ObjectIdentifier
     public let critical: Bool
     /// The contents of extnValue (the DER encoding of the extension's own type).
     public let value: [UInt8]
@@ -81,7 +81,7 @@ public struct CertificateExtension: Sendable, Hashable {
                     throw TLVError(
                         .unexpectedTag, offset: fields.offset(idHeader), "extnID is not an OBJECT IDENTIFIER")
                 }
-                try ObjectIdentifier.validate(contents: fields.value(idHeader), offset: fields.offset(idHeader))
+                try ASN1ObjectIdentifier.validate(contents: fields.value(idHeader), offset: fields.offset(idHeader))
             }
             if let third = try read("Extension", { () throws(TLVError) in try fields.next() }) {
                 _ = try read("critical") { () throws(TLVError) in try fields.node(last).booleanValue() }
@@ -210,17 +210,17 @@ public struct DecodedExtensions: Sendable, Hashable {
     /// RFC 5280 §5.2.3 CRL number (CRLs only).
     public var crlNumber: [UInt8]?
     /// Extensions whose OID this module does not know, and whether they are critical.
-    public var unknown: [(oid: ObjectIdentifier, critical: Bool)] { unknownList.map { ($0.oid, $0.critical) } }
+    public var unknown: [(oid: ASN1ObjectIdentifier, critical: Bool)] { unknownList.map { ($0.oid, $0.critical) } }
     var unknownList: [Unknown] = []
     /// Known extensions whose value did not decode, with the reason.
     public var malformed: [String] = []
 
     struct Unknown: Sendable, Hashable {
-        let oid: ObjectIdentifier
+        let oid: ASN1ObjectIdentifier
         let critical: Bool
     }
 
-    static let understood: Set<ObjectIdentifier> = [
+    static let understood: Set<ASN1ObjectIdentifier> = [
         TrustOID.subjectKeyIdentifier, TrustOID.keyUsage, TrustOID.privateKeyUsagePeriod, TrustOID.subjectAltName,
         TrustOID.issuerAltName, TrustOID.basicConstraints, TrustOID.crlNumber, TrustOID.crlDistributionPoints,
         TrustOID.certificatePolicies, TrustOID.authorityKeyIdentifier, TrustOID.extendedKeyUsage,

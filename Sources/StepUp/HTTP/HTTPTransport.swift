@@ -1,7 +1,7 @@
 public import Foundation
 
 /// One HTTP request as the step-up clients build it.
-public struct HTTPRequest: Sendable, Hashable {
+public struct HTTPClientRequest: Sendable, Hashable {
     public var method: String
     public var url: URL
     /// Header names as written; matching is case-insensitive on the wire.
@@ -22,7 +22,7 @@ public struct HTTPRequest: Sendable, Hashable {
 }
 
 /// One HTTP response. Header names are stored in lower case.
-public struct HTTPResponse: Sendable, Hashable {
+public struct HTTPClientResponse: Sendable, Hashable {
     public var status: Int
     public var headers: [String: String]
     public var body: Data
@@ -54,5 +54,5 @@ public enum HTTPTransportError: Error, Hashable, Sendable {
 /// The small seam between the step-up clients and the network (docs/architecture.md §2): the executable
 /// chooses the concrete transport (`URLSessionHTTPTransport`), tests may script one.
 public protocol HTTPTransport: Sendable {
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+    func send(_ request: HTTPClientRequest) async throws -> HTTPClientResponse
 }

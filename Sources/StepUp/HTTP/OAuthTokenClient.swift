@@ -118,8 +118,8 @@ public actor OAuthTokenClient {
         return token
     }
 
-    private func makeRequest() -> HTTPRequest {
-        HTTPRequest(
+    private func makeRequest() -> HTTPClientRequest {
+        HTTPClientRequest(
             method: "POST", url: tokenURL,
             headers: [
                 "Authorization": credentials.basicAuthorization,
@@ -129,7 +129,7 @@ public actor OAuthTokenClient {
             body: Data(FormEncoding.body([("grant_type", "client_credentials"), ("scope", scope)]).utf8))
     }
 
-    private static func fetch(_ request: HTTPRequest, http: StepUpHTTPClient, redactor: Redactor) async throws
+    private static func fetch(_ request: HTTPClientRequest, http: StepUpHTTPClient, redactor: Redactor) async throws
         -> (SecretString, Double?)
     {
         let (json, response) = try await http.sendForJSON(request, step: .accessToken, redactor: redactor)

@@ -84,7 +84,7 @@ public struct StartStepUpClient: Sendable {
             let token = try await tokens.accessToken()
             var redactor = await tokens.redactor
             redactor.add(token)
-            let req = HTTPRequest(
+            let req = HTTPClientRequest(
                 method: "POST", url: endpoint,
                 headers: [
                     "Authorization": "Bearer " + token.reveal(),

@@ -87,7 +87,9 @@ public struct StepUpHTTPClient: Sendable {
     }
 
     /// Sends with retries; returns a 2xx response or throws a `StepUpError` for `step`.
-    public func send(_ request: HTTPRequest, step: StepUpError.Step, redactor: Redactor) async throws -> HTTPResponse {
+    public func send(_ request: HTTPClientRequest, step: StepUpError.Step, redactor: Redactor) async throws
+        -> HTTPClientResponse
+    {
         var request = request
         request.timeout = timeout
         let target = Self.describe(request.url)
@@ -96,7 +98,7 @@ public struct StepUpHTTPClient: Sendable {
             attempt += 1
             logger.log("stepup http: \(request.method) \(target) (attempt \(attempt))", redactor)
             let started = now()
-            let response: HTTPResponse
+            let response: HTTPClientResponse
             do {
                 response = try await transport.send(request)
             } catch let e as HTTPTransportError {
@@ -139,8 +141,8 @@ public struct StepUpHTTPClient: Sendable {
     }
 
     /// Sends and decodes a 2xx JSON body as a `JSONValue`; a non-JSON body is `nonJSONResponse`.
-    public func sendForJSON(_ request: HTTPRequest, step: StepUpError.Step, redactor: Redactor) async throws
-        -> (JSONValue, HTTPResponse)
+    public func sendForJSON(_ request: HTTPClientRequest, step: StepUpError.Step, redactor: Redactor) async throws
+        -> (JSONValue, HTTPClientResponse)
     {
         let response = try await send(request, step: step, redactor: redactor)
         guard let v = try? JSONValue.parse(response.body) else {
@@ -157,7 +159,7 @@ public struct StepUpHTTPClient: Sendable {
     /// Maps a non-2xx response onto the error of its status class, keeping Signicat's error object
     /// (redacted) and the trace id.
     static func statusError(
-        _ response: HTTPResponse, step: StepUpError.Step, target: String, redactor: Redactor,
+        _ response: HTTPClientResponse, step: StepUpError.Step, target: String, redactor: Redactor,
         attempts: Int
     ) -> StepUpError {
         let remote = SignicatErrorObject.parse(response.body)?.redacted(by: redactor)

@@ -9,7 +9,7 @@ import Foundation
 /// - An ephemeral session: no cookies, no cache, no stored credentials.
 /// - Redirects are **not** followed (a bearer token must not travel to another place); a 3xx is
 ///   returned as is and the clients report it as an unexpected status.
-/// - Each request has a hard deadline (`HTTPRequest.timeout`) enforced here as well as by
+/// - Each request has a hard deadline (`HTTPClientRequest.timeout`) enforced here as well as by
 ///   URLSession's own idle timeout, so a server that accepts and never answers cannot hang a caller.
 /// - Cancellation of the calling task cancels the request.
 public final class URLSessionHTTPTransport: HTTPTransport, @unchecked Sendable {
@@ -31,7 +31,7 @@ public final class URLSessionHTTPTransport: HTTPTransport, @unchecked Sendable {
         session.invalidateAndCancel()
     }
 
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    public func send(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
         var r = URLRequest(url: request.url)
         r.httpMethod = request.method
         // FoundationNetworking truncates sub-second intervals to whole seconds (0 fires at once):
@@ -43,7 +43,8 @@ public final class URLSessionHTTPTransport: HTTPTransport, @unchecked Sendable {
         let state = RequestState()
         let timeout = request.timeout
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
+            try await withCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<HTTPClientResponse, any Error>) in
                 state.install(continuation)
                 let task = session.dataTask(with: urlRequest) { data, response, error in
                     if let error {
@@ -59,7 +60,7 @@ public final class URLSessionHTTPTransport: HTTPTransport, @unchecked Sendable {
                         if let k = k as? String, let v = v as? String { headers[k] = v }
                     }
                     state.finish(
-                        .success(HTTPResponse(status: http.statusCode, headers: headers, body: data ?? Data())))
+                        .success(HTTPClientResponse(status: http.statusCode, headers: headers, body: data ?? Data())))
                 }
                 state.attach(task)
                 task.resume()
@@ -88,12 +89,12 @@ public final class URLSessionHTTPTransport: HTTPTransport, @unchecked Sendable {
 /// cancels the data task when the answer did not win.
 private final class RequestState: @unchecked Sendable {
     private let lock = NSLock()
-    private var continuation: CheckedContinuation<HTTPResponse, any Error>?
+    private var continuation: CheckedContinuation<HTTPClientResponse, any Error>?
     private var task: URLSessionDataTask?
     private var done = false
-    private var pending: Result<HTTPResponse, any Error>?
+    private var pending: Result<HTTPClientResponse, any Error>?
 
-    func install(_ c: CheckedContinuation<HTTPResponse, any Error>) {
+    func install(_ c: CheckedContinuation<HTTPClientResponse, any Error>) {
         lock.lock()
         if let pending {
             lock.unlock()
@@ -112,7 +113,7 @@ private final class RequestState: @unchecked Sendable {
         if cancelNow { t.cancel() }
     }
 
-    func finish(_ result: Result<HTTPResponse, any Error>) {
+    func finish(_ result: Result<HTTPClientResponse, any Error>) {
         lock.lock()
         if done {
             lock.unlock()

@@ -363,11 +363,11 @@ public struct ResultUploader: Sendable {
 
     /// Returns the HTTP status and trace id of the accepted upload.
     @discardableResult
-    public func upload(_ document: StepUpResultDocument, token: SecretString) async throws -> HTTPResponse {
+    public func upload(_ document: StepUpResultDocument, token: SecretString) async throws -> HTTPClientResponse {
         let url = try URLPolicy.validate(endpoint.absoluteString, field: "resultURL", step: .configuration)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let request = HTTPRequest(
+        let request = HTTPClientRequest(
             method: "POST", url: url,
             headers: [
                 "Authorization": "Bearer " + token.reveal(),

@@ -91,7 +91,7 @@ public struct VideoIDClient: Sendable {
         let redactor = Redactor(secrets: [token])
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let request = HTTPRequest(
+        let request = HTTPClientRequest(
             method: "POST", url: URLPolicy.join(base, Self.requestPath),
             headers: [
                 "Authorization": "Bearer " + token.reveal(),

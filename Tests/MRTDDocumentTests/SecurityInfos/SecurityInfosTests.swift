@@ -55,7 +55,7 @@ import Testing
         #expect(
             infos.paceInfos == [
                 PACEInfo(
-                    protocol: ASN1TLV.ObjectIdentifier("0.4.0.127.0.7.2.2.4.2.2"), version: 2, parameterId: 13,
+                    protocol: ASN1ObjectIdentifier("0.4.0.127.0.7.2.2.4.2.2"), version: 2, parameterId: 13,
                     encoded: hex(v["pace_info"] as! String))
             ])
         #expect(infos.domainParameters(for: infos.paceInfos[0]) == nil)
@@ -133,7 +133,7 @@ import Testing
         #expect(info.signatureAlgorithm.dotted == "1.2.840.10045.4.3.2")
         #expect(info.version == 1)
         #expect(
-            infos.unknownInfos == [UnknownSecurityInfo(protocol: ASN1TLV.ObjectIdentifier("1.2.3.4"), encoded: unknown)]
+            infos.unknownInfos == [UnknownSecurityInfo(protocol: ASN1ObjectIdentifier("1.2.3.4"), encoded: unknown)]
         )
     }
 
@@ -165,8 +165,8 @@ import Testing
             ("2.23.136.1.1.5", "id-AA"),
             ("0.4.0.127.0.7.2.2.2", "id-TA"),
         ]
-        for (oid, name) in cases { #expect(SecurityInfoOID.name(of: ASN1TLV.ObjectIdentifier(oid)!) == name) }
-        #expect(SecurityInfoOID.name(of: ASN1TLV.ObjectIdentifier("0.4.0.127.0.7.2.2.4.5.1")) == nil)
+        for (oid, name) in cases { #expect(SecurityInfoOID.name(of: ASN1ObjectIdentifier(oid)!) == name) }
+        #expect(SecurityInfoOID.name(of: ASN1ObjectIdentifier("0.4.0.127.0.7.2.2.4.5.1")) == nil)
     }
 
     // MARK: Malformed input → typed error with offset

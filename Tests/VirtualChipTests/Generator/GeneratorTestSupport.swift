@@ -67,11 +67,11 @@ func pem(_ der: [UInt8], _ label: String = "CERTIFICATE") -> String {
 
 /// The pieces of a CMS SignedData the tests look at (RFC 5652 §5).
 struct ParsedSignedData {
-    var eContentType: ObjectIdentifier
+    var eContentType: ASN1ObjectIdentifier
     var eContent: [UInt8]
     var certificates: [[UInt8]]
     var signerInfo: TLVNode
-    var signedAttributes: [ObjectIdentifier: TLVNode]
+    var signedAttributes: [ASN1ObjectIdentifier: TLVNode]
 
     init(contentInfo der: [UInt8]) throws {
         let ci = try TLVParser.parse(der, rules: .der)
@@ -87,7 +87,7 @@ struct ParsedSignedData {
             throw TLVError(.invalidValue, offset: 0, "no SignerInfo")
         }
         signerInfo = si
-        var attrs: [ObjectIdentifier: TLVNode] = [:]
+        var attrs: [ASN1ObjectIdentifier: TLVNode] = [:]
         for a in signerInfo.child(0xA0)?.children ?? [] {
             attrs[try a.child(at: 0).objectIdentifierValue()] = try a.child(at: 1).child(at: 0)
         }

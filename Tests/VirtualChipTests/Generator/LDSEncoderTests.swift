@@ -2,6 +2,7 @@ import ASN1TLV
 import MRTDCrypto
 import MRTDDocument
 import MRTDTestSupport
+import MRTDTrust
 import Testing
 
 @testable import VirtualChip

@@ -30,7 +30,7 @@ struct DocumentView {
     }
 
     /// SecurityInfos of DG14 by protocol OID prefix.
-    func dg14Info(_ prefix: ObjectIdentifier) throws -> TLVNode? {
+    func dg14Info(_ prefix: ASN1ObjectIdentifier) throws -> TLVNode? {
         guard let dg14 = files[.dg14] else { return nil }
         let set = try TLVParser.parse(dg14, rules: .der).child(at: 0)
         return try set.children.first { try $0.child(at: 0).objectIdentifierValue().hasPrefix(prefix) }

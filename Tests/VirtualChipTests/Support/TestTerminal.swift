@@ -89,7 +89,7 @@ struct TestTerminal {
         oid: String, parameterId: Int, password: [UInt8], reference: UInt8,
         sendParameterId: Bool = false
     ) throws -> PACEOutcome {
-        let protocolOID = ASN1TLV.ObjectIdentifier(oid)!
+        let protocolOID = ASN1ObjectIdentifier(oid)!
         guard let (mapping, cipher) = ChipSecurityInfos.paceProtocol(protocolOID),
             let params = StandardDomainParameters.parameters(id: parameterId)
         else { throw TerminalError(step: "oid") }
@@ -209,7 +209,7 @@ struct TestTerminal {
         }
         let cipher: CipherAlgorithm
         if let oid {
-            let o = ASN1TLV.ObjectIdentifier(oid)!
+            let o = ASN1ObjectIdentifier(oid)!
             cipher = ChipSecurityInfos.chipAuthenticationProtocol(o)!.cipher
             let mse = try secure(
                 .manageSecurityEnvironment(p1: 0x41, p2: 0xA4, data: TLVWriter.encode(0x80, o.encodedValue) + keyIdDO))

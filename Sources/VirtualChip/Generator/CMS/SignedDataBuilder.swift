@@ -17,7 +17,7 @@ public import MRTDCrypto
 public struct SignedDataBuilder: Sendable {
     public enum SignerIdentification: Sendable, Hashable { case issuerAndSerialNumber, subjectKeyIdentifier }
 
-    public var eContentType: ObjectIdentifier
+    public var eContentType: ASN1ObjectIdentifier
     public var eContent: [UInt8]
     /// Digest of the SignerInfo (messageDigest and the signed-attributes hash). Equal to the signature
     /// algorithm's hash by default, as RFC 5754 §3 and OpenSSL expect.
@@ -31,7 +31,7 @@ public struct SignedDataBuilder: Sendable {
     public var signingTime: ASN1Time?
 
     public init(
-        eContentType: ObjectIdentifier, eContent: [UInt8], digestAlgorithm: HashAlgorithm? = nil,
+        eContentType: ASN1ObjectIdentifier, eContent: [UInt8], digestAlgorithm: HashAlgorithm? = nil,
         signatureAlgorithm: GeneratorSignatureAlgorithm, signerCertificate: CertificateInfo,
         embeddedCertificates: [[UInt8]]? = nil, signerIdentification: SignerIdentification = .issuerAndSerialNumber,
         signingTime: ASN1Time?
@@ -108,9 +108,9 @@ func retagged(_ tlv: [UInt8], _ tag: UInt8) -> [UInt8] {
 /// Well-known CMS content types of the LDS.
 public enum CMSContentType {
     /// ICAO 9303-10 §4.6.2.1: id-icao-mrtd-security-ldsSecurityObject.
-    public static let ldsSecurityObject: ObjectIdentifier = "2.23.136.1.1.1"
+    public static let ldsSecurityObject: ASN1ObjectIdentifier = "2.23.136.1.1.1"
     /// ICAO 9303-12 §8: id-icao-cscaMasterList.
-    public static let cscaMasterList: ObjectIdentifier = "2.23.136.1.1.2"
+    public static let cscaMasterList: ASN1ObjectIdentifier = "2.23.136.1.1.2"
     /// BSI TR-03110-3 §A.1.2 (EF.CardSecurity), ICAO 9303-11 §9.2: id-SecurityObject, bsi-de applications(3) eID(2) 1.
-    public static let securityObject: ObjectIdentifier = "0.4.0.127.0.7.3.2.1"
+    public static let securityObject: ASN1ObjectIdentifier = "0.4.0.127.0.7.3.2.1"
 }

@@ -16,7 +16,7 @@ public enum SecurityInfoEncoder {
     /// (DH-GM 1, ECDH-GM 2, DH-IM 3, ECDH-IM 4, ECDH-CAM 6), then the cipher
     /// (3DES-CBC-CBC 1, AES-CBC-CMAC-128 2, -192 3, -256 4).
     public static func paceOID(mapping: Mapping, keyAgreement: KeyAgreement, cipher: CipherAlgorithm)
-        -> ObjectIdentifier
+        -> ASN1ObjectIdentifier
     {
         let arc: UInt64
         switch (mapping, keyAgreement) {
@@ -26,17 +26,19 @@ public enum SecurityInfoEncoder {
         case (.integrated, .ecdh): arc = 4
         case (.chipAuthentication, _): arc = 6
         }
-        return ObjectIdentifier(arcs: [0, 4, 0, 127, 0, 7, 2, 2, 4, arc, cipherArc(cipher)])
+        return ASN1ObjectIdentifier(arcs: [0, 4, 0, 127, 0, 7, 2, 2, 4, arc, cipherArc(cipher)])
     }
 
     /// ICAO 9303-11 §9.2 (ChipAuthenticationInfo), BSI TR-03110-3 §A.1.1.2: id-CA = 0.4.0.127.0.7.2.2.3; DH 1 / ECDH 2, then the cipher arc.
-    public static func chipAuthenticationOID(keyAgreement: KeyAgreement, cipher: CipherAlgorithm) -> ObjectIdentifier {
-        ObjectIdentifier(arcs: [0, 4, 0, 127, 0, 7, 2, 2, 3, keyAgreement == .dh ? 1 : 2, cipherArc(cipher)])
+    public static func chipAuthenticationOID(keyAgreement: KeyAgreement, cipher: CipherAlgorithm)
+        -> ASN1ObjectIdentifier
+    {
+        ASN1ObjectIdentifier(arcs: [0, 4, 0, 127, 0, 7, 2, 2, 3, keyAgreement == .dh ? 1 : 2, cipherArc(cipher)])
     }
 
     /// ICAO 9303-11 §9.2 (ChipAuthenticationPublicKeyInfo): id-PK = 0.4.0.127.0.7.2.2.1; id-PK-DH 1, id-PK-ECDH 2.
-    public static func chipAuthenticationPublicKeyOID(_ keyAgreement: KeyAgreement) -> ObjectIdentifier {
-        ObjectIdentifier(arcs: [0, 4, 0, 127, 0, 7, 2, 2, 1, keyAgreement == .dh ? 1 : 2])
+    public static func chipAuthenticationPublicKeyOID(_ keyAgreement: KeyAgreement) -> ASN1ObjectIdentifier {
+        ASN1ObjectIdentifier(arcs: [0, 4, 0, 127, 0, 7, 2, 2, 1, keyAgreement == .dh ? 1 : 2])
     }
 
     static func cipherArc(_ c: CipherAlgorithm) -> UInt64 {
@@ -98,7 +100,7 @@ public enum SecurityInfoEncoder {
         }
         return DER.sequence(
             DER.objectIdentifier("2.23.136.1.1.5"), DER.integer(1),
-            DER.objectIdentifier(ObjectIdentifier(arcs: [0, 4, 0, 127, 0, 7, 1, 1, 4, 1, arc])))
+            DER.objectIdentifier(ASN1ObjectIdentifier(arcs: [0, 4, 0, 127, 0, 7, 1, 1, 4, 1, arc])))
     }
 
     /// EF.CardAccess / the EF.CardSecurity content: the DER SET OF the given SecurityInfos.

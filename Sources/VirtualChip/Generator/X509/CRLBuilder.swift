@@ -1,5 +1,6 @@
 public import ASN1TLV
 public import MRTDCrypto
+public import MRTDTrust
 
 /// Builds and signs an X.509 v2 CRL (RFC 5280 §5.1):
 /// ```
@@ -40,7 +41,7 @@ public struct CRLBuilder: Sendable {
 
     public func tbsCertList(algorithm: GeneratorSignatureAlgorithm) -> [UInt8] {
         var parts: [[UInt8]] = [
-            DER.integer(1), algorithm.algorithmIdentifier, issuer.der,
+            DER.integer(1), algorithm.algorithmIdentifier, issuer.encoded,
             DER.time(thisUpdate), DER.time(nextUpdate),
         ]
         if !revoked.isEmpty {
@@ -52,7 +53,7 @@ public struct CRLBuilder: Sendable {
         }
         var exts: [[UInt8]] = []
         if let aki = authorityKeyIdentifier { exts.append(CertificateExtension.authorityKeyIdentifier(aki).der) }
-        exts.append(CertificateExtension(oid: "2.5.29.20", critical: false, value: DER.integer(crlNumber)).der)
+        exts.append(CertificateExtension.crlNumber(crlNumber).der)
         parts.append(DER.explicit(0, DER.sequence(exts)))
         return DER.sequence(parts)
     }

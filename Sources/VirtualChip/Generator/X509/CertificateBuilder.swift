@@ -1,5 +1,6 @@
 public import ASN1TLV
 public import MRTDCrypto
+public import MRTDTrust
 
 /// Builds and signs an X.509 v3 certificate (RFC 5280 §4.1):
 /// ```
@@ -38,9 +39,9 @@ public struct CertificateBuilder: Sendable {
             DER.explicit(0, DER.integer(2)),
             DER.integer(unsigned: serialNumber),
             algorithm.algorithmIdentifier,
-            issuer.der,
+            issuer.encoded,
             DER.sequence(DER.time(notBefore), DER.time(notAfter)),
-            subject.der,
+            subject.encoded,
             subjectPublicKeyInfo,
         ]
         if !extensions.isEmpty { parts.append(DER.explicit(3, DER.sequence(extensions.map(\.der)))) }

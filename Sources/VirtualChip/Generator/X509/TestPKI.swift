@@ -1,5 +1,6 @@
 public import ASN1TLV
 public import MRTDCrypto
+public import MRTDTrust
 
 /// Key type and signature scheme of a generated CA or signer.
 public enum PKIAlgorithm: String, Sendable, Hashable, CaseIterable, Codable {
@@ -87,7 +88,7 @@ extension PKIAlgorithm {
 
 /// A generated certificate with its private key. `description` names the subject only.
 public struct IssuedCertificate: Sendable, CustomStringConvertible {
-    public var description: String { "IssuedCertificate(\(name.commonName), \(algorithm.rawValue))" }
+    public var description: String { "IssuedCertificate(\(name.commonName ?? ""), \(algorithm.rawValue))" }
     public var info: CertificateInfo
     public var privateKey: PrivateKey
     public var algorithm: PKIAlgorithm

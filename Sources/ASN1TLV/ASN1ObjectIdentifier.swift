@@ -1,5 +1,5 @@
 /// An ASN.1 OBJECT IDENTIFIER (X.690 §8.19), held as its arcs.
-public struct ObjectIdentifier: Hashable, Sendable, CustomStringConvertible, Comparable {
+public struct ASN1ObjectIdentifier: Hashable, Sendable, CustomStringConvertible, Comparable {
     public let arcs: [UInt64]
 
     public init(arcs: [UInt64]) { self.arcs = arcs }
@@ -91,16 +91,18 @@ public struct ObjectIdentifier: Hashable, Sendable, CustomStringConvertible, Com
     public var derEncoded: [UInt8] { TLVWriter.encode(0x06, encodedValue) }
 
     /// Whether this OID starts with `prefix`'s arcs.
-    public func hasPrefix(_ prefix: ObjectIdentifier) -> Bool {
+    public func hasPrefix(_ prefix: ASN1ObjectIdentifier) -> Bool {
         arcs.count >= prefix.arcs.count && Array(arcs.prefix(prefix.arcs.count)) == prefix.arcs
     }
 
-    public static func < (a: ObjectIdentifier, b: ObjectIdentifier) -> Bool { a.arcs.lexicographicallyPrecedes(b.arcs) }
+    public static func < (a: ASN1ObjectIdentifier, b: ASN1ObjectIdentifier) -> Bool {
+        a.arcs.lexicographicallyPrecedes(b.arcs)
+    }
 }
 
-extension ObjectIdentifier: ExpressibleByStringLiteral {
+extension ASN1ObjectIdentifier: ExpressibleByStringLiteral {
     public init(stringLiteral value: String) {
-        guard let oid = ObjectIdentifier(value) else { preconditionFailure("bad OID literal \(value)") }
+        guard let oid = ASN1ObjectIdentifier(value) else { preconditionFailure("bad OID literal \(value)") }
         self = oid
     }
 }

@@ -112,12 +112,8 @@ public struct ASN1Time: Hashable, Sendable, Comparable, CustomStringConvertible 
     public var year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int
 
     public init(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0) {
-        self.year = year
-        self.month = month
-        self.day = day
-        self.hour = hour
-        self.minute = minute
-        self.second = second
+        (self.year, self.month, self.day) = (year, month, day)
+        (self.hour, self.minute, self.second) = (hour, minute, second)
     }
 
     /// Seconds since 1970-01-01T00:00:00Z.

@@ -23,12 +23,9 @@ public struct TLVParser: Sendable {
             maxLength: Int = TLVLimits.maxLength, parseChildren: Bool = true,
             maxElements: Int = TLVLimits.maxElements
         ) {
-            self.distinguished = distinguished
-            self.allowIndefiniteLength = allowIndefiniteLength
-            self.maxDepth = maxDepth
-            self.maxLength = maxLength
+            (self.distinguished, self.allowIndefiniteLength) = (distinguished, allowIndefiniteLength)
+            (self.maxDepth, self.maxLength, self.maxElements) = (maxDepth, maxLength, maxElements)
             self.parseChildren = parseChildren
-            self.maxElements = maxElements
         }
 
         /// Lenient BER as found in real documents (indefinite length allowed, non-minimal lengths tolerated).

@@ -143,30 +143,29 @@ public struct BigNumber: Sendable, Hashable, Comparable, CustomStringConvertible
     }
     /// nil when not invertible.
     public static func modInverse(_ a: BigNumber, _ m: BigNumber) -> BigNumber? {
-        precondition(!m.isZero, "modInverse: modulus is zero")
-        let x = a.bn
-        let mod = m.bn
-        let ctx = BNContext()
-        guard let r = BN_mod_inverse(nil, x.pointer, mod.pointer, ctx.pointer) else {
-            _ = OpenSSL.drainErrors()
-            return nil
-        }
-        return BigNumber(BN(owning: r))
+        partial(a, m, "modInverse") { BN_mod_inverse(nil, $0, $1, $2) }
     }
     /// A square root of a modulo the prime p (Tonelli–Shanks in libcrypto), nil when a is a
     /// non-residue — for point encodings such as the PACE Integrated Mapping's.
     public static func modSqrt(_ a: BigNumber, _ p: BigNumber) -> BigNumber? {
-        precondition(!p.isZero, "modSqrt: modulus is zero")
+        guard let root = partial(a, p, "modSqrt", { BN_mod_sqrt(nil, $0, $1, $2) }) else { return nil }
+        // libcrypto does not always detect non-residues for every prime form: check.
+        return modMul(root, root, p) == a.mod(p) ? root : nil
+    }
+    /// A modular operation that has no result for some inputs (libcrypto returns NULL): nil then.
+    private static func partial(
+        _ a: BigNumber, _ m: BigNumber, _ name: String,
+        _ op: (OpaquePointer, OpaquePointer, OpaquePointer) -> OpaquePointer?
+    ) -> BigNumber? {
+        precondition(!m.isZero, "\(name): modulus is zero")
         let x = a.bn
-        let mod = p.bn
+        let mod = m.bn
         let ctx = BNContext()
-        guard let r = BN_mod_sqrt(nil, x.pointer, mod.pointer, ctx.pointer) else {
+        guard let r = op(x.pointer, mod.pointer, ctx.pointer) else {
             _ = OpenSSL.drainErrors()
             return nil
         }
-        let root = BigNumber(BN(owning: r))
-        // libcrypto does not always detect non-residues for every prime form: check.
-        return modMul(root, root, p) == a.mod(p) ? root : nil
+        return BigNumber(BN(owning: r))
     }
     public var isOdd: Bool { magnitude.last! & 1 == 1 }
 

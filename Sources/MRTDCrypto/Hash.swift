@@ -26,9 +26,11 @@ public enum HashAlgorithm: String, Sendable, CaseIterable, Hashable {
     }
 
     public init?(oid: String) {
-        guard let match = HashAlgorithm.allCases.first(where: { $0.oid == oid }) else { return nil }
+        guard let match = Self.byOID[oid] else { return nil }
         self = match
     }
+
+    private static let byOID = Dictionary(uniqueKeysWithValues: allCases.map { ($0.oid, $0) })
 
     /// The libcrypto digest (static objects, never freed).
     var evpMD: OpaquePointer {

@@ -126,20 +126,21 @@ public enum TripleDES {
     public static func encryptCBC(key: SecretBytes, iv: [UInt8] = [UInt8](repeating: 0, count: 8), _ data: [UInt8])
         throws(CryptoError) -> [UInt8]
     {
-        let cipher = try cbcCipher(keyLength: key.count)
-        return try key.withBytes { (k) throws(CryptoError) in
-            try EVPCipher.run(
-                cipher, key: k, iv: iv, encrypt: true, data, blockSize: 8, function: "TripleDES.encryptCBC")
-        }
+        try cbc(key: key, iv: iv, data, encrypt: true, function: "TripleDES.encryptCBC")
     }
 
     public static func decryptCBC(key: SecretBytes, iv: [UInt8] = [UInt8](repeating: 0, count: 8), _ data: [UInt8])
         throws(CryptoError) -> [UInt8]
     {
+        try cbc(key: key, iv: iv, data, encrypt: false, function: "TripleDES.decryptCBC")
+    }
+
+    private static func cbc(key: SecretBytes, iv: [UInt8], _ data: [UInt8], encrypt: Bool, function: String)
+        throws(CryptoError) -> [UInt8]
+    {
         let cipher = try cbcCipher(keyLength: key.count)
         return try key.withBytes { (k) throws(CryptoError) in
-            try EVPCipher.run(
-                cipher, key: k, iv: iv, encrypt: false, data, blockSize: 8, function: "TripleDES.decryptCBC")
+            try EVPCipher.run(cipher, key: k, iv: iv, encrypt: encrypt, data, blockSize: 8, function: function)
         }
     }
 

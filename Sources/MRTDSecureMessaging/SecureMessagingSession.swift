@@ -207,6 +207,27 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
         return try decrypt(bytes, (object.valueStart + 1)..<object.valueEnd)
     }
 
+    /// Reads the data objects before DO'8E' (whose MAC has verified) on either side: the cryptogram (DO'87' or
+    /// DO'85') decrypted, and the value of the one plain object the side carries (`plainTag`: DO'99' in a response,
+    /// DO'97' in a command). Any other object is malformed.
+    private func openObjects(_ bytes: [UInt8], before end: Int, plainTag: UInt32, in what: String)
+        throws(SecureMessagingError) -> (data: [UInt8], plainValue: ArraySlice<UInt8>?)
+    {
+        var data: [UInt8] = []
+        var plainValue: ArraySlice<UInt8>?
+        try ProtectedField.forEachObject(in: bytes, before: end) { (object) throws(SecureMessagingError) in
+            switch object.tag {
+            case 0x87, 0x85:
+                data = try decryptCryptogram(object, in: bytes)
+            case plainTag:
+                plainValue = bytes[object.valueRange]
+            default:
+                throw fail(.malformedResponse, "unexpected data object \(TLVTag.describe(object.tag)) in the \(what)")
+            }
+        }
+        return (data, plainValue)
+    }
+
     /// The 8-byte MAC over pad(SSC || header || bytes[range]) (the padding is applied here), written to `out`.
     private func mac(
         header: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer
@@ -291,45 +312,60 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
     private mutating func protectCommand(_ command: CommandAPDU) throws(SecureMessagingError) -> CommandAPDU {
         incrementSSC()
         let cla = command.cla | 0x0C
-        let odd = command.ins & 1 == 1
-        if !command.data.isEmpty { _ = try encryption(.commandTooLong, "encryption failed") }
+        let data = try protectedField(
+            command.data, odd: command.ins & 1 == 1, plainTag: 0x97,
+            command.ne.map { Self.leBytes($0, extended: command.isExtended) },
+            header: (cla, command.ins, command.p1, command.p2))
+        let extended = command.isExtended || data.count > 255
+        return CommandAPDU(
+            cla: cla, ins: command.ins, p1: command.p1, p2: command.p2, data: data,
+            ne: extended ? 65536 : 256, forceExtended: extended)
+    }
+
+    /// The protected data field on either side: the cryptogram object for `plain` (DO'87', or DO'85' for an odd
+    /// INS; none when `plain` is empty), the plain object `plainTag` with `plainValue` (DO'97' with Le in a command,
+    /// DO'99' with the status word in a response; none when nil), then DO'8E' with the MAC over
+    /// pad(SSC || pad(header) || objects) — a command's header, none in a response.
+    private func protectedField(
+        _ plain: [UInt8], odd: Bool, plainTag: UInt8, _ plainValue: (first: UInt8, second: UInt8, count: Int)?,
+        header: (UInt8, UInt8, UInt8, UInt8)?
+    ) throws(SecureMessagingError) -> [UInt8] {
+        if !plain.isEmpty { _ = try encryption(.commandTooLong, "encryption failed") }
         _ = try authentication()
         let dataObject =
-            command.data.isEmpty
-            ? 0 : ProtectedField.cryptogramObjectCount(command.data.count, blockSize: blockSize, odd: odd)
-        let le = command.ne.map { Self.leBytes($0, extended: command.isExtended) }
-        let leObject = le.map { 2 + $0.count } ?? 0
-        let count = dataObject + leObject + 10
-        guard count <= 65535 else {
-            throw fail(.commandTooLong, "protected data field of \(count) bytes exceeds 65535")
+            plain.isEmpty ? 0 : ProtectedField.cryptogramObjectCount(plain.count, blockSize: blockSize, odd: odd)
+        let count = dataObject + (plainValue.map { 2 + $0.count } ?? 0) + 10
+        // Lc of an extended command is at most 65535; Ne of an extended response at most 65536
+        let limit = header == nil ? 65536 : 65535
+        guard count <= limit else {
+            throw fail(.commandTooLong, "protected data field of \(count) bytes exceeds \(limit)")
         }
-        let data = try [UInt8](unsafeUninitializedCapacity: count) {
-            (buffer, initialized) throws(SecureMessagingError) in
+        return try [UInt8](unsafeUninitializedCapacity: count) { (buffer, initialized) throws(SecureMessagingError) in
             let out = UnsafeMutableRawBufferPointer(buffer)
             var p = 0
-            if !command.data.isEmpty {
-                p = try writeCryptogramObject(command.data, odd: odd, into: out, at: 0)
+            if !plain.isEmpty {
+                p = try writeCryptogramObject(plain, odd: odd, into: out, at: 0)
             }
-            if let le {
-                out[p] = 0x97
-                out[p + 1] = UInt8(le.count)
-                out[p + 2] = le.first
-                if le.count == 2 { out[p + 3] = le.second }
-                p += 2 + le.count
+            if let plainValue {
+                out[p] = plainTag
+                out[p + 1] = UInt8(plainValue.count)
+                out[p + 2] = plainValue.first
+                if plainValue.count == 2 { out[p + 3] = plainValue.second }
+                p += 2 + plainValue.count
             }
             let objects = UnsafeRawBufferPointer(rebasing: out[0..<p])
             let macField = UnsafeMutableRawBufferPointer(rebasing: out[(p + 2)..<(p + 10)])
-            try withPaddedHeader(cla, command.ins, command.p1, command.p2) { (header) throws(SecureMessagingError) in
-                try mac(header: header, objects, into: macField)
+            if let (cla, ins, p1, p2) = header {
+                try withPaddedHeader(cla, ins, p1, p2) { (header) throws(SecureMessagingError) in
+                    try mac(header: header, objects, into: macField)
+                }
+            } else {
+                try mac(header: UnsafeRawBufferPointer(start: nil, count: 0), objects, into: macField)
             }
             out[p] = 0x8E
             out[p + 1] = 8
             initialized = count
         }
-        let extended = command.isExtended || data.count > 255
-        return CommandAPDU(
-            cla: cla, ins: command.ins, p1: command.p1, p2: command.p2, data: data,
-            ne: extended ? 65536 : 256, forceExtended: extended)
     }
 
     /// DO'97' content: Le as the unprotected command encodes it — one byte for a short command
@@ -379,23 +415,10 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
         guard try verifyMAC(header: empty, bytes, authenticatedEnd: last.start, macValue: last.valueStart) else {
             throw fail(.macMismatch, "response MAC (DO'8E') does not verify")
         }
-        var plain: [UInt8] = []
-        var status: StatusWord?
-        try ProtectedField.forEachObject(in: bytes, before: last.start) { (object) throws(SecureMessagingError) in
-            switch object.tag {
-            case 0x87, 0x85:
-                plain = try decryptCryptogram(object, in: bytes)
-            case 0x99:
-                guard object.valueLength == 2 else {
-                    throw fail(.malformedResponse, "DO'99' of \(object.valueLength) bytes")
-                }
-                status = StatusWord(bytes[object.valueStart], bytes[object.valueStart + 1])
-            default:
-                throw fail(.malformedResponse, "unexpected data object \(TLVTag.describe(object.tag)) in the response")
-            }
-        }
-        guard let status else { throw fail(.malformedResponse, "DO'99' (processing status) missing") }
-        return ResponseAPDU(data: plain, statusWord: status)
+        let (plain, do99) = try openObjects(bytes, before: last.start, plainTag: 0x99, in: "response")
+        guard let do99 else { throw fail(.malformedResponse, "DO'99' (processing status) missing") }
+        guard do99.count == 2 else { throw fail(.malformedResponse, "DO'99' of \(do99.count) bytes") }
+        return ResponseAPDU(data: plain, statusWord: StatusWord(do99[do99.startIndex], do99[do99.startIndex + 1]))
     }
 
     // MARK: - Chip side
@@ -426,20 +449,13 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
         guard verified else {
             throw fail(.macMismatch, "command MAC (DO'8E') does not verify")
         }
-        var data: [UInt8] = []
+        let (data, do97) = try openObjects(bytes, before: last.start, plainTag: 0x97, in: "command")
         var ne: Int?
-        try ProtectedField.forEachObject(in: bytes, before: last.start) { (object) throws(SecureMessagingError) in
-            switch object.tag {
-            case 0x87, 0x85:
-                data = try decryptCryptogram(object, in: bytes)
-            case 0x97:
-                guard let value = Self.decodeLe(bytes[object.valueRange]) else {
-                    throw fail(.malformedResponse, "DO'97' of \(object.valueLength) bytes")
-                }
-                ne = value
-            default:
-                throw fail(.malformedResponse, "unexpected data object \(TLVTag.describe(object.tag)) in the command")
+        if let do97 {
+            guard let value = Self.decodeLe(do97) else {
+                throw fail(.malformedResponse, "DO'97' of \(do97.count) bytes")
             }
+            ne = value
         }
         guard data.count <= 65535 else { throw fail(.commandTooLong, "plain data of \(data.count) bytes") }
         lastCommandINS = command.ins
@@ -455,32 +471,9 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
 
     private mutating func protectOutgoing(_ response: ResponseAPDU) throws(SecureMessagingError) -> ResponseAPDU {
         incrementSSC()
-        let odd = lastCommandINS & 1 == 1
-        if !response.data.isEmpty { _ = try encryption(.commandTooLong, "encryption failed") }
-        _ = try authentication()
-        let dataObject =
-            response.data.isEmpty
-            ? 0 : ProtectedField.cryptogramObjectCount(response.data.count, blockSize: blockSize, odd: odd)
-        let count = dataObject + 4 + 10
-        let data = try [UInt8](unsafeUninitializedCapacity: count) {
-            (buffer, initialized) throws(SecureMessagingError) in
-            let out = UnsafeMutableRawBufferPointer(buffer)
-            var p = 0
-            if !response.data.isEmpty {
-                p = try writeCryptogramObject(response.data, odd: odd, into: out, at: 0)
-            }
-            out[p] = 0x99
-            out[p + 1] = 2
-            out[p + 2] = response.statusWord.sw1
-            out[p + 3] = response.statusWord.sw2
-            p += 4
-            try mac(
-                header: UnsafeRawBufferPointer(start: nil, count: 0), UnsafeRawBufferPointer(rebasing: out[0..<p]),
-                into: UnsafeMutableRawBufferPointer(rebasing: out[(p + 2)..<(p + 10)]))
-            out[p] = 0x8E
-            out[p + 1] = 8
-            initialized = count
-        }
+        let sw = response.statusWord
+        let data = try protectedField(
+            response.data, odd: lastCommandINS & 1 == 1, plainTag: 0x99, (sw.sw1, sw.sw2, 2), header: nil)
         return ResponseAPDU(data: data, statusWord: response.statusWord)
     }
 

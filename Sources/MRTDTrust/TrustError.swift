@@ -36,9 +36,7 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
     public var reason: String
 
     public init(_ code: Code, _ step: Step, _ reason: String) {
-        self.code = code
-        self.step = step
-        self.reason = reason
+        (self.code, self.step, self.reason) = (code, step, reason)
     }
 
     public var description: String { "\(step.rawValue): \(code.rawValue): \(reason)" }
@@ -50,11 +48,9 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
 func asn1<T>(_ step: TrustError.Step, _ what: @autoclosure () -> String, _ body: () throws(TLVError) -> T)
     throws(TrustError) -> T
 {
-    do {
-        return try body()
-    } catch {
+    try translating(body) { (error: TLVError) in
         let limit = error.code == .tooManyElements || error.code == .depthExceeded || error.code == .lengthTooLarge
-        throw TrustError(limit ? .limitExceeded : .malformed, step, "\(what()): \(error.description)")
+        return TrustError(limit ? .limitExceeded : .malformed, step, "\(what()): \(error.description)")
     }
 }
 
@@ -63,15 +59,25 @@ func asn1<T>(_ step: TrustError.Step, _ what: @autoclosure () -> String, _ body:
 func crypto<T>(_ step: TrustError.Step, _ what: @autoclosure () -> String, _ body: () throws(CryptoError) -> T)
     throws(TrustError) -> T
 {
-    do {
-        return try body()
-    } catch {
+    try translating(body) { (error: CryptoError) in
         let code: TrustError.Code
         switch error.code {
         case .unsupportedAlgorithm: code = .unsupportedAlgorithm
         case .limitExceeded: code = .limitExceeded
         default: code = .malformed
         }
-        throw TrustError(code, step, "\(what()): \(error.description)")
+        return TrustError(code, step, "\(what()): \(error.description)")
+    }
+}
+
+/// Runs `body`, turning a failure of a lower layer into the `TrustError` `translate` makes of it.
+@inline(__always)
+private func translating<E: Error, T>(_ body: () throws(E) -> T, _ translate: (E) -> TrustError) throws(TrustError)
+    -> T
+{
+    do {
+        return try body()
+    } catch {
+        throw translate(error)
     }
 }

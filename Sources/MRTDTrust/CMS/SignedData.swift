@@ -110,12 +110,6 @@ public struct CMSSignedData: Sendable, Hashable {
 
 /// A signer whose signature over the SignedData verified (RFC 5652 §5.6).
 public struct CMSVerifiedSigner: Sendable, Hashable {
-    public enum CertificateSource: String, Sendable, Hashable, Codable {
-        /// From the SignedData's own `certificates`.
-        case embedded
-        /// From the caller (for example the trust store).
-        case external
-    }
     public let signerInfo: CMSSignerInfo
     public let certificate: Certificate
     public let certificateSource: CertificateSource
@@ -126,6 +120,14 @@ public struct CMSVerifiedSigner: Sendable, Hashable {
     /// False when the signature covers eContent directly (no signed attributes, so the content
     /// type is not protected by the signature — tolerated, see `verifySigner`).
     public var hasSignedAttributes: Bool { signerInfo.signedAttributes != nil }
+
+    /// Where the signer's certificate came from.
+    public enum CertificateSource: String, Sendable, Hashable, Codable {
+        /// From the SignedData's own `certificates`.
+        case embedded
+        /// From the caller (for example the trust store).
+        case external
+    }
 }
 
 extension CMSSignedData {
@@ -160,26 +162,18 @@ extension CMSSignedData {
         let digest = try si.digestAlgorithm.hashAlgorithm(step: .cms)
         let signedBytes: [UInt8]
         if let attrs = si.signedAttributesForSignature {
-            let ct = si.signedAttribute(TrustOID.contentTypeAttribute)
-            guard ct.count == 1, ct[0].values.count == 1 else {
-                throw TrustError(
-                    .attributeMismatch, .signedAttributes, "signed attributes must hold exactly one contentType")
-            }
+            let ct = try si.singleSignedAttributeValue(TrustOID.contentTypeAttribute, "contentType")
             let ctValue = try asn1(.signedAttributes, "contentType") { () throws(TLVError) in
-                try ct[0].values[0].objectIdentifierValue()
+                try ct.objectIdentifierValue()
             }
             guard ctValue == eContentType else {
                 throw TrustError(
                     .attributeMismatch, .signedAttributes,
                     "contentType attribute \(ctValue.dotted) differs from eContentType \(eContentType.dotted)")
             }
-            let md = si.signedAttribute(TrustOID.messageDigestAttribute)
-            guard md.count == 1, md[0].values.count == 1 else {
-                throw TrustError(
-                    .attributeMismatch, .signedAttributes, "signed attributes must hold exactly one messageDigest")
-            }
+            let md = try si.singleSignedAttributeValue(TrustOID.messageDigestAttribute, "messageDigest")
             let mdValue = try asn1(.signedAttributes, "messageDigest") { () throws(TLVError) in
-                try md[0].values[0].octetStringValue()
+                try md.octetStringValue()
             }
             guard mdValue == digest.hash(eContent) else {
                 throw TrustError(

@@ -126,6 +126,16 @@ public struct CMSSignerInfo: Sendable, Hashable {
         (signedAttributes ?? []).filter { $0.type == type }
     }
 
+    /// The value of a signed attribute that must occur exactly once with exactly one value (RFC 5652 §11.1
+    /// contentType, §11.2 messageDigest); `name` names it in the error.
+    func singleSignedAttributeValue(_ type: ASN1ObjectIdentifier, _ name: String) throws(TrustError) -> TLVNode {
+        let attributes = signedAttribute(type)
+        guard attributes.count == 1, attributes[0].values.count == 1 else {
+            throw TrustError(.attributeMismatch, .signedAttributes, "signed attributes must hold exactly one \(name)")
+        }
+        return attributes[0].values[0]
+    }
+
     /// RFC 5652 §11.3 signingTime, when present and readable.
     public var signingTime: ASN1Time? {
         guard let v = signedAttribute(TrustOID.signingTimeAttribute).first?.values.first else { return nil }

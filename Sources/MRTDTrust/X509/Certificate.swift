@@ -34,22 +34,28 @@ import Synchronization
 public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     /// The parsed certificate, shared by every copy (a copy is one reference, not a dozen arrays).
     final class Storage: Sendable {
-        let encoded: [UInt8]
-        let tbsRange: Range<Int>
-        let version: Int
-        let serialRange: Range<Int>
-        let signatureAlgorithm: AlgorithmIdentifier
-        let issuer: DistinguishedName
-        let subject: DistinguishedName
-        let notBefore: ASN1Time
-        let notAfter: ASN1Time
-        let spkiRange: Range<Int>
-        /// The signatureValue contents after the unused-bits octet.
-        let signatureRange: Range<Int>
-        /// The Extensions SEQUENCE (tag, length, value), checked structurally when read; nil without extensions.
-        let extensionsRange: Range<Int>?
-        /// Read with the structure check: the store indexes every certificate by it.
-        let subjectKeyIdentifier: [UInt8]?
+        /// The fields as read (`Fields` keeps its memberwise initializer).
+        struct Fields: Sendable {
+            let encoded: [UInt8]
+            let tbsRange: Range<Int>
+            let version: Int
+            let serialRange: Range<Int>
+            let signatureAlgorithm: AlgorithmIdentifier
+            let issuer: DistinguishedName
+            let subject: DistinguishedName
+            let notBefore: ASN1Time
+            let notAfter: ASN1Time
+            let spkiRange: Range<Int>
+            /// The signatureValue contents after the unused-bits octet.
+            let signatureRange: Range<Int>
+            /// The Extensions SEQUENCE (tag, length, value), checked structurally when read; nil without extensions.
+            let extensionsRange: Range<Int>?
+            /// Read with the structure check: the store indexes every certificate by it.
+            let subjectKeyIdentifier: [UInt8]?
+        }
+
+        let fields: Fields
+
         /// The extensions decoded on first use (a master list's hundreds of CSCAs are indexed without them).
         let lazyExtensions = Mutex<Extensions?>(nil)
 
@@ -58,34 +64,14 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
             let decoded: DecodedExtensions
         }
 
-        init(
-            encoded: [UInt8], tbsRange: Range<Int>, version: Int, serialRange: Range<Int>,
-            signatureAlgorithm: AlgorithmIdentifier,
-            issuer: DistinguishedName, subject: DistinguishedName, notBefore: ASN1Time, notAfter: ASN1Time,
-            spkiRange: Range<Int>, signatureRange: Range<Int>, extensionsRange: Range<Int>?,
-            subjectKeyIdentifier: [UInt8]?
-        ) {
-            self.encoded = encoded
-            self.tbsRange = tbsRange
-            self.version = version
-            self.serialRange = serialRange
-            self.signatureAlgorithm = signatureAlgorithm
-            self.issuer = issuer
-            self.subject = subject
-            self.notBefore = notBefore
-            self.notAfter = notAfter
-            self.spkiRange = spkiRange
-            self.signatureRange = signatureRange
-            self.extensionsRange = extensionsRange
-            self.subjectKeyIdentifier = subjectKeyIdentifier
-        }
+        init(_ fields: Fields) { self.fields = fields }
 
         var extensions: Extensions {
             lazyExtensions.withLock { cached in
                 if let cached { return cached }
                 var list: [CertificateExtension] = []
-                if let r = extensionsRange {
-                    var cursor = TLVCursor(encoded[r])
+                if let r = fields.extensionsRange {
+                    var cursor = TLVCursor(fields.encoded[r])
                     // The structure was checked when the certificate was read (`CertificateExtension.skimList`).
                     if let h = try? cursor.next(),
                         let l = try? CertificateExtension.parseList(h, in: cursor, step: .certificate)
@@ -103,22 +89,22 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     let storage: Storage
 
     /// The whole certificate as read.
-    public var encoded: [UInt8] { storage.encoded }
+    public var encoded: [UInt8] { storage.fields.encoded }
     /// The TBSCertificate (tag, length, value) as read: the signed bytes.
-    public var tbsCertificate: [UInt8] { Array(storage.encoded[storage.tbsRange]) }
+    public var tbsCertificate: [UInt8] { Array(storage.fields.encoded[storage.fields.tbsRange]) }
     /// 1, 2 or 3.
-    public var version: Int { storage.version }
+    public var version: Int { storage.fields.version }
     /// The contents octets of serialNumber as read (two's complement, big-endian).
-    public var serialNumber: [UInt8] { Array(storage.encoded[storage.serialRange]) }
-    public var signatureAlgorithm: AlgorithmIdentifier { storage.signatureAlgorithm }
-    public var issuer: DistinguishedName { storage.issuer }
-    public var subject: DistinguishedName { storage.subject }
-    public var notBefore: ASN1Time { storage.notBefore }
-    public var notAfter: ASN1Time { storage.notAfter }
+    public var serialNumber: [UInt8] { Array(storage.fields.encoded[storage.fields.serialRange]) }
+    public var signatureAlgorithm: AlgorithmIdentifier { storage.fields.signatureAlgorithm }
+    public var issuer: DistinguishedName { storage.fields.issuer }
+    public var subject: DistinguishedName { storage.fields.subject }
+    public var notBefore: ASN1Time { storage.fields.notBefore }
+    public var notAfter: ASN1Time { storage.fields.notAfter }
     /// The SubjectPublicKeyInfo (tag, length, value) as read.
-    public var subjectPublicKeyInfo: [UInt8] { Array(storage.encoded[storage.spkiRange]) }
+    public var subjectPublicKeyInfo: [UInt8] { Array(storage.fields.encoded[storage.fields.spkiRange]) }
     /// The signatureValue BIT STRING contents without the unused-bits octet.
-    public var signature: [UInt8] { Array(storage.encoded[storage.signatureRange]) }
+    public var signature: [UInt8] { Array(storage.fields.encoded[storage.fields.signatureRange]) }
     /// All extensions, in order (decoded on first use).
     public var extensions: [CertificateExtension] { storage.extensions.list }
     /// The extensions this module decodes (decoded on first use).
@@ -247,11 +233,12 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
             ? DistinguishedName(sameNameAs: subject, slice: issuerBytes)
             : try DistinguishedName(slice: issuerBytes, step: step)
         storage = Storage(
-            encoded: bytes, tbsRange: tbs.encodedRange, version: version, serialRange: serialHeader.valueRange,
-            signatureAlgorithm: signatureAlgorithm, issuer: issuer, subject: subject,
-            notBefore: notBefore, notAfter: notAfter, spkiRange: spki.encodedRange,
-            signatureRange: (sigHeader.valueStart + 1)..<sigHeader.valueEnd,
-            extensionsRange: extensionsRange, subjectKeyIdentifier: ski)
+            .init(
+                encoded: bytes, tbsRange: tbs.encodedRange, version: version, serialRange: serialHeader.valueRange,
+                signatureAlgorithm: signatureAlgorithm, issuer: issuer, subject: subject,
+                notBefore: notBefore, notAfter: notAfter, spkiRange: spki.encodedRange,
+                signatureRange: (sigHeader.valueStart + 1)..<sigHeader.valueEnd,
+                extensionsRange: extensionsRange, subjectKeyIdentifier: ski))
     }
 
     // MARK: Derived values
@@ -273,7 +260,7 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     /// Uppercase hex of the serial number as read.
     public var serialHex: String { Hex.encode(serialNumber) }
 
-    public var subjectKeyIdentifier: [UInt8]? { storage.subjectKeyIdentifier }
+    public var subjectKeyIdentifier: [UInt8]? { storage.fields.subjectKeyIdentifier }
     public var authorityKeyIdentifier: [UInt8]? { decoded.authorityKeyIdentifier?.keyIdentifier }
 
     /// Subject and issuer names are equal (a root CSCA, or a self-issued link certificate).

@@ -40,14 +40,15 @@ let package = Package(
         .target(name: "ISO7816", swiftSettings: strict),
 
         // The only importer of OpenSSL
-        .target(name: "MRTDCrypto", dependencies: ["CLibCrypto"], swiftSettings: strict),
+        .target(name: "MRTDCrypto", dependencies: ["ASN1TLV", "CLibCrypto"], swiftSettings: strict),
 
         .target(name: "MRTDDocument", dependencies: ["ASN1TLV"], swiftSettings: strict),
         // The only importer of OpenJPEG and libjpeg-turbo
         .target(
             name: "FaceImaging", dependencies: ["COpenJPEG", "CTurboJPEG", "CFaceImagingShims"],
             swiftSettings: strict),
-        .target(name: "MRTDSecureMessaging", dependencies: ["ISO7816", "MRTDCrypto"], swiftSettings: strict),
+        .target(
+            name: "MRTDSecureMessaging", dependencies: ["ASN1TLV", "ISO7816", "MRTDCrypto"], swiftSettings: strict),
         .target(
             name: "MRTDAccessControl",
             dependencies: ["ISO7816", "MRTDCrypto", "MRTDSecureMessaging", "ASN1TLV", "MRTDDocument"],

@@ -4,14 +4,23 @@ public enum Hex {
     public static func encode<S: Sequence>(_ bytes: S) -> String where S.Element == UInt8 {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.underestimatedCount * 2)
-        for b in bytes {
-            out.append(upperDigits[Int(b >> 4)])
-            out.append(upperDigits[Int(b & 0x0F)])
-        }
+        append(bytes, to: &out)
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Appends the hex digits of `bytes` (as UTF-8) to `out`: uppercase, or lowercase where a format asks
+    /// for it (RFC 4514's "#" values).
+    public static func append<S: Sequence>(_ bytes: S, to out: inout [UInt8], lowercase: Bool = false)
+    where S.Element == UInt8 {
+        let digits = lowercase ? lowerDigits : upperDigits
+        for b in bytes {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 0x0F)])
+        }
+    }
+
     private static let upperDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
+    private static let lowerDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// Decodes hex, ignoring white space, ':' and '-'; nil on odd length or a bad digit.
     public static func decode(_ text: String) -> [UInt8]? {

@@ -14,6 +14,29 @@ public enum TLVWriter {
         return [0x80 | UInt8(octets.count)] + octets
     }
 
+    /// Number of octets `length(n)` writes.
+    public static func lengthCount(_ n: Int) -> Int {
+        precondition(n >= 0)
+        guard n >= 0x80 else { return 1 }
+        return 1 + (Int.bitWidth - n.leadingZeroBitCount + 7) / 8
+    }
+
+    /// Writes a one-octet tag and the minimal definite length of `n` at `out[at...]` (for callers that build
+    /// an encoding in place, where it travels); returns the index of the first value octet.
+    public static func writeHeader(_ tag: UInt8, length n: Int, into out: UnsafeMutableRawBufferPointer, at: Int)
+        -> Int
+    {
+        let count = lengthCount(n)
+        out[at] = tag
+        if count == 1 {
+            out[at + 1] = UInt8(n)
+            return at + 2
+        }
+        out[at + 1] = 0x80 | UInt8(count - 1)
+        for k in 1..<count { out[at + 1 + k] = UInt8(truncatingIfNeeded: n >> (8 * (count - 1 - k))) }
+        return at + 1 + count
+    }
+
     /// Tag, length and value.
     public static func encode(_ tag: UInt32, _ value: [UInt8]) -> [UInt8] {
         var out = TLVTag.bytes(tag)

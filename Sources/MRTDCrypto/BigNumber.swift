@@ -1,3 +1,4 @@
+import ASN1TLV
 internal import CLibCrypto
 
 /// An owned BIGNUM, cleared on free (docs/architecture.md §3.2). Internal to MRTDCrypto.
@@ -89,13 +90,7 @@ public struct BigNumber: Sendable, Hashable, Comparable, CustomStringConvertible
     }
     /// Hexadecimal, for diagnostics (not for secrets).
     public var description: String {
-        let digits = Array("0123456789ABCDEF")
-        var s = "0x"
-        for b in magnitude {
-            s.append(digits[Int(b >> 4)])
-            s.append(digits[Int(b & 0xF)])
-        }
-        return s
+        "0x" + Hex.encode(magnitude)
     }
 
     private static func binary(

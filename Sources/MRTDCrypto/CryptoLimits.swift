@@ -29,6 +29,16 @@ public enum CryptoLimits {
     /// RFC 5114 groups of 1024 and 2048 bits; 4096 leaves room for the RFC 3526 groups up to 4096.
     public static let maxDHModulusBits = 4096
 
+    /// Deepest nesting in a key structure MRTDCrypto parses (SubjectPublicKeyInfo, PKCS #8, ECDSA-Sig-Value):
+    /// 10. The deepest genuine one is an RSASSA-PSS SubjectPublicKeyInfo whose parameters name the MGF1 hash
+    /// (SPKI / AlgorithmIdentifier / RSASSA-PSS-params / [1] / MaskGenAlgorithm / AlgorithmIdentifier / OID):
+    /// 7 levels; explicit EC parameters nest 4.
+    public static let maxKeyStructureDepth = 10
+
+    /// Most data objects in one key structure MRTDCrypto parses: 128. An SPKI with explicit EC parameters
+    /// and a seed holds 16, a PKCS #8 EC key about 20, an RSA-PSS SPKI about 15.
+    public static let maxKeyStructureElements = 128
+
     /// Bits of a big-endian unsigned magnitude (leading zero octets ignored), counted on the bytes so
     /// that a limit is checked before a big number is built.
     public static func bitLength(_ bytes: [UInt8]) -> Int {

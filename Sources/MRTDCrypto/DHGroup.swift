@@ -1,3 +1,5 @@
+import ASN1TLV
+
 /// Finite-field Diffie-Hellman over a prime p with generator g of (optional) prime order q
 /// (PKCS #3 / X9.42 as used by PACE DH, ICAO 9303-11 §4.4). Values are fixed width (the size of p).
 public struct DHGroup: Sendable, Hashable {
@@ -103,27 +105,10 @@ public struct DHGroup: Sendable, Hashable {
     }
 }
 
-/// Decodes a hex constant, ignoring whitespace (for the long literals below).
+/// Decodes a hex constant of the tables below (white space ignored, see `Hex.decode`).
 func hexConstant(_ text: String) -> [UInt8] {
-    var out: [UInt8] = []
-    var high: UInt8?
-    for c in text.utf8 {
-        let v: UInt8
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): v = c - UInt8(ascii: "0")
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): v = c - UInt8(ascii: "A") + 10
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): v = c - UInt8(ascii: "a") + 10
-        default: continue
-        }
-        if let h = high {
-            out.append(h << 4 | v)
-            high = nil
-        } else {
-            high = v
-        }
-    }
-    precondition(high == nil, "odd number of hex digits in a constant")
-    return out
+    guard let bytes = Hex.decode(text) else { preconditionFailure("malformed hex constant") }
+    return bytes
 }
 
 /// The MODP groups with prime-order subgroups of RFC 5114 §2.1–§2.3 (p, g, q as printed there),

@@ -1,3 +1,5 @@
+import ASN1TLV
+
 /// X9.62 / RFC 3279 §2.3.5 ECParameters, as document signers with explicit domain parameters use them:
 ///
 ///     ECParameters ::= SEQUENCE {
@@ -9,18 +11,18 @@
 ///        cofactor  INTEGER OPTIONAL }
 extension ECCurve {
     /// Parses explicit ECParameters (prime fields only). A missing cofactor is taken as 1.
-    init(explicitParameters node: DERNode) throws(CryptoError) {
+    init(explicitParameters node: TLVNode) throws(CryptoError) {
         let fn = "ECCurve(explicitParameters:)"
-        let fields = try node.expect(0x30, fn).children(fn)
+        let fields = try node.sequence(fn)
         guard fields.count >= 5 else {
             throw CryptoError(.invalidParameters, function: fn, "ECParameters has \(fields.count) elements")
         }
-        let fieldID = try fields[1].expect(0x30, fn).children(fn)
-        guard fieldID.count == 2, try fieldID[0].objectIdentifier(fn) == OID.primeField else {
+        let fieldID = try fields[1].sequence(fn)
+        guard fieldID.count == 2, try fieldID[0].objectIdentifier(fn) == KeyStructure.primeField else {
             throw CryptoError(.unsupportedAlgorithm, function: fn, "only prime-field curves are supported")
         }
         let p = try fieldID[1].unsignedInteger(fn)
-        let curve = try fields[2].expect(0x30, fn).children(fn)
+        let curve = try fields[2].sequence(fn)
         guard curve.count >= 2 else {
             throw CryptoError(.invalidParameters, function: fn, "Curve has \(curve.count) elements")
         }
@@ -36,7 +38,7 @@ extension ECCurve {
     var explicitParametersDER: [UInt8] {
         DER.sequence([
             DER.integer(1),
-            DER.sequence([DER.oid(OID.primeField), DER.integer(unsigned: p)]),
+            DER.sequence([DER.objectIdentifier(KeyStructure.primeField), DER.integer(unsigned: p)]),
             DER.sequence([DER.octetString(a), DER.octetString(b)]),
             DER.octetString(generator),
             DER.integer(unsigned: order),
@@ -46,12 +48,12 @@ extension ECCurve {
 
     /// The AlgorithmIdentifier parameters: the named-curve OID, or explicit parameters.
     var parametersDER: [UInt8] {
-        if let namedCurve { return DER.oid(namedCurve.oid) }
+        if let namedCurve { return DER.objectIdentifier(namedCurve.oid) }
         return explicitParametersDER
     }
 
     /// Parses the parameters field of an id-ecPublicKey AlgorithmIdentifier (namedCurve or ECParameters).
-    init(algorithmParameters node: DERNode) throws(CryptoError) {
+    init(algorithmParameters node: TLVNode) throws(CryptoError) {
         let fn = "ECCurve(algorithmParameters:)"
         switch node.tag {
         case 0x06:

@@ -1,3 +1,4 @@
+import ASN1TLV
 internal import CLibCrypto
 
 /// An owned EVP_PKEY (RSA private key). libcrypto's EVP_PKEY is reference counted and safe to use
@@ -79,21 +80,21 @@ public struct PrivateKey: Sendable {
     /// RSA keys go through libcrypto; EC keys (named or explicit curves) are parsed here.
     public init(pkcs8 der: [UInt8]) throws(CryptoError) {
         let fn = "PrivateKey(pkcs8:)"
-        let info = try DERNode.parse(der, function: fn).expect(0x30, fn).children(fn)
+        let info = try KeyStructure.parse(der, fn).sequence(fn)
         guard info.count >= 3 else {
             throw CryptoError(.invalidKey, function: fn, "PrivateKeyInfo has \(info.count) elements")
         }
-        let algorithm = try info[1].expect(0x30, fn).children(fn)
+        let algorithm = try info[1].sequence(fn)
         guard !algorithm.isEmpty else { throw CryptoError(.invalidKey, function: fn, "empty AlgorithmIdentifier") }
         switch try algorithm[0].objectIdentifier(fn) {
-        case OID.rsaEncryption:
+        case KeyStructure.rsaEncryption:
             let key: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
                 var p: UnsafePointer<UInt8>? = buffer.baseAddress
                 return d2i_AutoPrivateKey(nil, &p, buffer.count)
             }
             try self.init(rsa: EVPKey(owning: try OpenSSL.check(key, "d2i_AutoPrivateKey")))
-        case OID.ecPublicKey:
-            let ecKey = try DERNode.parse(info[2].octetString(fn), function: fn).expect(0x30, fn).children(fn)
+        case KeyStructure.ecPublicKey:
+            let ecKey = try KeyStructure.parse(info[2].octetString(fn), fn).sequence(fn)
             guard ecKey.count >= 2 else {
                 throw CryptoError(.invalidKey, function: fn, "ECPrivateKey has \(ecKey.count) elements")
             }
@@ -102,7 +103,7 @@ public struct PrivateKey: Sendable {
             if algorithm.count > 1 && algorithm[1].tag != 0x05 {
                 curve = try ECCurve(algorithmParameters: algorithm[1])
             } else if let tagged = ecKey.first(where: { $0.tag == 0xA0 }) {
-                curve = try ECCurve(algorithmParameters: DERNode.parse(Array(tagged.value), function: fn))
+                curve = try ECCurve(algorithmParameters: KeyStructure.parse(tagged.valueBytes, fn))
             }
             guard let curve else {
                 throw CryptoError(.invalidParameters, function: fn, "EC private key without domain parameters")
@@ -132,10 +133,10 @@ public struct PrivateKey: Sendable {
         case .ec(let scalar, let curve, let publicKey):
             var ecPrivateKey = DER.sequence([
                 DER.integer(1), DER.octetString(scalar.bytes),
-                DER.tlv(0xA1, DER.bitString(publicKey.ecPoint!)),
+                DER.explicit(1, DER.bitString(publicKey.ecPoint!)),
             ])
             var info = DER.sequence([
-                DER.integer(0), DER.sequence([DER.oid(OID.ecPublicKey), curve.parametersDER]),
+                DER.integer(0), DER.sequence([DER.objectIdentifier(KeyStructure.ecPublicKey), curve.parametersDER]),
                 DER.octetString(ecPrivateKey),
             ])
             defer {

@@ -1,3 +1,4 @@
+import ASN1TLV
 internal import CLibCrypto
 
 public enum SignatureAlgorithm: Sendable, Hashable {
@@ -45,22 +46,22 @@ public struct PublicKey: Sendable, Hashable {
     ///     RSAPublicKey ::= SEQUENCE { modulus INTEGER, publicExponent INTEGER }
     public init(subjectPublicKeyInfo der: [UInt8]) throws(CryptoError) {
         let fn = "PublicKey(subjectPublicKeyInfo:)"
-        let spki = try DERNode.parse(der, function: fn).expect(0x30, fn).children(fn)
+        let spki = try KeyStructure.parse(der, fn).sequence(fn)
         guard spki.count == 2 else {
             throw CryptoError(.invalidInput, function: fn, "SubjectPublicKeyInfo has \(spki.count) elements")
         }
-        let algorithm = try spki[0].expect(0x30, fn).children(fn)
+        let algorithm = try spki[0].sequence(fn)
         guard !algorithm.isEmpty else { throw CryptoError(.invalidInput, function: fn, "empty AlgorithmIdentifier") }
         let oid = try algorithm[0].objectIdentifier(fn)
         let keyBits = try spki[1].bitString(fn)
         switch oid {
-        case OID.rsaEncryption, OID.rsassaPSS:
-            let rsa = try DERNode.parse(keyBits, function: fn).expect(0x30, fn).children(fn)
+        case KeyStructure.rsaEncryption, KeyStructure.rsassaPSS:
+            let rsa = try KeyStructure.parse(keyBits, fn).sequence(fn)
             guard rsa.count == 2 else {
                 throw CryptoError(.invalidKey, function: fn, "RSAPublicKey has \(rsa.count) elements")
             }
             try self.init(rsaModulus: rsa[0].unsignedInteger(fn), exponent: rsa[1].unsignedInteger(fn))
-        case OID.ecPublicKey:
+        case KeyStructure.ecPublicKey:
             guard algorithm.count == 2 else {
                 throw CryptoError(.invalidParameters, function: fn, "id-ecPublicKey without parameters")
             }
@@ -108,9 +109,14 @@ public struct PublicKey: Sendable, Hashable {
         switch material {
         case .rsa(let n, let e):
             let key = DER.sequence([DER.integer(unsigned: n), DER.integer(unsigned: e)])
-            return DER.sequence([DER.sequence([DER.oid(OID.rsaEncryption), DER.null]), DER.bitString(key)])
+            return DER.sequence([
+                DER.sequence([DER.objectIdentifier(KeyStructure.rsaEncryption), DER.null()]), DER.bitString(key),
+            ])
         case .ec(let point, let curve):
-            return DER.sequence([DER.sequence([DER.oid(OID.ecPublicKey), curve.parametersDER]), DER.bitString(point)])
+            return DER.sequence([
+                DER.sequence([DER.objectIdentifier(KeyStructure.ecPublicKey), curve.parametersDER]),
+                DER.bitString(point),
+            ])
         }
     }
 
@@ -191,7 +197,10 @@ struct RSAVerifier {
     }
 
     static func digestInfo(_ hash: HashAlgorithm, _ digest: [UInt8], withNull: Bool) -> [UInt8] {
-        let algorithm = withNull ? DER.sequence([DER.oid(hash.oid), DER.null]) : DER.sequence([DER.oid(hash.oid)])
+        let algorithm =
+            withNull
+            ? DER.sequence([DER.objectIdentifier(hash.oid), DER.null()])
+            : DER.sequence([DER.objectIdentifier(hash.oid)])
         return DER.sequence([algorithm, DER.octetString(digest)])
     }
 
@@ -332,7 +341,7 @@ public enum ECDSASignature {
     ///     ECDSA-Sig-Value ::= SEQUENCE { r INTEGER, s INTEGER }
     static func rs(fromDER der: [UInt8]) throws(CryptoError) -> (r: BigNumber, s: BigNumber) {
         let fn = "ECDSASignature.plain(fromDER:)"
-        let parts = try DERNode.parse(der, function: fn).expect(0x30, fn).children(fn)
+        let parts = try KeyStructure.parse(der, fn).sequence(fn)
         guard parts.count == 2 else {
             throw CryptoError(.invalidInput, function: fn, "ECDSA-Sig-Value has \(parts.count) elements")
         }

@@ -1,3 +1,4 @@
+import ASN1TLV
 import Dispatch
 public import ISO7816
 import Synchronization
@@ -28,10 +29,7 @@ public final class APDUTrace: Sendable {
 
     public func record(command: CommandAPDU, response: ResponseAPDU?, error: (any Error)?) {
         let ms = Double(DispatchTime.now().uptimeNanoseconds &- start) / 1e6
-        let header = [command.cla, command.ins, command.p1, command.p2].map { b in
-            let d = Array("0123456789ABCDEF")
-            return String([d[Int(b >> 4)], d[Int(b & 15)]])
-        }.joined(separator: " ")
+        let header = [command.cla, command.ins, command.p1, command.p2].map { Hex.encode([$0]) }.joined(separator: " ")
         let status: String
         if let response {
             status = String(response.statusWord.description.prefix(4))

@@ -1,3 +1,4 @@
+import ASN1TLV
 public import ISO7816
 public import MRTDCrypto
 
@@ -198,12 +199,12 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
     }
 
     /// The plaintext of a DO'87' (after its padding-content indicator 01) or DO'85' (ICAO 9303-11 §9.8.5).
-    private func decryptCryptogram(_ object: SMTLV.Object, in bytes: [UInt8]) throws(SecureMessagingError) -> [UInt8] {
-        guard object.tag == 0x87 else { return try decrypt(bytes, object.valueStart..<object.end) }
-        guard object.valueCount > 0, bytes[object.valueStart] == 0x01 else {
+    private func decryptCryptogram(_ object: TLVHeader, in bytes: [UInt8]) throws(SecureMessagingError) -> [UInt8] {
+        guard object.tag == 0x87 else { return try decrypt(bytes, object.valueRange) }
+        guard object.valueLength > 0, bytes[object.valueStart] == 0x01 else {
             throw fail(.malformedResponse, "DO'87' without padding-content indicator 01")
         }
-        return try decrypt(bytes, (object.valueStart + 1)..<object.end)
+        return try decrypt(bytes, (object.valueStart + 1)..<object.valueEnd)
     }
 
     /// The 8-byte MAC over pad(SSC || header || bytes[range]) (the padding is applied here), written to `out`.
@@ -257,12 +258,12 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
     }
 
     /// Writes DO'87' (01 || cryptogram; even INS) or DO'85' (cryptogram; odd INS) for `plain` at `out[at...]`;
-    /// returns the end. The size is `SMTLV.cryptogramObjectCount`.
+    /// returns the end. The size is `ProtectedField.cryptogramObjectCount`.
     private func writeCryptogramObject(_ plain: [UInt8], odd: Bool, into out: UnsafeMutableRawBufferPointer, at: Int)
         throws(SecureMessagingError) -> Int
     {
-        let cryptogramCount = SMTLV.cryptogramCount(plain.count, blockSize: blockSize)
-        var p = SMTLV.writeHeader(
+        let cryptogramCount = ProtectedField.cryptogramCount(plain.count, blockSize: blockSize)
+        var p = TLVWriter.writeHeader(
             odd ? 0x85 : 0x87, length: odd ? cryptogramCount : cryptogramCount + 1, into: out, at: at)
         if !odd {
             out[p] = 0x01
@@ -294,7 +295,8 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
         if !command.data.isEmpty { _ = try encryption(.commandTooLong, "encryption failed") }
         _ = try authentication()
         let dataObject =
-            command.data.isEmpty ? 0 : SMTLV.cryptogramObjectCount(command.data.count, blockSize: blockSize, odd: odd)
+            command.data.isEmpty
+            ? 0 : ProtectedField.cryptogramObjectCount(command.data.count, blockSize: blockSize, odd: odd)
         let le = command.ne.map { Self.leBytes($0, extended: command.isExtended) }
         let leObject = le.map { 2 + $0.count } ?? 0
         let count = dataObject + leObject + 10
@@ -366,33 +368,30 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
                 .chipRejectedSecureMessaging,
                 "chip answered \(response.statusWord) without secure messaging", statusWord: response.statusWord)
         }
-        guard let last = SMTLV.lastObject(bytes) else {
+        guard let last = ProtectedField.lastObject(bytes) else {
             throw fail(.malformedResponse, "response data objects are not valid BER-TLV")
         }
         guard last.tag == 0x8E else {
             throw fail(.malformedResponse, "DO'8E' missing or not last")
         }
-        guard last.valueCount == 8 else { throw fail(.malformedResponse, "DO'8E' of \(last.valueCount) bytes") }
+        guard last.valueLength == 8 else { throw fail(.malformedResponse, "DO'8E' of \(last.valueLength) bytes") }
         let empty = UnsafeRawBufferPointer(start: nil, count: 0)
-        guard try verifyMAC(header: empty, bytes, authenticatedEnd: last.offset, macValue: last.valueStart) else {
+        guard try verifyMAC(header: empty, bytes, authenticatedEnd: last.start, macValue: last.valueStart) else {
             throw fail(.macMismatch, "response MAC (DO'8E') does not verify")
         }
         var plain: [UInt8] = []
         var status: StatusWord?
-        var i = 0
-        while i < last.offset {
-            let object = SMTLV.object(in: bytes, at: i)!
-            i = object.end
+        try ProtectedField.forEachObject(in: bytes, before: last.start) { (object) throws(SecureMessagingError) in
             switch object.tag {
             case 0x87, 0x85:
                 plain = try decryptCryptogram(object, in: bytes)
             case 0x99:
-                guard object.valueCount == 2 else {
-                    throw fail(.malformedResponse, "DO'99' of \(object.valueCount) bytes")
+                guard object.valueLength == 2 else {
+                    throw fail(.malformedResponse, "DO'99' of \(object.valueLength) bytes")
                 }
                 status = StatusWord(bytes[object.valueStart], bytes[object.valueStart + 1])
             default:
-                throw fail(.malformedResponse, "unexpected data object '\(SMTLV.hexTag(object.tag))' in the response")
+                throw fail(.malformedResponse, "unexpected data object \(TLVTag.describe(object.tag)) in the response")
             }
         }
         guard let status else { throw fail(.malformedResponse, "DO'99' (processing status) missing") }
@@ -410,38 +409,36 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
         incrementSSC()
         guard command.isSecureMessaging else {
             throw fail(
-                .malformedResponse, "command without secure messaging (CLA \(SMTLV.hexTag(UInt32(command.cla))))")
+                .malformedResponse, "command without secure messaging (CLA \(Hex.encode([command.cla])))")
         }
         let bytes = command.data
-        guard let last = SMTLV.lastObject(bytes) ?? (bytes.isEmpty ? SMTLV.Object.none : nil) else {
+        let last = ProtectedField.lastObject(bytes)
+        guard last != nil || bytes.isEmpty else {
             throw fail(.malformedResponse, "command data objects are not valid BER-TLV")
         }
-        guard last.tag == 0x8E, last.valueCount == 8 else {
+        guard let last, last.tag == 0x8E, last.valueLength == 8 else {
             throw fail(.malformedResponse, "DO'8E' missing, not last or not 8 bytes")
         }
         let verified = try withPaddedHeader(command.cla, command.ins, command.p1, command.p2) {
             (header) throws(SecureMessagingError) in
-            try verifyMAC(header: header, bytes, authenticatedEnd: last.offset, macValue: last.valueStart)
+            try verifyMAC(header: header, bytes, authenticatedEnd: last.start, macValue: last.valueStart)
         }
         guard verified else {
             throw fail(.macMismatch, "command MAC (DO'8E') does not verify")
         }
         var data: [UInt8] = []
         var ne: Int?
-        var i = 0
-        while i < last.offset {
-            let object = SMTLV.object(in: bytes, at: i)!
-            i = object.end
+        try ProtectedField.forEachObject(in: bytes, before: last.start) { (object) throws(SecureMessagingError) in
             switch object.tag {
             case 0x87, 0x85:
                 data = try decryptCryptogram(object, in: bytes)
             case 0x97:
-                guard let value = Self.decodeLe(bytes[object.valueStart..<object.end]) else {
-                    throw fail(.malformedResponse, "DO'97' of \(object.valueCount) bytes")
+                guard let value = Self.decodeLe(bytes[object.valueRange]) else {
+                    throw fail(.malformedResponse, "DO'97' of \(object.valueLength) bytes")
                 }
                 ne = value
             default:
-                throw fail(.malformedResponse, "unexpected data object '\(SMTLV.hexTag(object.tag))' in the command")
+                throw fail(.malformedResponse, "unexpected data object \(TLVTag.describe(object.tag)) in the command")
             }
         }
         guard data.count <= 65535 else { throw fail(.commandTooLong, "plain data of \(data.count) bytes") }
@@ -462,7 +459,8 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
         if !response.data.isEmpty { _ = try encryption(.commandTooLong, "encryption failed") }
         _ = try authentication()
         let dataObject =
-            response.data.isEmpty ? 0 : SMTLV.cryptogramObjectCount(response.data.count, blockSize: blockSize, odd: odd)
+            response.data.isEmpty
+            ? 0 : ProtectedField.cryptogramObjectCount(response.data.count, blockSize: blockSize, odd: odd)
         let count = dataObject + 4 + 10
         let data = try [UInt8](unsafeUninitializedCapacity: count) {
             (buffer, initialized) throws(SecureMessagingError) in
@@ -531,19 +529,10 @@ private final class SessionCrypto: Sendable {
     }
 }
 
-/// The few BER-TLV data objects of secure messaging (one-byte tags, lengths up to '82 xx xx'), read
-/// where they lie (positions, never copies).
-enum SMTLV {
-    struct Object {
-        var tag: UInt32
-        /// Offset of the object's first byte in the parsed buffer.
-        var offset: Int
-        var valueStart: Int
-        var valueCount: Int
-        var end: Int { valueStart + valueCount }
-        /// Stands for "no object" (an empty field), which no check accepts.
-        static let none = Object(tag: 0, offset: 0, valueStart: 0, valueCount: 0)
-    }
+/// The data objects of a protected field (ICAO 9303-11 §9.8.5), read where they lie by ASN1TLV's `TLVCursor`
+/// (positions, never copies): BER lengths as chips write them, no indefinite length.
+enum ProtectedField {
+    static let rules = TLVParser.Rules(distinguished: false, allowIndefiniteLength: false)
 
     /// Cryptogram length for `plainCount` bytes padded with method 2.
     static func cryptogramCount(_ plainCount: Int, blockSize: Int) -> Int { (plainCount / blockSize + 1) * blockSize }
@@ -551,83 +540,27 @@ enum SMTLV {
     /// Encoded size of DO'87' (with the padding-content indicator) or DO'85' for `plainCount` plain bytes.
     static func cryptogramObjectCount(_ plainCount: Int, blockSize: Int, odd: Bool) -> Int {
         let value = cryptogramCount(plainCount, blockSize: blockSize) + (odd ? 0 : 1)
-        return 1 + (value < 0x80 ? 1 : value <= 0xFF ? 2 : 3) + value
+        return 1 + TLVWriter.lengthCount(value) + value
     }
 
-    /// Writes tag and length at `out[at...]`; returns the offset of the value.
-    static func writeHeader(_ tag: UInt8, length n: Int, into out: UnsafeMutableRawBufferPointer, at: Int) -> Int {
-        out[at] = tag
-        if n < 0x80 {
-            out[at + 1] = UInt8(n)
-            return at + 2
-        }
-        if n <= 0xFF {
-            out[at + 1] = 0x81
-            out[at + 2] = UInt8(n)
-            return at + 3
-        }
-        out[at + 1] = 0x82
-        out[at + 2] = UInt8(n >> 8)
-        out[at + 3] = UInt8(n & 0xFF)
-        return at + 4
-    }
-
-    /// The primitive data object starting at `i` (the `index`-th of the field); nil on a structural error.
-    static func object(in bytes: [UInt8], at start: Int, index: Int = 0) -> Object? {
-        var i = start
-        var tag = UInt32(bytes[i])
-        i += 1
-        if tag & 0x1F == 0x1F {  // multi-byte tag (not used by SM, tolerated)
-            repeat {
-                guard i < bytes.count, index < 64 else { return nil }
-                tag = tag << 8 | UInt32(bytes[i])
-                i += 1
-            } while bytes[i - 1] & 0x80 != 0 && tag <= 0xFFFFFF
-        }
-        guard i < bytes.count else { return nil }
-        var length = Int(bytes[i])
-        i += 1
-        if length > 0x80 {
-            let count = length & 0x7F
-            guard count <= 3, i + count <= bytes.count else { return nil }
-            length = 0
-            for _ in 0..<count {
-                length = length << 8 | Int(bytes[i])
-                i += 1
-            }
-        } else if length == 0x80 {
-            return nil  // indefinite length
-        }
-        guard i + length <= bytes.count else { return nil }
-        return Object(tag: tag, offset: start, valueStart: i, valueCount: length)
-    }
-
-    /// Checks that `bytes` is a flat sequence of primitive data objects and returns the last one;
-    /// nil on any structural error or when there is none.
-    static func lastObject(_ bytes: [UInt8]) -> Object? {
-        var last: Object?
-        var i = 0
-        var index = 0
-        while i < bytes.count {
-            guard let o = object(in: bytes, at: i, index: index) else { return nil }
-            last = o
-            i = o.end
-            index += 1
+    /// Checks that `bytes` is a sequence of data objects and returns the last one; nil on any structural
+    /// error or when there is none.
+    static func lastObject(_ bytes: [UInt8]) -> TLVHeader? {
+        var cursor = TLVCursor(bytes, rules: rules)
+        var last: TLVHeader?
+        do {
+            while let h = try cursor.next() { last = h }
+        } catch {
+            return nil
         }
         return last
     }
 
-    static func hexTag(_ tag: UInt32) -> String {
-        let digits = Array("0123456789ABCDEF")
-        var s = ""
-        var started = false
-        for shift in stride(from: 24, through: 0, by: -8) {
-            let b = UInt8(tag >> UInt32(shift) & 0xFF)
-            if b == 0 && !started && shift > 0 { continue }
-            started = true
-            s.append(digits[Int(b >> 4)])
-            s.append(digits[Int(b & 0xF)])
-        }
-        return s
+    /// Calls `body` with each data object that starts before `end` (`bytes` already checked by `lastObject`).
+    static func forEachObject(
+        in bytes: [UInt8], before end: Int, _ body: (TLVHeader) throws(SecureMessagingError) -> Void
+    ) throws(SecureMessagingError) {
+        var cursor = TLVCursor(bytes, rules: rules)
+        while cursor.position < end, let h = try? cursor.next() { try body(h) }
     }
 }

@@ -1,3 +1,4 @@
+import ASN1TLV
 import ISO7816
 import MRTDDocument
 import MRTDSecureMessaging
@@ -171,7 +172,7 @@ extension ChipEngine {
         if odd {
             // DO'53' header counts against Ne.
             var n = min(available, budget)
-            while n > 0 && n + TLVLength.headerLength(n) > budget { n -= 1 }
+            while n > 0 && n + 1 + TLVWriter.lengthCount(n) > budget { n -= 1 }
             n = faultyReadLength(n, offset: offset)
             guard n > 0 else { throw .wrongLength }
             let chunk = Array(content[offset..<(offset + n)])
@@ -183,18 +184,6 @@ extension ChipEngine {
             let chunk = Array(content[offset..<(offset + n)])
             let endReached = n == available && n < ne
             return ResponseAPDU(data: chunk, statusWord: endReached ? .endOfFileReached : .success)
-        }
-    }
-}
-
-enum TLVLength {
-    /// Tag (one byte) plus length field size for a value of `n` bytes.
-    static func headerLength(_ n: Int) -> Int {
-        switch n {
-        case ..<0x80: return 2
-        case ..<0x100: return 3
-        case ..<0x10000: return 4
-        default: return 5
         }
     }
 }

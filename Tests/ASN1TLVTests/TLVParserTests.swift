@@ -195,5 +195,21 @@ import Testing
         #expect(Hex.decode("0a:BC 12") == [0x0A, 0xBC, 0x12])
         #expect(Hex.decode("ABC") == nil && Hex.decode("zz") == nil)
         #expect([UInt8]([0, 255]).hexString == "00FF")
+        var out = Array("#".utf8)
+        Hex.append([0xAB, 0x0C], to: &out, lowercase: true)
+        #expect(String(decoding: out, as: UTF8.self) == "#ab0c")
+    }
+
+    /// The in-place header writer (secure messaging builds its data objects where they travel) writes what
+    /// `TLVWriter.encode` writes, for every length form.
+    @Test(arguments: [0, 1, 0x7F, 0x80, 0xFF, 0x100, 0xFFFF, 0x1_0000, 0xFF_FFFF, 0x100_0000])
+    func inPlaceHeaderMatchesEncode(_ n: Int) {
+        let expected = [0x87] + TLVWriter.length(n)
+        #expect(TLVWriter.lengthCount(n) == expected.count - 1)
+        var buffer = [UInt8](repeating: 0xEE, count: 8)
+        let valueStart = buffer.withUnsafeMutableBytes { TLVWriter.writeHeader(0x87, length: n, into: $0, at: 1) }
+        #expect(valueStart == 1 + expected.count)
+        #expect(Array(buffer[1..<valueStart]) == expected)
+        #expect(buffer[0] == 0xEE && buffer[valueStart...].allSatisfy { $0 == 0xEE })
     }
 }

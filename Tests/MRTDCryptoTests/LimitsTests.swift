@@ -36,6 +36,44 @@ import Testing
         }
     }
 
+    /// Key structures are read through ASN1TLV under their own, tighter bounds: a SubjectPublicKeyInfo whose
+    /// algorithm parameters nest one level too deep, or hold one element too many, is refused before any key
+    /// is built; at the bounds the structure is read (and fails only as an unknown key would).
+    @Test func keyStructuresAreBoundedInDepthAndElements() {
+        let ecPublicKey: [UInt8] = [0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01]
+        func spki(parameters: [UInt8]) -> [UInt8] {
+            Self.der(0x30, Self.der(0x30, Self.der(0x06, ecPublicKey) + parameters) + Self.der(0x03, [0, 4, 1, 2]))
+        }
+        func nested(_ levels: Int) -> [UInt8] {
+            var p: [UInt8] = [0x05, 0x00]
+            for _ in 0..<levels { p = Self.der(0x30, p) }
+            return p
+        }
+        // SPKI (0) / AlgorithmIdentifier (1) / parameters (2…): the NULL at the bottom sits at depth 2 + levels
+        let levelsAtCap = CryptoLimits.maxKeyStructureDepth - 2
+        Self.expectLimit("maxKeyStructureDepth") { () throws(CryptoError) in
+            _ = try PublicKey(subjectPublicKeyInfo: spki(parameters: nested(levelsAtCap + 1)))
+        }
+        #expect(throws: CryptoError.self) {
+            _ = try PublicKey(subjectPublicKeyInfo: spki(parameters: nested(levelsAtCap)))
+        }
+        do {
+            _ = try PublicKey(subjectPublicKeyInfo: spki(parameters: nested(levelsAtCap)))
+        } catch {
+            #expect(error.code != .limitExceeded, "\(error)")
+        }
+        // SPKI, AlgorithmIdentifier, OID, BIT STRING and the parameters SEQUENCE: 5 elements besides its NULLs
+        let nulls = { (n: Int) in Self.der(0x30, Array([[UInt8]](repeating: [0x05, 0x00], count: n).joined())) }
+        Self.expectLimit("maxKeyStructureElements") { () throws(CryptoError) in
+            _ = try PublicKey(subjectPublicKeyInfo: spki(parameters: nulls(CryptoLimits.maxKeyStructureElements - 4)))
+        }
+        do {
+            _ = try PublicKey(subjectPublicKeyInfo: spki(parameters: nulls(CryptoLimits.maxKeyStructureElements - 5)))
+        } catch {
+            #expect(error.code != .limitExceeded, "\(error)")
+        }
+    }
+
     @Test func rsaModulusAboveTheCapIsRefused() throws {
         // the 32768-bit signer key of the issue, directly and inside a SubjectPublicKeyInfo
         let huge = Self.oddNumber(bits: 32768)

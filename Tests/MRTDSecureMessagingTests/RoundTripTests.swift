@@ -131,6 +131,31 @@ private func randomKeys(_ cipher: CipherAlgorithm) -> SessionKeys {
         #expect(other.isDead)
     }
 
+    /// The protected field is read as BER (ASN1TLV's `TLVCursor`): a non-minimal length form, as some chips
+    /// write, is taken when the MAC covers it; an indefinite length or a length past the field is malformed.
+    @Test func responseObjectsAreReadAsBERWithoutIndefiniteLength() throws {
+        let k = randomKeys(.tripleDES)
+        func answer(_ objects: [UInt8]) throws -> (SecureMessagingSession, Result<ResponseAPDU, SecureMessagingError>) {
+            var reader = SecureMessagingSession(keys: k)
+            var chip = SecureMessagingSession(keys: k)
+            _ = try chip.unprotectCommand(reader.protect(CommandAPDU(ins: 0xB0, p1: 0, p2: 0, ne: 4)))
+            var forger = chip
+            _ = try forger.protectResponse(ResponseAPDU(data: [], sw: 0x9000))
+            let mac = try RetailMAC.mac(key: k.mac, forger.sendSequenceCounter + objects)
+            let response = ResponseAPDU(data: objects + [0x8E, 0x08] + mac, sw: 0x9000)
+            let result = Result { () throws(SecureMessagingError) in try reader.unprotect(response) }
+            return (reader, result)
+        }
+        let (_, longForm) = try answer([0x99, 0x81, 0x02, 0x62, 0x82])
+        #expect(try longForm.get().statusWord.rawValue == 0x6282)
+        for objects: [UInt8] in [[0xB9, 0x80, 0x99, 0x02, 0x90, 0x00, 0x00, 0x00], [0x99, 0x7F, 0x90, 0x00]] {
+            let (reader, result) = try answer(objects)
+            #expect(throws: SecureMessagingError.self) { try result.get() }
+            if case .failure(let error) = result { #expect(error.code == .malformedResponse, "\(error)") }
+            #expect(reader.isDead)
+        }
+    }
+
     /// Each session keys its own cipher contexts once: after a re-key (Chip Authentication, a new PACE run)
     /// the new session protects with the new keys only — checked against the one-shot primitives — while a
     /// copy of a session shares its contexts but keeps its own SSC.

@@ -1,3 +1,4 @@
+import ASN1TLV
 import Foundation
 import ISO7816
 
@@ -39,15 +40,7 @@ enum PCSCCommandOutput {
         return String(decoding: data, as: UTF8.self)
     }
 
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789ABCDEF")
-        var s = ""
-        for b in bytes {
-            s.append(digits[Int(b >> 4)])
-            s.append(digits[Int(b & 0x0F)])
-        }
-        return s
-    }
+    static func hex(_ bytes: [UInt8]) -> String { Hex.encode(bytes) }
 
     /// ISO 8601 UTC timestamp with milliseconds.
     static func timestamp(_ date: Date = Date()) -> String {

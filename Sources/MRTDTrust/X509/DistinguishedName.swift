@@ -99,7 +99,7 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
                     try ObjectIdentifier.validate(contents: fields.value(type), offset: fields.offset(type))
                     if count > 0 { out.append(UInt8(ascii: "+")) }
                     let partStart = out.count
-                    Self.appendHex(fields.value(type), to: &out)
+                    Hex.append(fields.value(type), to: &out, lowercase: true)
                     out.append(UInt8(ascii: "="))
                     Self.appendCanonicalValue(value, fields, to: &out)
                     count += 1
@@ -129,15 +129,6 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
         self.canonical = String(decoding: out, as: UTF8.self)
     }
 
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-
-    private static func appendHex(_ bytes: ArraySlice<UInt8>, to out: inout [UInt8]) {
-        for b in bytes {
-            out.append(hexDigits[Int(b >> 4)])
-            out.append(hexDigits[Int(b & 0x0F)])
-        }
-    }
-
     /// The canonical value of one AttributeValue: character strings trimmed, inner white space
     /// collapsed, case folded, separators escaped; other values "#" and the hex of their encoding.
     private static func appendCanonicalValue(_ h: TLVHeader, _ cursor: TLVCursor, to out: inout [UInt8]) {
@@ -155,7 +146,7 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
             out += canonicalValue(s).utf8
         } else {
             out.append(UInt8(ascii: "#"))
-            appendHex(cursor.encoded(h), to: &out)
+            Hex.append(cursor.encoded(h), to: &out, lowercase: true)
         }
     }
 

@@ -1,5 +1,5 @@
 import ASN1TLV
-public import ISO7816
+import ISO7816
 public import MRTDCrypto
 
 /// A secure-messaging session: keys and the send sequence counter (8 bytes for 3DES, 16 for AES).
@@ -21,7 +21,7 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
     private var ssc: (UInt64, UInt64) = (0, 0)
     private var dead = false
     /// INS of the last command unprotected on the chip side (odd INS → DO'85' in the response).
-    private var lastCommandINS: UInt8 = 0
+    var lastCommandINS: UInt8 = 0
 
     public init(keys: SessionKeys, ssc: [UInt8]) {
         precondition(
@@ -35,7 +35,7 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
         self.init(keys: keys, ssc: [UInt8](repeating: 0, count: keys.cipher.blockSize))
     }
 
-    private var keys: SessionKeys { crypto.keys }
+    var keys: SessionKeys { crypto.keys }
     public var cipher: CipherAlgorithm { keys.cipher }
     /// True after any failure: every further call throws `.sessionDead`.
     public var isDead: Bool { dead }
@@ -68,7 +68,7 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
     // (the cryptogram is encrypted where it will travel), and the MAC streams over the bytes where they
     // lie: no intermediate arrays besides the output.
 
-    private mutating func incrementSSC() {
+    mutating func incrementSSC() {
         let bs = blockSize
         withUnsafeMutableBytes(of: &ssc) { counter in
             var i = bs - 1
@@ -86,14 +86,14 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
         return withUnsafeBytes(of: ssc) { body(UnsafeRawBufferPointer(rebasing: $0[0..<bs])) }
     }
 
-    private func fail(_ code: SecureMessagingError.Code, _ reason: String, statusWord: StatusWord? = nil)
+    func fail(_ code: SecureMessagingError.Code, _ reason: String, statusWord: StatusWord? = nil)
         -> SecureMessagingError
     {
         SecureMessagingError(code, reason, statusWord: statusWord)
     }
 
     /// Runs `body`; on any error the session is dead.
-    private mutating func guarded<R>(_ body: (inout SecureMessagingSession) throws(SecureMessagingError) -> R)
+    mutating func guarded<R>(_ body: (inout SecureMessagingSession) throws(SecureMessagingError) -> R)
         throws(SecureMessagingError) -> R
     {
         guard !dead else {
@@ -107,10 +107,10 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
         }
     }
 
-    private var blockSize: Int { keys.cipher.blockSize }
+    var blockSize: Int { keys.cipher.blockSize }
 
     /// The cipher, or the reason it could not be keyed.
-    private func encryption(_ code: SecureMessagingError.Code, _ what: @autoclosure () -> String)
+    func encryption(_ code: SecureMessagingError.Code, _ what: @autoclosure () -> String)
         throws(SecureMessagingError) -> KeyedBlockCipher
     {
         switch crypto.encryptor {
@@ -119,7 +119,7 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
         }
     }
 
-    private func authentication() throws(SecureMessagingError) -> KeyedMAC {
+    func authentication() throws(SecureMessagingError) -> KeyedMAC {
         switch crypto.authenticator {
         case .success(let m): return m
         case .failure(let e): throw fail(.malformedResponse, "MAC computation failed: \(e.code.rawValue)")
@@ -164,7 +164,7 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
     }
 
     /// Decrypts `bytes[range]` and removes the method-2 padding.
-    private func decrypt(_ bytes: [UInt8], _ range: Range<Int>) throws(SecureMessagingError) -> [UInt8] {
+    func decrypt(_ bytes: [UInt8], _ range: Range<Int>) throws(SecureMessagingError) -> [UInt8] {
         let c = try encryption(.decryptionFailed, "cryptogram of \(range.count) bytes")
         let bs = blockSize
         let n = range.count
@@ -199,7 +199,7 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
     }
 
     /// The plaintext of a DO'87' (after its padding-content indicator 01) or DO'85' (ICAO 9303-11 §9.8.5).
-    private func decryptCryptogram(_ object: TLVHeader, in bytes: [UInt8]) throws(SecureMessagingError) -> [UInt8] {
+    func decryptCryptogram(_ object: TLVHeader, in bytes: [UInt8]) throws(SecureMessagingError) -> [UInt8] {
         guard object.tag == 0x87 else { return try decrypt(bytes, object.valueRange) }
         guard object.valueLength > 0, bytes[object.valueStart] == 0x01 else {
             throw fail(.malformedResponse, "DO'87' without padding-content indicator 01")
@@ -208,7 +208,7 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
     }
 
     /// The 8-byte MAC over pad(SSC || header || bytes[range]) (the padding is applied here), written to `out`.
-    private func mac(
+    func mac(
         header: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer
     ) throws(SecureMessagingError) {
         let m = try authentication()
@@ -220,7 +220,7 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
     }
 
     /// Verifies DO'8E' (at `macValue`) over pad(SSC || header || bytes[..<end]) in constant time.
-    private func verifyMAC(header: UnsafeRawBufferPointer, _ bytes: [UInt8], authenticatedEnd end: Int, macValue: Int)
+    func verifyMAC(header: UnsafeRawBufferPointer, _ bytes: [UInt8], authenticatedEnd end: Int, macValue: Int)
         throws(SecureMessagingError) -> Bool
     {
         var expected: UInt64 = 0
@@ -241,7 +241,7 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
     }
 
     /// pad(CLA INS P1 P2) (one block) for the command MAC, lent to `body`.
-    private func withPaddedHeader<R, E: Error>(
+    func withPaddedHeader<R, E: Error>(
         _ cla: UInt8, _ ins: UInt8, _ p1: UInt8, _ p2: UInt8,
         _ body: (UnsafeRawBufferPointer) throws(E) -> R
     ) throws(E) -> R {
@@ -259,7 +259,7 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
 
     /// Writes DO'87' (01 || cryptogram; even INS) or DO'85' (cryptogram; odd INS) for `plain` at `out[at...]`;
     /// returns the end. The size is `ProtectedField.cryptogramObjectCount`.
-    private func writeCryptogramObject(_ plain: [UInt8], odd: Bool, into out: UnsafeMutableRawBufferPointer, at: Int)
+    func writeCryptogramObject(_ plain: [UInt8], odd: Bool, into out: UnsafeMutableRawBufferPointer, at: Int)
         throws(SecureMessagingError) -> Int
     {
         let cryptogramCount = ProtectedField.cryptogramCount(plain.count, blockSize: blockSize)
@@ -278,240 +278,36 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
         return p + cryptogramCount
     }
 
-    // MARK: - Reader side
-
-    /// Reader side: increments the SSC and wraps the command (DO'87'/'85', DO'97', DO'8E').
-    /// The protected command uses extended length when the plain one does (data > 255 bytes,
-    /// Ne > 256 or forced) or when the protected data field exceeds 255 bytes; its Le is '00'
-    /// ('0000' when extended).
-    public mutating func protect(_ command: CommandAPDU) throws(SecureMessagingError) -> CommandAPDU {
-        try guarded { (s) throws(SecureMessagingError) in try s.protectCommand(command) }
-    }
-
-    private mutating func protectCommand(_ command: CommandAPDU) throws(SecureMessagingError) -> CommandAPDU {
-        incrementSSC()
-        let cla = command.cla | 0x0C
-        let odd = command.ins & 1 == 1
-        if !command.data.isEmpty { _ = try encryption(.commandTooLong, "encryption failed") }
-        _ = try authentication()
-        let dataObject =
-            command.data.isEmpty
-            ? 0 : ProtectedField.cryptogramObjectCount(command.data.count, blockSize: blockSize, odd: odd)
-        let le = command.ne.map { Self.leBytes($0, extended: command.isExtended) }
-        let leObject = le.map { 2 + $0.count } ?? 0
-        let count = dataObject + leObject + 10
-        guard count <= 65535 else {
-            throw fail(.commandTooLong, "protected data field of \(count) bytes exceeds 65535")
-        }
-        let data = try [UInt8](unsafeUninitializedCapacity: count) {
-            (buffer, initialized) throws(SecureMessagingError) in
-            let out = UnsafeMutableRawBufferPointer(buffer)
-            var p = 0
-            if !command.data.isEmpty {
-                p = try writeCryptogramObject(command.data, odd: odd, into: out, at: 0)
-            }
-            if let le {
-                out[p] = 0x97
-                out[p + 1] = UInt8(le.count)
-                out[p + 2] = le.first
-                if le.count == 2 { out[p + 3] = le.second }
-                p += 2 + le.count
-            }
-            let objects = UnsafeRawBufferPointer(rebasing: out[0..<p])
-            let macField = UnsafeMutableRawBufferPointer(rebasing: out[(p + 2)..<(p + 10)])
-            try withPaddedHeader(cla, command.ins, command.p1, command.p2) { (header) throws(SecureMessagingError) in
-                try mac(header: header, objects, into: macField)
-            }
-            out[p] = 0x8E
-            out[p + 1] = 8
-            initialized = count
-        }
-        let extended = command.isExtended || data.count > 255
-        return CommandAPDU(
-            cla: cla, ins: command.ins, p1: command.p1, p2: command.p2, data: data,
-            ne: extended ? 65536 : 256, forceExtended: extended)
-    }
-
-    /// DO'97' content: Le as the unprotected command encodes it — one byte for a short command
-    /// ('00' = 256), two bytes for an extended one ('0000' = 65536).
-    private static func leBytes(_ ne: Int, extended: Bool) -> (first: UInt8, second: UInt8, count: Int) {
-        if ne <= 256 && !extended { return (UInt8(ne & 0xFF), 0, 1) }
-        return ne == 65536 ? (0, 0, 2) : (UInt8(ne >> 8), UInt8(ne & 0xFF), 2)
-    }
-
-    static func decodeLe(_ le: ArraySlice<UInt8>) -> Int? {
-        switch le.count {
-        case 1: return le.first! == 0 ? 256 : Int(le.first!)
-        case 2:
-            let v = Int(le[le.startIndex]) << 8 | Int(le[le.startIndex + 1])
-            return v == 0 ? 65536 : v
-        default: return nil
-        }
-    }
-
-    /// Reader side: increments the SSC, verifies DO'8E' in constant time before decrypting, checks DO'99'
-    /// and returns the plain response with the protected status word.
-    public mutating func unprotect(_ response: ResponseAPDU) throws(SecureMessagingError) -> ResponseAPDU {
-        try guarded { (s) throws(SecureMessagingError) in try s.unprotectResponse(response) }
-    }
-
-    private mutating func unprotectResponse(_ response: ResponseAPDU) throws(SecureMessagingError) -> ResponseAPDU {
-        incrementSSC()
-        let bytes = response.data
-        if bytes.isEmpty {
-            if response.statusWord.isSuccess {
-                throw fail(
-                    .malformedResponse, "response without secure-messaging data objects",
-                    statusWord: response.statusWord)
-            }
-            throw fail(
-                .chipRejectedSecureMessaging,
-                "chip answered \(response.statusWord) without secure messaging", statusWord: response.statusWord)
-        }
+    /// Opens the protected data objects of a command or a response (ICAO 9303-11 §9.8.5) — the one unwrap both
+    /// sides use: DO'8E' must be last and 8 bytes; it is verified in constant time over pad(SSC ‖ header ‖ the
+    /// objects before it) before anything is decrypted; then DO'87'/DO'85' is decrypted, and the one other object
+    /// the direction carries (`other`: DO'97' Le in a command, DO'99' status in a response) is returned where it
+    /// lies. Any other object is refused. `bytes` may be empty only to be refused (no DO'8E').
+    func open(_ bytes: [UInt8], header: UnsafeRawBufferPointer, other: UInt32, in direction: String)
+        throws(SecureMessagingError) -> (plain: [UInt8], other: Range<Int>?)
+    {
         guard let last = ProtectedField.lastObject(bytes) else {
-            throw fail(.malformedResponse, "response data objects are not valid BER-TLV")
+            throw fail(
+                .malformedResponse,
+                bytes.isEmpty ? "DO'8E' missing" : "\(direction) data objects are not valid BER-TLV")
         }
-        guard last.tag == 0x8E else {
-            throw fail(.malformedResponse, "DO'8E' missing or not last")
-        }
+        guard last.tag == 0x8E else { throw fail(.malformedResponse, "DO'8E' missing or not last") }
         guard last.valueLength == 8 else { throw fail(.malformedResponse, "DO'8E' of \(last.valueLength) bytes") }
-        let empty = UnsafeRawBufferPointer(start: nil, count: 0)
-        guard try verifyMAC(header: empty, bytes, authenticatedEnd: last.start, macValue: last.valueStart) else {
-            throw fail(.macMismatch, "response MAC (DO'8E') does not verify")
+        guard try verifyMAC(header: header, bytes, authenticatedEnd: last.start, macValue: last.valueStart) else {
+            throw fail(.macMismatch, "\(direction) MAC (DO'8E') does not verify")
         }
         var plain: [UInt8] = []
-        var status: StatusWord?
+        var found: Range<Int>?
         try ProtectedField.forEachObject(in: bytes, before: last.start) { (object) throws(SecureMessagingError) in
             switch object.tag {
-            case 0x87, 0x85:
-                plain = try decryptCryptogram(object, in: bytes)
-            case 0x99:
-                guard object.valueLength == 2 else {
-                    throw fail(.malformedResponse, "DO'99' of \(object.valueLength) bytes")
-                }
-                status = StatusWord(bytes[object.valueStart], bytes[object.valueStart + 1])
+            case 0x87, 0x85: plain = try decryptCryptogram(object, in: bytes)
+            case other: found = object.valueRange
             default:
-                throw fail(.malformedResponse, "unexpected data object \(TLVTag.describe(object.tag)) in the response")
+                throw fail(
+                    .malformedResponse, "unexpected data object \(TLVTag.describe(object.tag)) in the \(direction)")
             }
         }
-        guard let status else { throw fail(.malformedResponse, "DO'99' (processing status) missing") }
-        return ResponseAPDU(data: plain, statusWord: status)
-    }
-
-    // MARK: - Chip side
-
-    /// Chip side: increments the SSC, verifies and unwraps a protected command.
-    public mutating func unprotectCommand(_ command: CommandAPDU) throws(SecureMessagingError) -> CommandAPDU {
-        try guarded { (s) throws(SecureMessagingError) in try s.unprotectIncoming(command) }
-    }
-
-    private mutating func unprotectIncoming(_ command: CommandAPDU) throws(SecureMessagingError) -> CommandAPDU {
-        incrementSSC()
-        guard command.isSecureMessaging else {
-            throw fail(
-                .malformedResponse, "command without secure messaging (CLA \(Hex.encode([command.cla])))")
-        }
-        let bytes = command.data
-        let last = ProtectedField.lastObject(bytes)
-        guard last != nil || bytes.isEmpty else {
-            throw fail(.malformedResponse, "command data objects are not valid BER-TLV")
-        }
-        guard let last, last.tag == 0x8E, last.valueLength == 8 else {
-            throw fail(.malformedResponse, "DO'8E' missing, not last or not 8 bytes")
-        }
-        let verified = try withPaddedHeader(command.cla, command.ins, command.p1, command.p2) {
-            (header) throws(SecureMessagingError) in
-            try verifyMAC(header: header, bytes, authenticatedEnd: last.start, macValue: last.valueStart)
-        }
-        guard verified else {
-            throw fail(.macMismatch, "command MAC (DO'8E') does not verify")
-        }
-        var data: [UInt8] = []
-        var ne: Int?
-        try ProtectedField.forEachObject(in: bytes, before: last.start) { (object) throws(SecureMessagingError) in
-            switch object.tag {
-            case 0x87, 0x85:
-                data = try decryptCryptogram(object, in: bytes)
-            case 0x97:
-                guard let value = Self.decodeLe(bytes[object.valueRange]) else {
-                    throw fail(.malformedResponse, "DO'97' of \(object.valueLength) bytes")
-                }
-                ne = value
-            default:
-                throw fail(.malformedResponse, "unexpected data object \(TLVTag.describe(object.tag)) in the command")
-            }
-        }
-        guard data.count <= 65535 else { throw fail(.commandTooLong, "plain data of \(data.count) bytes") }
-        lastCommandINS = command.ins
-        return CommandAPDU(
-            cla: command.cla & ~0x0C, ins: command.ins, p1: command.p1, p2: command.p2, data: data, ne: ne)
-    }
-
-    /// Chip side: increments the SSC and wraps a response (DO'87' — or DO'85' after an odd-INS
-    /// command — DO'99', DO'8E'); the outer status word repeats the plain one.
-    public mutating func protectResponse(_ response: ResponseAPDU) throws(SecureMessagingError) -> ResponseAPDU {
-        try guarded { (s) throws(SecureMessagingError) in try s.protectOutgoing(response) }
-    }
-
-    private mutating func protectOutgoing(_ response: ResponseAPDU) throws(SecureMessagingError) -> ResponseAPDU {
-        incrementSSC()
-        let odd = lastCommandINS & 1 == 1
-        if !response.data.isEmpty { _ = try encryption(.commandTooLong, "encryption failed") }
-        _ = try authentication()
-        let dataObject =
-            response.data.isEmpty
-            ? 0 : ProtectedField.cryptogramObjectCount(response.data.count, blockSize: blockSize, odd: odd)
-        let count = dataObject + 4 + 10
-        let data = try [UInt8](unsafeUninitializedCapacity: count) {
-            (buffer, initialized) throws(SecureMessagingError) in
-            let out = UnsafeMutableRawBufferPointer(buffer)
-            var p = 0
-            if !response.data.isEmpty {
-                p = try writeCryptogramObject(response.data, odd: odd, into: out, at: 0)
-            }
-            out[p] = 0x99
-            out[p + 1] = 2
-            out[p + 2] = response.statusWord.sw1
-            out[p + 3] = response.statusWord.sw2
-            p += 4
-            try mac(
-                header: UnsafeRawBufferPointer(start: nil, count: 0), UnsafeRawBufferPointer(rebasing: out[0..<p]),
-                into: UnsafeMutableRawBufferPointer(rebasing: out[(p + 2)..<(p + 10)]))
-            out[p] = 0x8E
-            out[p + 1] = 8
-            initialized = count
-        }
-        return ResponseAPDU(data: data, statusWord: response.statusWord)
-    }
-
-    // MARK: - PACE-CAM
-
-    /// Encrypts with the session's encryption key in the way PACE-CAM's encrypted chip data uses
-    /// (AES-CBC, IV = E(KSenc, FF…FF), padding method 2; ICAO 9303-11 §4.4.3.5.2). AES sessions only.
-    /// Does not touch the SSC.
-    public func encryptCAMData(_ data: [UInt8]) throws(SecureMessagingError) -> [UInt8] {
-        do {
-            let iv = try camIV()
-            return try AES.encryptCBC(key: keys.encryption, iv: iv, Padding.pad(data, blockSize: 16))
-        } catch {
-            throw fail(.decryptionFailed, "CAM data encryption failed: \(error.code.rawValue)")
-        }
-    }
-
-    public func decryptCAMData(_ data: [UInt8]) throws(SecureMessagingError) -> [UInt8] {
-        do {
-            let iv = try camIV()
-            return try Padding.unpad(AES.decryptCBC(key: keys.encryption, iv: iv, data), blockSize: 16)
-        } catch {
-            throw fail(.decryptionFailed, "CAM data decryption failed: \(error.code.rawValue)")
-        }
-    }
-
-    private func camIV() throws(CryptoError) -> [UInt8] {
-        guard keys.cipher != .tripleDES else {
-            throw CryptoError(.unsupportedAlgorithm, function: "SecureMessagingSession.camIV", "PACE-CAM requires AES")
-        }
-        return try AES.encryptECB(key: keys.encryption, [UInt8](repeating: 0xFF, count: 16))
+        return (plain, found)
     }
 }
 

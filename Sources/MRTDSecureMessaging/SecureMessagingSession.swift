@@ -3,8 +3,11 @@ import ISO7816
 public import MRTDCrypto
 
 /// A secure-messaging session: keys and the send sequence counter (8 bytes for 3DES, 16 for AES).
-/// A value type owned by one actor at a time. Used by both sides: the reader (`protect` /
-/// `unprotect`) and the virtual chip (`unprotectCommand` / `protectResponse`).
+/// Not copyable: one owner advances the SSC, so the compiler rejects a second sender of one counter. On the
+/// reader side the owner is the `SecureChannel` it is given to (access-control and Chip Authentication results
+/// carry the keys and the initial SSC, and make the session when asked); on the chip side, the virtual chip's
+/// engine. Used by both sides: the reader (`protect` / `unprotect`, SecureMessagingSession+Reader.swift) and the
+/// virtual chip (`unprotectCommand` / `protectResponse`, +Chip.swift); PACE-CAM's data in +CAM.swift.
 ///
 /// ICAO 9303-11 §9.8 (ISO/IEC 7816-4 §10): the SSC is incremented before every command and before
 /// every response, on both sides. Commands carry DO'87' (01 || E(KSenc, pad(data))) for even INS or
@@ -12,9 +15,8 @@ public import MRTDCrypto
 /// (MAC over pad(SSC || pad(header) || DOs)). Responses carry DO'87'/'85', DO'99' (SW) and DO'8E'.
 /// 3DES: 2-key 3DES-CBC with zero IV and the retail MAC (§9.8.6.1); AES: AES-CBC with
 /// IV = E(KSenc, SSC) and AES-CMAC truncated to 8 bytes (§9.8.6.2).
-public struct SecureMessagingSession: Sendable, CustomStringConvertible {
-    /// The keys, keyed into cipher contexts once for the whole session (key schedules, CMAC subkey) and
-    /// shared by copies of the session (they lock). A new session — after Chip Authentication, a new
+public struct SecureMessagingSession: ~Copyable, Sendable {
+    /// The keys, keyed into cipher contexts once for the whole session (key schedules, CMAC subkey). A new session — after Chip Authentication, a new
     /// PACE run — keys its own.
     private let crypto: SessionCrypto
     /// The send sequence counter, big-endian in its first 8 (3DES) or 16 (AES) bytes.

@@ -143,7 +143,8 @@ import Testing
     }
 
     @Test func countsPEMBlocks() {
-        #expect(TrustMaterialFiles.countPEMBlocks(Array("-----BEGIN X-----\nAA\n-----END X-----\n-----BEGIN Y".utf8)) == 2)
+        #expect(
+            TrustMaterialFiles.countPEMBlocks(Array("-----BEGIN X-----\nAA\n-----END X-----\n-----BEGIN Y".utf8)) == 2)
         #expect(TrustMaterialFiles.countPEMBlocks(Array("----BEGIN -----BEGIN".utf8)) == 0)
         #expect(TrustMaterialFiles.countPEMBlocks([]) == 0)
     }

@@ -25,8 +25,13 @@ public struct AccessControlResult: Sendable {
     /// True when BAC ran because PACE was not offered (no usable PACEInfo in EF.CardAccess) or the chip
     /// refused to start it, and the caller allowed the fallback.
     public var fellBackToBAC: Bool
-    /// The secure-messaging session established (SSC as the protocol defines it).
-    public var session: SecureMessagingSession
+    /// The keys of the secure-messaging session established.
+    public var sessionKeys: SessionKeys
+    /// Its initial send sequence counter (zero after PACE, from the challenges after BAC) — secret.
+    public var initialSSC: SecretBytes
+    /// A new secure-messaging session from the keys and the initial SSC. A session is not copyable (one owner
+    /// advances its SSC): give this one to the `SecureChannel` that will use it.
+    public var session: SecureMessagingSession { SecureMessagingSession(keys: sessionKeys, ssc: initialSSC.bytes) }
     /// Details of the PACE run (CAM data, public keys), nil for BAC.
     public var pace: PACEResult?
 }
@@ -70,7 +75,8 @@ public enum AccessControl {
                     protocol: .pace, passwordType: r.passwordType, mapping: r.protocol.mapping,
                     keyAgreement: r.protocol.keyAgreement, cipher: r.protocol.cipher,
                     parameterId: r.parameterId, protocolOID: r.protocol.oid.dotted,
-                    fellBackToBAC: false, session: r.session, pace: r)
+                    fellBackToBAC: false, sessionKeys: r.sessionKeys,
+                    initialSSC: SecretBytes([UInt8](repeating: 0, count: r.protocol.cipher.blockSize)), pace: r)
             } catch let e as AccessControlError
                 where e.step == AccessControlStep.mseSetAT && e.code == .chipRejected && allowBACFallback
             {
@@ -101,6 +107,7 @@ public enum AccessControl {
         let r = try await BAC.perform(transport: transport, key: mrz, random: random)
         return AccessControlResult(
             protocol: .bac, passwordType: .mrz, mapping: nil, keyAgreement: nil, cipher: .tripleDES,
-            parameterId: nil, protocolOID: nil, fellBackToBAC: true, session: r.session, pace: nil)
+            parameterId: nil, protocolOID: nil, fellBackToBAC: true, sessionKeys: r.sessionKeys, initialSSC: r.ssc,
+            pace: nil)
     }
 }

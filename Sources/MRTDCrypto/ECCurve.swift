@@ -122,11 +122,25 @@ final class ECPoint {
         guard !encoded.isEmpty, encoded[0] != 0 else {
             throw CryptoError(.invalidPoint, function: "EC_POINT_oct2point", "empty encoding or point at infinity")
         }
+        // The encoding's shape first (SEC 1 §2.3.4): 02/03 || X, or 04 (06/07 hybrid) || X || Y at the field width.
+        // A malformed encoding is refused here, without a libcrypto call and its error queue.
+        let width = (Int(EC_GROUP_get_degree(group.pointer)) + 7) / 8
+        let expected = encoded[0] == 0x02 || encoded[0] == 0x03 ? 1 + width : 1 + 2 * width
+        guard [0x02, 0x03, 0x04, 0x06, 0x07].contains(encoded[0]), encoded.count == expected else {
+            throw CryptoError(
+                .invalidPoint, function: "EC_POINT_oct2point",
+                "\(encoded.count) bytes with prefix \(encoded[0]) is no point encoding for a \(width)-byte field")
+        }
         let ctx = BNContext()
         let rc = encoded.withUnsafeBufferPointer {
             EC_POINT_oct2point(group.pointer, pointer, $0.baseAddress, $0.count, ctx.pointer)
         }
-        try OpenSSL.check(rc, "EC_POINT_oct2point", code: .invalidPoint)
+        guard rc == 1 else {
+            // the one failure left is a point off the curve (or an X without a Y): say so, and skip formatting
+            // libcrypto's error queue — hostile points are refused at the cost of a genuine one
+            ERR_clear_error()
+            throw CryptoError(.invalidPoint, function: "EC_POINT_oct2point", "the point is not on the curve")
+        }
     }
 
     var isAtInfinity: Bool { EC_POINT_is_at_infinity(group.pointer, pointer) == 1 }

@@ -137,13 +137,34 @@ struct ReadRun {
 
     // MARK: - One session (from power-up to the end, or to an interruption)
 
+    /// One card session, in the order of docs/reader.md ("Order of a read"); each step skips what an earlier
+    /// session of this read already did, so a resumed read goes on where it stopped.
     mutating func session() async throws {
-        // 1. EF.CardAccess (plain, in the master file) — doubles as the extended-length probe.
         if !cardAccessChecked {
-            try await readCardAccess()
+            try await readCardAccess()  // 1. EF.CardAccess, doubling as the extended-length probe
             account(.reading)
         }
-        // 2. Access control.
+        let ac = try await establishAccessControl()  // 2. PACE or BAC
+        let channel = SecureChannel(transport: metered, session: ac.session)
+        var reader = FileReader(useSFI: useSFI, chunk: chunkPolicy(cipher: ac.cipher))
+        usedExtended = reader.chunk.extended
+        defer {
+            useSFI = reader.useSFI
+            chunkSize = reader.chunk.current
+        }
+        try await readCardSecurity(after: ac, reader: &reader, channel: channel)  // 3.
+        try await selectApplication(after: ac, channel: channel)  // 4.
+        try await readCOMAndSOD(reader: &reader, channel: channel)  // 5. they give the plan
+        let caJustRan = try await readDG14AndAuthenticateChip(reader: &reader, channel: channel)  // 6.
+        try await readRemainingFiles(reader: &reader, channel: channel, caJustRan: caJustRan)  // 7.
+        if !aaDone {
+            try await activeAuthenticate(channel: channel)  // 7. Active Authentication, once per read
+            aaDone = true
+        }
+    }
+
+    /// Step 2: access control, with the facts the report states about it.
+    mutating func establishAccessControl() async throws -> AccessControlResult {
         progress(ReadEvent(phase: .accessControl, message: cardAccess.map { _ in "PACE" } ?? "BAC"))
         let ac = try await AccessControl.establish(
             transport: metered, key: options.accessKey, cardAccess: cardAccess,
@@ -155,95 +176,93 @@ struct ReadRun {
             keyAgreement: ac.keyAgreement, cipher: ac.cipher, parameterId: ac.parameterId,
             protocolOID: ac.protocolOID, fellBackToBAC: ac.protocol == .bac && offeredPACE)
         if let c = ac.pace?.chipAuthenticationMapping { cam = c }
-        let channel = SecureChannel(transport: metered, session: ac.session)
         account(.accessControl)
+        return ac
+    }
 
+    /// How much one READ BINARY asks for under this session's cipher and the link's capabilities.
+    func chunkPolicy(cipher: CipherAlgorithm) -> ChunkPolicy {
+        if let fixed = options.fixedChunkSize { return ChunkPolicy(fixed: fixed, extended: fixed > 256) }
         let extended = (chipExtended ?? false) && capabilities.supportsExtendedLength && options.allowExtendedLength
-        var chunk: ChunkPolicy
-        if let fixed = options.fixedChunkSize {
-            chunk = ChunkPolicy(fixed: fixed, extended: fixed > 256)
-        } else {
-            chunk = ChunkPolicy(cipher: ac.cipher, extended: extended, maxResponseSize: capabilities.maxResponseSize)
-        }
-        usedExtended = chunk.extended
-        var reader = FileReader(useSFI: useSFI, chunk: chunk)
-        defer {
-            useSFI = reader.useSFI
-            chunkSize = reader.chunk.current
-        }
+        return ChunkPolicy(cipher: cipher, extended: extended, maxResponseSize: capabilities.maxResponseSize)
+    }
 
-        // 3. EF.CardSecurity (master file, under SM) after PACE, when PACE-CAM needs its public key (or the caller
-        // asked for the file): without CAM nothing uses it, and chips without CAM often have none (6A82).
-        if ac.protocol == .pace && wants(.cardSecurity) && !isDone(.cardSecurity) {
-            var selected = false
-            try await readFile(.cardSecurity, reader: &reader, channel: .secure(channel), selected: &selected)
-        }
+    /// Step 3: EF.CardSecurity (master file, under SM) after PACE, when PACE-CAM needs its public key (or the
+    /// caller asked for the file): without CAM nothing uses it, and chips without CAM often have none (6A82).
+    mutating func readCardSecurity(
+        after ac: AccessControlResult, reader: inout FileReader, channel: SecureChannel
+    ) async throws {
+        guard ac.protocol == .pace && wants(.cardSecurity) && !isDone(.cardSecurity) else { return }
+        var selected = false
+        try await readFile(.cardSecurity, reader: &reader, channel: .secure(channel), selected: &selected)
+    }
 
-        // 4. The eMRTD application (BAC runs inside it already: AccessControl selected it before GET CHALLENGE).
-        if ac.protocol == .pace {
-            let select = try await channel.transmit(.selectApplication(MRTDApplication.lds1AID))
-            guard select.statusWord.isSuccess else {
-                throw ReadError.chip("SELECT of the eMRTD application answered \(select.statusWord)")
-            }
+    /// Step 4: the eMRTD application (BAC runs inside it already: AccessControl selected it before GET CHALLENGE).
+    func selectApplication(after ac: AccessControlResult, channel: SecureChannel) async throws {
+        guard ac.protocol == .pace else { return }
+        let select = try await channel.transmit(.selectApplication(MRTDApplication.lds1AID))
+        guard select.statusWord.isSuccess else {
+            throw ReadError.chip("SELECT of the eMRTD application answered \(select.statusWord)")
         }
+    }
 
-        // 5. EF.COM and EF.SOD first: they give the plan.
+    /// Step 5: EF.COM and EF.SOD, then the plan they give.
+    mutating func readCOMAndSOD(reader: inout FileReader, channel: SecureChannel) async throws {
         for f in [LDSFile.com, .sod] where wants(f) && !isDone(f) {
             var selected = false
             try await readFile(f, reader: &reader, channel: .secure(channel), selected: &selected)
         }
         if plan == nil { plan = makePlan() }
+    }
 
-        // 6. DG14 then Chip Authentication, so that every later read proves it.
+    /// Step 6: DG14 then Chip Authentication, so that every later read proves it. Returns whether CA has just
+    /// succeeded in this session (the next protected exchange is its proof).
+    mutating func readDG14AndAuthenticateChip(reader: inout FileReader, channel: SecureChannel) async throws -> Bool {
         if plan!.contains(.dg14) && !isDone(.dg14) {
             var selected = false
             try await readFile(.dg14, reader: &reader, channel: .secure(channel), selected: &selected)
         }
-        var caJustRan = false
         if !caDone {
             // done only once it returns: a card pulled during CA runs it again in the resumed session (else the
             // read would end with CA never run, which the verdict counts as an offered mechanism not proven)
             try await chipAuthenticate(channel: channel)
             caDone = true
-            if case .succeeded = chipAuthentication { caJustRan = true }
+            if case .succeeded = chipAuthentication { return true }
         } else if case .succeeded = chipAuthentication, let p = caParameters {
             // resumed session: run CA again so that the rest of the read stays under the chip-authenticated keys
             _ = try await ChipAuthentication.performAndInstall(channel: channel, parameters: p, random: options.random)
             account(.chipAuthentication)
         }
+        return false
+    }
 
-        // 7. The remaining files.
+    /// Step 7: the remaining files. The first protected exchange after Chip Authentication proves it; a chip
+    /// that cannot continue under CA's keys does not hold DG14's private key.
+    mutating func readRemainingFiles(reader: inout FileReader, channel: SecureChannel, caJustRan: Bool) async throws {
+        var caJustRan = caJustRan
         for f in plan! where !isDone(f) && unread[f] == nil {
             var selected = false
             do {
                 try await readFile(f, reader: &reader, channel: .secure(channel), selected: &selected)
             } catch let e as SecureMessagingError where caJustRan {
-                // The chip cannot continue under the keys of Chip Authentication: it does not hold the
-                // private key of DG14's public key. Record it and go on in a new session without CA.
+                // Record it and go on in a new session without CA.
                 chipAuthentication = .failed(
                     "the chip could not continue secure messaging after Chip Authentication (\(e.code.rawValue))")
                 throw e
             }
             caJustRan = false
         }
-        if caJustRan {
-            // Nothing left to read: prove CA with one protected command.
-            do {
-                let r = try await channel.transmit(.selectApplication(MRTDApplication.lds1AID))
-                if !r.statusWord.isSuccess {
-                    chipAuthentication = .failed("the chip answered \(r.statusWord) after Chip Authentication")
-                }
-            } catch let e as SecureMessagingError {
-                chipAuthentication = .failed(
-                    "the chip could not continue secure messaging after Chip Authentication (\(e.code.rawValue))")
-                throw e
+        guard caJustRan else { return }
+        // Nothing left to read: prove CA with one protected command.
+        do {
+            let r = try await channel.transmit(.selectApplication(MRTDApplication.lds1AID))
+            if !r.statusWord.isSuccess {
+                chipAuthentication = .failed("the chip answered \(r.statusWord) after Chip Authentication")
             }
-        }
-
-        // 8. Active Authentication.
-        if !aaDone {
-            try await activeAuthenticate(channel: channel)
-            aaDone = true
+        } catch let e as SecureMessagingError {
+            chipAuthentication = .failed(
+                "the chip could not continue secure messaging after Chip Authentication (\(e.code.rawValue))")
+            throw e
         }
     }
 

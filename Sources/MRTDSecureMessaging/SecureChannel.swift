@@ -34,7 +34,7 @@ public actor SecureChannel {
     private var busy = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
-    public init(transport: any CardTransport, session: SecureMessagingSession) {
+    public init(transport: any CardTransport, session: consuming SecureMessagingSession) {
         self.transport = transport
         self.session = session
     }
@@ -108,7 +108,7 @@ public actor SecureChannel {
     }
 
     /// Replaces the session (Chip Authentication restarts SM with new keys and SSC 0); revives the channel.
-    public func replaceSession(_ session: SecureMessagingSession) {
+    public func replaceSession(_ session: consuming SecureMessagingSession) {
         self.session = session
         transportLost = false
     }

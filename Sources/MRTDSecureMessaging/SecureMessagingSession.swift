@@ -1,10 +1,13 @@
 import ASN1TLV
-public import ISO7816
+import ISO7816
 public import MRTDCrypto
 
 /// A secure-messaging session: keys and the send sequence counter (8 bytes for 3DES, 16 for AES).
-/// A value type owned by one actor at a time. Used by both sides: the reader (`protect` /
-/// `unprotect`) and the virtual chip (`unprotectCommand` / `protectResponse`).
+/// Not copyable: one owner advances the SSC, so the compiler rejects a second sender of one counter. On the
+/// reader side the owner is the `SecureChannel` it is given to (access-control and Chip Authentication results
+/// carry the keys and the initial SSC, and make the session when asked); on the chip side, the virtual chip's
+/// engine. Used by both sides: the reader (`protect` / `unprotect`, SecureMessagingSession+Reader.swift) and the
+/// virtual chip (`unprotectCommand` / `protectResponse`, +Chip.swift); PACE-CAM's data in +CAM.swift.
 ///
 /// ICAO 9303-11 §9.8 (ISO/IEC 7816-4 §10): the SSC is incremented before every command and before
 /// every response, on both sides. Commands carry DO'87' (01 || E(KSenc, pad(data))) for even INS or
@@ -12,16 +15,15 @@ public import MRTDCrypto
 /// (MAC over pad(SSC || pad(header) || DOs)). Responses carry DO'87'/'85', DO'99' (SW) and DO'8E'.
 /// 3DES: 2-key 3DES-CBC with zero IV and the retail MAC (§9.8.6.1); AES: AES-CBC with
 /// IV = E(KSenc, SSC) and AES-CMAC truncated to 8 bytes (§9.8.6.2).
-public struct SecureMessagingSession: Sendable, CustomStringConvertible {
-    /// The keys, keyed into cipher contexts once for the whole session (key schedules, CMAC subkey) and
-    /// shared by copies of the session (they lock). A new session — after Chip Authentication, a new
+public struct SecureMessagingSession: ~Copyable, Sendable {
+    /// The keys, keyed into cipher contexts once for the whole session (key schedules, CMAC subkey). A new session — after Chip Authentication, a new
     /// PACE run — keys its own.
     private let crypto: SessionCrypto
     /// The send sequence counter, big-endian in its first 8 (3DES) or 16 (AES) bytes.
     private var ssc: (UInt64, UInt64) = (0, 0)
     private var dead = false
     /// INS of the last command unprotected on the chip side (odd INS → DO'85' in the response).
-    private var lastCommandINS: UInt8 = 0
+    var lastCommandINS: UInt8 = 0
 
     public init(keys: SessionKeys, ssc: [UInt8]) {
         precondition(
@@ -35,7 +37,7 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
         self.init(keys: keys, ssc: [UInt8](repeating: 0, count: keys.cipher.blockSize))
     }
 
-    private var keys: SessionKeys { crypto.keys }
+    var keys: SessionKeys { crypto.keys }
     public var cipher: CipherAlgorithm { keys.cipher }
     /// True after any failure: every further call throws `.sessionDead`.
     public var isDead: Bool { dead }
@@ -68,7 +70,7 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
     // (the cryptogram is encrypted where it will travel), and the MAC streams over the bytes where they
     // lie: no intermediate arrays besides the output.
 
-    private mutating func incrementSSC() {
+    mutating func incrementSSC() {
         let bs = blockSize
         withUnsafeMutableBytes(of: &ssc) { counter in
             var i = bs - 1
@@ -86,19 +88,21 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
         return withUnsafeBytes(of: ssc) { body(UnsafeRawBufferPointer(rebasing: $0[0..<bs])) }
     }
 
-    private func fail(_ code: SecureMessagingError.Code, _ reason: String, statusWord: StatusWord? = nil)
+    func fail(_ code: SecureMessagingError.Code, _ reason: String, statusWord: StatusWord? = nil)
         -> SecureMessagingError
     {
         SecureMessagingError(code, reason, statusWord: statusWord)
     }
 
-    /// Runs `body`; on any error the session is dead.
-    private mutating func guarded<R>(_ body: (inout SecureMessagingSession) throws(SecureMessagingError) -> R)
+    /// One step of either side: increments the SSC (before every command and every response, on both sides) and
+    /// runs `body`; on any error the session is dead.
+    mutating func guarded<R>(_ body: (inout SecureMessagingSession) throws(SecureMessagingError) -> R)
         throws(SecureMessagingError) -> R
     {
         guard !dead else {
             throw SecureMessagingError(.sessionDead, "the secure-messaging session was closed by an earlier failure")
         }
+        incrementSSC()
         do {
             return try body(&self)
         } catch {
@@ -107,10 +111,10 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
         }
     }
 
-    private var blockSize: Int { keys.cipher.blockSize }
+    var blockSize: Int { keys.cipher.blockSize }
 
     /// The cipher, or the reason it could not be keyed.
-    private func encryption(_ code: SecureMessagingError.Code, _ what: @autoclosure () -> String)
+    func encryption(_ code: SecureMessagingError.Code, _ what: @autoclosure () -> String)
         throws(SecureMessagingError) -> KeyedBlockCipher
     {
         switch crypto.encryptor {
@@ -119,7 +123,7 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
         }
     }
 
-    private func authentication() throws(SecureMessagingError) -> KeyedMAC {
+    func authentication() throws(SecureMessagingError) -> KeyedMAC {
         switch crypto.authenticator {
         case .success(let m): return m
         case .failure(let e): throw fail(.malformedResponse, "MAC computation failed: \(e.code.rawValue)")
@@ -164,7 +168,7 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
     }
 
     /// Decrypts `bytes[range]` and removes the method-2 padding.
-    private func decrypt(_ bytes: [UInt8], _ range: Range<Int>) throws(SecureMessagingError) -> [UInt8] {
+    func decrypt(_ bytes: [UInt8], _ range: Range<Int>) throws(SecureMessagingError) -> [UInt8] {
         let c = try encryption(.decryptionFailed, "cryptogram of \(range.count) bytes")
         let bs = blockSize
         let n = range.count
@@ -199,7 +203,7 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
     }
 
     /// The plaintext of a DO'87' (after its padding-content indicator 01) or DO'85' (ICAO 9303-11 §9.8.5).
-    private func decryptCryptogram(_ object: TLVHeader, in bytes: [UInt8]) throws(SecureMessagingError) -> [UInt8] {
+    func decryptCryptogram(_ object: TLVHeader, in bytes: [UInt8]) throws(SecureMessagingError) -> [UInt8] {
         guard object.tag == 0x87 else { return try decrypt(bytes, object.valueRange) }
         guard object.valueLength > 0, bytes[object.valueStart] == 0x01 else {
             throw fail(.malformedResponse, "DO'87' without padding-content indicator 01")
@@ -207,29 +211,8 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
         return try decrypt(bytes, (object.valueStart + 1)..<object.valueEnd)
     }
 
-    /// Reads the data objects before DO'8E' (whose MAC has verified) on either side: the cryptogram (DO'87' or
-    /// DO'85') decrypted, and the value of the one plain object the side carries (`plainTag`: DO'99' in a response,
-    /// DO'97' in a command). Any other object is malformed.
-    private func openObjects(_ bytes: [UInt8], before end: Int, plainTag: UInt32, in what: String)
-        throws(SecureMessagingError) -> (data: [UInt8], plainValue: ArraySlice<UInt8>?)
-    {
-        var data: [UInt8] = []
-        var plainValue: ArraySlice<UInt8>?
-        try ProtectedField.forEachObject(in: bytes, before: end) { (object) throws(SecureMessagingError) in
-            switch object.tag {
-            case 0x87, 0x85:
-                data = try decryptCryptogram(object, in: bytes)
-            case plainTag:
-                plainValue = bytes[object.valueRange]
-            default:
-                throw fail(.malformedResponse, "unexpected data object \(TLVTag.describe(object.tag)) in the \(what)")
-            }
-        }
-        return (data, plainValue)
-    }
-
     /// The 8-byte MAC over pad(SSC || header || bytes[range]) (the padding is applied here), written to `out`.
-    private func mac(
+    func mac(
         header: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer
     ) throws(SecureMessagingError) {
         let m = try authentication()
@@ -241,7 +224,7 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
     }
 
     /// Verifies DO'8E' (at `macValue`) over pad(SSC || header || bytes[..<end]) in constant time.
-    private func verifyMAC(header: UnsafeRawBufferPointer, _ bytes: [UInt8], authenticatedEnd end: Int, macValue: Int)
+    func verifyMAC(header: UnsafeRawBufferPointer, _ bytes: [UInt8], authenticatedEnd end: Int, macValue: Int)
         throws(SecureMessagingError) -> Bool
     {
         var expected: UInt64 = 0
@@ -262,7 +245,7 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
     }
 
     /// pad(CLA INS P1 P2) (one block) for the command MAC, lent to `body`.
-    private func withPaddedHeader<R, E: Error>(
+    func withPaddedHeader<R, E: Error>(
         _ cla: UInt8, _ ins: UInt8, _ p1: UInt8, _ p2: UInt8,
         _ body: (UnsafeRawBufferPointer) throws(E) -> R
     ) throws(E) -> R {
@@ -280,7 +263,7 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
 
     /// Writes DO'87' (01 || cryptogram; even INS) or DO'85' (cryptogram; odd INS) for `plain` at `out[at...]`;
     /// returns the end. The size is `ProtectedField.cryptogramObjectCount`.
-    private func writeCryptogramObject(_ plain: [UInt8], odd: Bool, into out: UnsafeMutableRawBufferPointer, at: Int)
+    func writeCryptogramObject(_ plain: [UInt8], odd: Bool, into out: UnsafeMutableRawBufferPointer, at: Int)
         throws(SecureMessagingError) -> Int
     {
         let cryptogramCount = ProtectedField.cryptogramCount(plain.count, blockSize: blockSize)
@@ -299,34 +282,12 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
         return p + cryptogramCount
     }
 
-    // MARK: - Reader side
-
-    /// Reader side: increments the SSC and wraps the command (DO'87'/'85', DO'97', DO'8E').
-    /// The protected command uses extended length when the plain one does (data > 255 bytes,
-    /// Ne > 256 or forced) or when the protected data field exceeds 255 bytes; its Le is '00'
-    /// ('0000' when extended).
-    public mutating func protect(_ command: CommandAPDU) throws(SecureMessagingError) -> CommandAPDU {
-        try guarded { (s) throws(SecureMessagingError) in try s.protectCommand(command) }
-    }
-
-    private mutating func protectCommand(_ command: CommandAPDU) throws(SecureMessagingError) -> CommandAPDU {
-        incrementSSC()
-        let cla = command.cla | 0x0C
-        let data = try protectedField(
-            command.data, odd: command.ins & 1 == 1, plainTag: 0x97,
-            command.ne.map { Self.leBytes($0, extended: command.isExtended) },
-            header: (cla, command.ins, command.p1, command.p2))
-        let extended = command.isExtended || data.count > 255
-        return CommandAPDU(
-            cla: cla, ins: command.ins, p1: command.p1, p2: command.p2, data: data,
-            ne: extended ? 65536 : 256, forceExtended: extended)
-    }
-
-    /// The protected data field on either side: the cryptogram object for `plain` (DO'87', or DO'85' for an odd
-    /// INS; none when `plain` is empty), the plain object `plainTag` with `plainValue` (DO'97' with Le in a command,
-    /// DO'99' with the status word in a response; none when nil), then DO'8E' with the MAC over
-    /// pad(SSC || pad(header) || objects) — a command's header, none in a response.
-    private func protectedField(
+    /// Builds the protected data field of a command or a response — the one wrap both sides use: the cryptogram
+    /// object for `plain` (DO'87', or DO'85' for an odd INS; none when `plain` is empty), the plain object
+    /// `plainTag` with `plainValue` (DO'97' with Le in a command, DO'99' with the status word in a response; none
+    /// when nil), then DO'8E' with the MAC over pad(SSC ‖ pad(header) ‖ the objects) — a command's header, none in
+    /// a response. The objects are built in place in the array that becomes the APDU's data field.
+    func protectedField(
         _ plain: [UInt8], odd: Bool, plainTag: UInt8, _ plainValue: (first: UInt8, second: UInt8, count: Int)?,
         header: (UInt8, UInt8, UInt8, UInt8)?
     ) throws(SecureMessagingError) -> [UInt8] {
@@ -368,143 +329,36 @@ public struct SecureMessagingSession: Sendable, CustomStringConvertible {
         }
     }
 
-    /// DO'97' content: Le as the unprotected command encodes it — one byte for a short command
-    /// ('00' = 256), two bytes for an extended one ('0000' = 65536).
-    private static func leBytes(_ ne: Int, extended: Bool) -> (first: UInt8, second: UInt8, count: Int) {
-        if ne <= 256 && !extended { return (UInt8(ne & 0xFF), 0, 1) }
-        return ne == 65536 ? (0, 0, 2) : (UInt8(ne >> 8), UInt8(ne & 0xFF), 2)
-    }
-
-    static func decodeLe(_ le: ArraySlice<UInt8>) -> Int? {
-        switch le.count {
-        case 1: return le.first! == 0 ? 256 : Int(le.first!)
-        case 2:
-            let v = Int(le[le.startIndex]) << 8 | Int(le[le.startIndex + 1])
-            return v == 0 ? 65536 : v
-        default: return nil
-        }
-    }
-
-    /// Reader side: increments the SSC, verifies DO'8E' in constant time before decrypting, checks DO'99'
-    /// and returns the plain response with the protected status word.
-    public mutating func unprotect(_ response: ResponseAPDU) throws(SecureMessagingError) -> ResponseAPDU {
-        try guarded { (s) throws(SecureMessagingError) in try s.unprotectResponse(response) }
-    }
-
-    private mutating func unprotectResponse(_ response: ResponseAPDU) throws(SecureMessagingError) -> ResponseAPDU {
-        incrementSSC()
-        let bytes = response.data
-        if bytes.isEmpty {
-            if response.statusWord.isSuccess {
-                throw fail(
-                    .malformedResponse, "response without secure-messaging data objects",
-                    statusWord: response.statusWord)
-            }
-            throw fail(
-                .chipRejectedSecureMessaging,
-                "chip answered \(response.statusWord) without secure messaging", statusWord: response.statusWord)
-        }
+    /// Opens the protected data objects of a command or a response (ICAO 9303-11 §9.8.5) — the one unwrap both
+    /// sides use: DO'8E' must be last and 8 bytes; it is verified in constant time over pad(SSC ‖ header ‖ the
+    /// objects before it) before anything is decrypted; then DO'87'/DO'85' is decrypted, and the one other object
+    /// the direction carries (`other`: DO'97' Le in a command, DO'99' status in a response) is returned where it
+    /// lies. Any other object is refused. `bytes` may be empty only to be refused (no DO'8E').
+    func open(_ bytes: [UInt8], header: UnsafeRawBufferPointer, other: UInt32, in direction: String)
+        throws(SecureMessagingError) -> (plain: [UInt8], other: Range<Int>?)
+    {
         guard let last = ProtectedField.lastObject(bytes) else {
-            throw fail(.malformedResponse, "response data objects are not valid BER-TLV")
-        }
-        guard last.tag == 0x8E else {
-            throw fail(.malformedResponse, "DO'8E' missing or not last")
-        }
-        guard last.valueLength == 8 else { throw fail(.malformedResponse, "DO'8E' of \(last.valueLength) bytes") }
-        let empty = UnsafeRawBufferPointer(start: nil, count: 0)
-        guard try verifyMAC(header: empty, bytes, authenticatedEnd: last.start, macValue: last.valueStart) else {
-            throw fail(.macMismatch, "response MAC (DO'8E') does not verify")
-        }
-        let (plain, do99) = try openObjects(bytes, before: last.start, plainTag: 0x99, in: "response")
-        guard let do99 else { throw fail(.malformedResponse, "DO'99' (processing status) missing") }
-        guard do99.count == 2 else { throw fail(.malformedResponse, "DO'99' of \(do99.count) bytes") }
-        return ResponseAPDU(data: plain, statusWord: StatusWord(do99[do99.startIndex], do99[do99.startIndex + 1]))
-    }
-
-    // MARK: - Chip side
-
-    /// Chip side: increments the SSC, verifies and unwraps a protected command.
-    public mutating func unprotectCommand(_ command: CommandAPDU) throws(SecureMessagingError) -> CommandAPDU {
-        try guarded { (s) throws(SecureMessagingError) in try s.unprotectIncoming(command) }
-    }
-
-    private mutating func unprotectIncoming(_ command: CommandAPDU) throws(SecureMessagingError) -> CommandAPDU {
-        incrementSSC()
-        guard command.isSecureMessaging else {
             throw fail(
-                .malformedResponse, "command without secure messaging (CLA \(Hex.encode([command.cla])))")
+                .malformedResponse,
+                bytes.isEmpty ? "DO'8E' missing" : "\(direction) data objects are not valid BER-TLV")
         }
-        let bytes = command.data
-        let last = ProtectedField.lastObject(bytes)
-        guard last != nil || bytes.isEmpty else {
-            throw fail(.malformedResponse, "command data objects are not valid BER-TLV")
+        guard last.tag == 0x8E else { throw fail(.malformedResponse, "DO'8E' missing or not last") }
+        guard last.valueLength == 8 else { throw fail(.malformedResponse, "DO'8E' of \(last.valueLength) bytes") }
+        guard try verifyMAC(header: header, bytes, authenticatedEnd: last.start, macValue: last.valueStart) else {
+            throw fail(.macMismatch, "\(direction) MAC (DO'8E') does not verify")
         }
-        guard let last, last.tag == 0x8E, last.valueLength == 8 else {
-            throw fail(.malformedResponse, "DO'8E' missing, not last or not 8 bytes")
-        }
-        let verified = try withPaddedHeader(command.cla, command.ins, command.p1, command.p2) {
-            (header) throws(SecureMessagingError) in
-            try verifyMAC(header: header, bytes, authenticatedEnd: last.start, macValue: last.valueStart)
-        }
-        guard verified else {
-            throw fail(.macMismatch, "command MAC (DO'8E') does not verify")
-        }
-        let (data, do97) = try openObjects(bytes, before: last.start, plainTag: 0x97, in: "command")
-        var ne: Int?
-        if let do97 {
-            guard let value = Self.decodeLe(do97) else {
-                throw fail(.malformedResponse, "DO'97' of \(do97.count) bytes")
+        var plain: [UInt8] = []
+        var found: Range<Int>?
+        try ProtectedField.forEachObject(in: bytes, before: last.start) { (object) throws(SecureMessagingError) in
+            switch object.tag {
+            case 0x87, 0x85: plain = try decryptCryptogram(object, in: bytes)
+            case other: found = object.valueRange
+            default:
+                throw fail(
+                    .malformedResponse, "unexpected data object \(TLVTag.describe(object.tag)) in the \(direction)")
             }
-            ne = value
         }
-        guard data.count <= 65535 else { throw fail(.commandTooLong, "plain data of \(data.count) bytes") }
-        lastCommandINS = command.ins
-        return CommandAPDU(
-            cla: command.cla & ~0x0C, ins: command.ins, p1: command.p1, p2: command.p2, data: data, ne: ne)
-    }
-
-    /// Chip side: increments the SSC and wraps a response (DO'87' — or DO'85' after an odd-INS
-    /// command — DO'99', DO'8E'); the outer status word repeats the plain one.
-    public mutating func protectResponse(_ response: ResponseAPDU) throws(SecureMessagingError) -> ResponseAPDU {
-        try guarded { (s) throws(SecureMessagingError) in try s.protectOutgoing(response) }
-    }
-
-    private mutating func protectOutgoing(_ response: ResponseAPDU) throws(SecureMessagingError) -> ResponseAPDU {
-        incrementSSC()
-        let sw = response.statusWord
-        let data = try protectedField(
-            response.data, odd: lastCommandINS & 1 == 1, plainTag: 0x99, (sw.sw1, sw.sw2, 2), header: nil)
-        return ResponseAPDU(data: data, statusWord: response.statusWord)
-    }
-
-    // MARK: - PACE-CAM
-
-    /// Encrypts with the session's encryption key in the way PACE-CAM's encrypted chip data uses
-    /// (AES-CBC, IV = E(KSenc, FF…FF), padding method 2; ICAO 9303-11 §4.4.3.5.2). AES sessions only.
-    /// Does not touch the SSC.
-    public func encryptCAMData(_ data: [UInt8]) throws(SecureMessagingError) -> [UInt8] {
-        do {
-            let iv = try camIV()
-            return try AES.encryptCBC(key: keys.encryption, iv: iv, Padding.pad(data, blockSize: 16))
-        } catch {
-            throw fail(.decryptionFailed, "CAM data encryption failed: \(error.code.rawValue)")
-        }
-    }
-
-    public func decryptCAMData(_ data: [UInt8]) throws(SecureMessagingError) -> [UInt8] {
-        do {
-            let iv = try camIV()
-            return try Padding.unpad(AES.decryptCBC(key: keys.encryption, iv: iv, data), blockSize: 16)
-        } catch {
-            throw fail(.decryptionFailed, "CAM data decryption failed: \(error.code.rawValue)")
-        }
-    }
-
-    private func camIV() throws(CryptoError) -> [UInt8] {
-        guard keys.cipher != .tripleDES else {
-            throw CryptoError(.unsupportedAlgorithm, function: "SecureMessagingSession.camIV", "PACE-CAM requires AES")
-        }
-        return try AES.encryptECB(key: keys.encryption, [UInt8](repeating: 0xFF, count: 16))
+        return (plain, found)
     }
 }
 

@@ -173,10 +173,7 @@ public final class PCSCCardTransport: CardTransport {
             } catch let error as TransportError where isServiceLost(error) {
                 // pcscd stopped or restarted: the card session is gone with it (the card is powered anew);
                 // `reconnect` establishes a new context and connects afresh.
-                throw TransportError(
-                    .cardReset, function: error.function,
-                    "the PC/SC service (pcscd) stopped; the card session is lost and needs a reconnect (\(error.message))",
-                    code: error.code)
+                throw Self.serviceStopped(error)
             }
         }
         let ns = DispatchTime.now().uptimeNanoseconds &- start
@@ -210,14 +207,23 @@ public final class PCSCCardTransport: CardTransport {
 
     /// After a failed exchange: whether the card has left the reader (pcscd notices within its
     /// polling interval, so look for up to a second). Returns the `.cardRemoved` error if so.
+    ///
+    /// A pcscd that stops in the middle of an exchange does not always say so in SCardTransmit's answer
+    /// (pcsc-lite 1.9 with vpcd answers SCARD_W_SECURITY_VIOLATION while it shuts down): when the reader's state
+    /// cannot be asked because the service is gone, the card session is lost with it (`serviceStopped`).
     private static func removalDiagnosis(_ ctx: SCARDCONTEXT, reader: String, cancel: CancelFlag) -> TransportError? {
         for attempt in 0..<10 {
             if attempt > 0 { usleep(100_000) }
-            guard
-                let raw = try? getStatusChangeSync(
-                    ctx, readers: [reader], current: [0], timeoutMilliseconds: 0, cancel: cancel),
-                let state = raw.first.map({ PCSCReaderState(reader: reader, raw: $0) })
-            else { return nil }
+            let raw: [RawReaderState]?
+            do {
+                raw = try getStatusChangeSync(
+                    ctx, readers: [reader], current: [0], timeoutMilliseconds: 0, cancel: cancel)
+            } catch  where isServiceLost(error) {
+                return serviceStopped(error)
+            } catch {
+                return nil
+            }
+            guard let state = raw?.first.map({ PCSCReaderState(reader: reader, raw: $0) }) else { return nil }
             if !state.flags.contains(.present) {
                 return TransportError(
                     .cardRemoved, function: "SCardTransmit",
@@ -225,6 +231,14 @@ public final class PCSCCardTransport: CardTransport {
             }
         }
         return nil
+    }
+
+    /// pcscd stopped or restarted under a connection: the card session is lost and needs a reconnect.
+    private static func serviceStopped(_ error: TransportError) -> TransportError {
+        TransportError(
+            .cardReset, function: error.function,
+            "the PC/SC service (pcscd) stopped; the card session is lost and needs a reconnect (\(error.message))",
+            code: error.code)
     }
 
     /// A command and its response, with the T=0 GET RESPONSE / re-issue rules applied.

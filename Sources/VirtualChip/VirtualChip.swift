@@ -115,8 +115,9 @@ struct ChipFailure: Error {
     static let chainingNotSupported = ChipFailure(0x6884)
 }
 
-/// The chip's mutable state and its command processing (held inside `VirtualChip`'s mutex).
-struct ChipEngine {
+/// The chip's mutable state and its command processing (held inside `VirtualChip`'s mutex). Not copyable: it
+/// owns the chip side of the secure-messaging session, whose SSC one owner advances.
+struct ChipEngine: ~Copyable {
     enum DF { case masterFile, lds1 }
 
     let profile: DocumentProfile
@@ -200,17 +201,18 @@ struct ChipEngine {
         let extendedRefused = command.isExtended && !profile.link.extendedLength
 
         if command.isSecureMessaging {
-            guard var sm = session else {
+            guard var sm = session.take() else {
                 return ResponseAPDU(statusWord: .smDataObjectsIncorrect)
             }
             let plain: CommandAPDU
             do {
                 plain = try sm.unprotectCommand(command)
+                session = consume sm
             } catch {
+                session = consume sm
                 dropSession()
                 return ResponseAPDU(statusWord: .smDataObjectsIncorrect)
             }
-            session = sm
             var inner = plain
             inner.cla = command.cla & ~0x0C
             let response: ResponseAPDU
@@ -220,16 +222,14 @@ struct ChipEngine {
                 response = dispatch(inner, protected: true, outerExtended: command.isExtended)
             }
             // The handler may have ended the session (e.g. a failed authentication).
-            guard var current = session else { return response }
+            guard var current = session.take() else { return response }
             do {
                 let protected = try current.protectResponse(response)
-                session = current
-                if let next = pendingSession {
-                    session = next
-                    pendingSession = nil
-                }
+                session = consume current
+                if pendingSession != nil { session = pendingSession.take() }
                 return protected
             } catch {
+                session = consume current
                 dropSession()
                 return ResponseAPDU(statusWord: .smDataObjectsIncorrect)
             }

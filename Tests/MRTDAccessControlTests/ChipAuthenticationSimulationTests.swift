@@ -20,7 +20,10 @@ final class CAChip: CardTransport, @unchecked Sendable {
     private var pending: SecureMessagingSession?
     var sawCommands: [UInt8] = []
 
-    init(session: SecureMessagingSession, group: KeyAgreementGroup, privateKey: SecretBytes, cipher: CipherAlgorithm) {
+    init(
+        session: consuming SecureMessagingSession, group: KeyAgreementGroup, privateKey: SecretBytes,
+        cipher: CipherAlgorithm
+    ) {
         self.session = session
         self.group = group
         self.privateKey = privateKey
@@ -59,10 +62,7 @@ final class CAChip: CardTransport, @unchecked Sendable {
                 answer = ResponseAPDU(sw: 0x6D00)
             }
             let protected = try session.protectResponse(answer)
-            if switchAfter, let p = pending {
-                session = p
-                pending = nil
-            }
+            if switchAfter, let p = pending.take() { session = p }
             return protected
         }
     }

@@ -50,7 +50,7 @@ func keys(_ v: Vector, _ cipher: CipherAlgorithm) -> SessionKeys {
         }
         #expect(content == v["ef_com"])
         #expect(session.sendSequenceCounter == v["ssc_final"])
-        #expect(!session.isDead)
+        #expect(session.isDead == false)
     }
 
     /// App. D.4 from the chip's side: unwraps the published commands, wraps the plain answers into the published responses.
@@ -83,7 +83,7 @@ func keys(_ v: Vector, _ cipher: CipherAlgorithm) -> SessionKeys {
         let corrupted = try ResponseAPDU(bytes: flipBit(step["protected_response"], at: byteIndex))
         let error = #expect(throws: SecureMessagingError.self) { try session.unprotect(corrupted) }
         #expect(error?.code == .macMismatch)
-        #expect(session.isDead)
+        #expect(session.isDead == true)
         let again = #expect(throws: SecureMessagingError.self) {
             try session.protect(CommandAPDU(bytes: step["unprotected_command"]))
         }
@@ -99,7 +99,7 @@ func keys(_ v: Vector, _ cipher: CipherAlgorithm) -> SessionKeys {
             try chip.unprotectCommand(CommandAPDU(bytes: flipBit(command, at: 20)))
         }
         #expect(error?.code == .macMismatch)
-        #expect(chip.isDead)
+        #expect(chip.isDead == true)
     }
 
     /// INTERNAL AUTHENTICATE under 3DES SM (Le 256 → DO'97' 01 00; a long DO'87' with a two-byte length).
@@ -156,7 +156,7 @@ func keys(_ v: Vector, _ cipher: CipherAlgorithm) -> SessionKeys {
             try twin.unprotect(ResponseAPDU(bytes: flipBit(bad, at: bad.count - 3)))
         }
         #expect(error?.code == .macMismatch)
-        #expect(twin.isDead)
+        #expect(twin.isDead == true)
         #expect(throws: SecureMessagingError.self) { try twin.unprotect(ResponseAPDU(bytes: bad)) }
     }
 

@@ -101,7 +101,7 @@ private func randomKeys(_ cipher: CipherAlgorithm) -> SessionKeys {
         #expect(error?.code == .chipRejectedSecureMessaging)
         #expect(error?.statusWord == StatusWord(rawValue: sw))
         #expect(error?.reason.contains(String(sw, radix: 16, uppercase: true)) == true)
-        #expect(session.isDead)
+        #expect(session.isDead == true)
     }
 
     /// A response with a valid MAC but no DO'99' is malformed; a truncated object list too.
@@ -120,7 +120,7 @@ private func randomKeys(_ cipher: CipherAlgorithm) -> SessionKeys {
             try reader.unprotect(ResponseAPDU(data: do87 + [0x8E, 0x08] + mac, sw: 0x9000))
         }
         #expect(error?.code == .malformedResponse)
-        #expect(reader.isDead)
+        #expect(reader.isDead == true)
 
         var other = SecureMessagingSession(keys: k)
         _ = try other.protect(CommandAPDU(ins: 0xB0, p1: 0, p2: 0, ne: 4))
@@ -128,37 +128,39 @@ private func randomKeys(_ cipher: CipherAlgorithm) -> SessionKeys {
             try other.unprotect(ResponseAPDU(data: [0x99, 0x02, 0x90], sw: 0x9000))
         }
         #expect(malformed?.code == .malformedResponse)
-        #expect(other.isDead)
+        #expect(other.isDead == true)
     }
 
     /// The protected field is read as BER (ASN1TLV's `TLVCursor`): a non-minimal length form, as some chips
     /// write, is taken when the MAC covers it; an indefinite length or a length past the field is malformed.
     @Test func responseObjectsAreReadAsBERWithoutIndefiniteLength() throws {
         let k = randomKeys(.tripleDES)
-        func answer(_ objects: [UInt8]) throws -> (SecureMessagingSession, Result<ResponseAPDU, SecureMessagingError>) {
+        func answer(_ objects: [UInt8]) throws -> (
+            readerIsDead: Bool, result: Result<ResponseAPDU, SecureMessagingError>
+        ) {
             var reader = SecureMessagingSession(keys: k)
             var chip = SecureMessagingSession(keys: k)
             _ = try chip.unprotectCommand(reader.protect(CommandAPDU(ins: 0xB0, p1: 0, p2: 0, ne: 4)))
-            var forger = chip
+            // a forger at the chip's SSC (a session is not copyable: a second one is made from the counter)
+            var forger = SecureMessagingSession(keys: k, ssc: chip.sendSequenceCounter)
             _ = try forger.protectResponse(ResponseAPDU(data: [], sw: 0x9000))
             let mac = try RetailMAC.mac(key: k.mac, forger.sendSequenceCounter + objects)
             let response = ResponseAPDU(data: objects + [0x8E, 0x08] + mac, sw: 0x9000)
             let result = Result { () throws(SecureMessagingError) in try reader.unprotect(response) }
-            return (reader, result)
+            return (reader.isDead, result)
         }
         let (_, longForm) = try answer([0x99, 0x81, 0x02, 0x62, 0x82])
         #expect(try longForm.get().statusWord.rawValue == 0x6282)
         for objects: [UInt8] in [[0xB9, 0x80, 0x99, 0x02, 0x90, 0x00, 0x00, 0x00], [0x99, 0x7F, 0x90, 0x00]] {
-            let (reader, result) = try answer(objects)
+            let (readerIsDead, result) = try answer(objects)
             #expect(throws: SecureMessagingError.self) { try result.get() }
             if case .failure(let error) = result { #expect(error.code == .malformedResponse, "\(error)") }
-            #expect(reader.isDead)
+            #expect(readerIsDead)
         }
     }
 
     /// Each session keys its own cipher contexts once: after a re-key (Chip Authentication, a new PACE run)
-    /// the new session protects with the new keys only — checked against the one-shot primitives — while a
-    /// copy of a session shares its contexts but keeps its own SSC.
+    /// the new session protects with the new keys only — checked against the one-shot primitives.
     @Test(arguments: CipherAlgorithm.allCases)
     func reKeyedSessionUsesNewKeys(_ cipher: CipherAlgorithm) throws {
         let old = randomKeys(cipher)
@@ -188,11 +190,11 @@ private func randomKeys(_ cipher: CipherAlgorithm) -> SessionKeys {
         var chipNew = SecureMessagingSession(keys: new)
         #expect(try chipNew.unprotectCommand(protected) == command)
         let answer = try chipNew.protectResponse(ResponseAPDU(data: [5, 6, 7], sw: 0x9000))
-        // a copy shares the keyed contexts, not the SSC: both unwrap the same answer
-        var copy = reader
-        #expect(try copy.unprotect(answer).data == [5, 6, 7])
+        // a session is not copyable; a second one made from the same keys and counter unwraps the same answer
+        var second = SecureMessagingSession(keys: new, ssc: reader.sendSequenceCounter)
+        #expect(try second.unprotect(answer).data == [5, 6, 7])
         #expect(try reader.unprotect(answer).data == [5, 6, 7])
-        #expect(copy.sendSequenceCounter == reader.sendSequenceCounter)
+        #expect(second.sendSequenceCounter == reader.sendSequenceCounter)
         // the old session still works under the old keys
         var oldReader = SecureMessagingSession(keys: old, ssc: [UInt8](repeating: 0, count: bs - 1) + [2])
         #expect(try chipOld.unprotectCommand(oldReader.protect(command)) == command)
@@ -208,7 +210,7 @@ private func randomKeys(_ cipher: CipherAlgorithm) -> SessionKeys {
             try session.protect(CommandAPDU(ins: 0xA4, p1: 2, p2: 0x0C, data: [1, 0x1E]))
         }
         #expect(error?.code == .commandTooLong)
-        #expect(session.isDead)
+        #expect(session.isDead == true)
         let badMAC = SessionKeys(
             cipher: .aes128, encryption: SecretBytes([UInt8](repeating: 1, count: 16)),
             mac: SecretBytes([UInt8](repeating: 2, count: 8)))
@@ -224,7 +226,7 @@ private func randomKeys(_ cipher: CipherAlgorithm) -> SessionKeys {
             cipher: .aes128, encryption: SecretBytes([UInt8](repeating: 0xAB, count: 16)),
             mac: SecretBytes([UInt8](repeating: 0xCD, count: 16)))
         let s = SecureMessagingSession(keys: k)
-        #expect(!"\(s)".contains("AB") && !"\(s)".contains("171"))
+        #expect(!s.description.contains("AB") && !s.description.contains("171"))
         #expect(!"\(k)".contains("AB") && !"\(k)".contains("171"))
     }
 }
@@ -232,8 +234,13 @@ private func randomKeys(_ cipher: CipherAlgorithm) -> SessionKeys {
 /// A transport whose far end is a chip-side SM session answering READ BINARY with fixed content.
 final class SMChipTransport: CardTransport {
     let name = "sm chip"
-    private let state: Mutex<(session: SecureMessagingSession, corruptNext: Bool, failNext: Bool)>
-    init(session: SecureMessagingSession) { state = Mutex((session, false, false)) }
+    struct State: ~Copyable {
+        var session: SecureMessagingSession
+        var corruptNext = false
+        var failNext = false
+    }
+    private let state: Mutex<State>
+    init(session: consuming SecureMessagingSession) { state = Mutex(State(session: session)) }
     var capabilities: TransportCapabilities { .extended }
     var atr: [UInt8] { [0x3B, 0x80] }
     func corruptNextResponse() { state.withLock { $0.corruptNext = true } }

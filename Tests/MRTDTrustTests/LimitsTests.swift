@@ -143,9 +143,10 @@ import Testing
     }
 
     @Test func countsPEMBlocks() {
-        #expect(TrustStore.countPEMBlocks(Array("-----BEGIN X-----\nAA\n-----END X-----\n-----BEGIN Y".utf8)) == 2)
-        #expect(TrustStore.countPEMBlocks(Array("----BEGIN -----BEGIN".utf8)) == 0)
-        #expect(TrustStore.countPEMBlocks([]) == 0)
+        #expect(
+            TrustMaterialFiles.countPEMBlocks(Array("-----BEGIN X-----\nAA\n-----END X-----\n-----BEGIN Y".utf8)) == 2)
+        #expect(TrustMaterialFiles.countPEMBlocks(Array("----BEGIN -----BEGIN".utf8)) == 0)
+        #expect(TrustMaterialFiles.countPEMBlocks([]) == 0)
     }
 
     @Test func pinningThousandsOfRootsStaysLinear() throws {

@@ -40,7 +40,7 @@ struct RobustnessTests {
                 _ = try? c.publicKey()
             }
             if (try? CertificateRevocationList(der: damaged)) != nil { parsed += 1 }
-            _ = TrustStore.detectKind(damaged)
+            _ = TrustMaterialFiles.detectKind(damaged)
         }
         #expect(parsed > 0)  // most flips land in values, not in structure
     }

@@ -82,10 +82,10 @@ struct TrustStoreTests {
     }
 
     @Test func detectsFileKinds() throws {
-        #expect(TrustStore.detectKind(try Fixtures.bytes(Fixtures.colCRL)) == .crl)
-        #expect(TrustStore.detectKind(try Fixtures.bytes(Fixtures.deRoot)) == .certificate)
-        #expect(TrustStore.detectKind(try Fixtures.bytes(Fixtures.nlMasterList)) == .masterList)
-        #expect(TrustStore.detectKind([0x30, 0x03, 0x02, 0x01, 0x00]) == nil)
+        #expect(TrustMaterialFiles.detectKind(try Fixtures.bytes(Fixtures.colCRL)) == .crl)
+        #expect(TrustMaterialFiles.detectKind(try Fixtures.bytes(Fixtures.deRoot)) == .certificate)
+        #expect(TrustMaterialFiles.detectKind(try Fixtures.bytes(Fixtures.nlMasterList)) == .masterList)
+        #expect(TrustMaterialFiles.detectKind([0x30, 0x03, 0x02, 0x01, 0x00]) == nil)
     }
 
     @Test func pemAndDERCertificatesLoadAndDuplicatesMerge() throws {

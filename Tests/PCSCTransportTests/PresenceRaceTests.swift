@@ -126,9 +126,10 @@ struct PresenceRaceTests {
         try await served.remove()
     }
 
-    /// Restarting pcscd disturbs every other PC/SC user of the machine, so this test runs only when
-    /// EMRTD_TEST_PCSCD_RESTART=1 (not yet in `.ci/run`: its first run did not complete); run it alone, holding
-    /// `flock /tmp/emrtd-pcsc.lock`. It leaves pcscd running.
+    /// Restarting the machine's pcscd disturbs every other PC/SC user of the machine, so this test runs only when
+    /// EMRTD_TEST_PCSCD_RESTART=1; run it alone, holding `flock /tmp/emrtd-pcsc.lock`. It leaves pcscd running.
+    /// The suite's own coverage of a pcscd restart is `PCSCDaemonRestartTests` (EMRTDCLITests), which restarts a
+    /// private pcscd under `emrtd read`, waiting and mid-read.
     @Test(
         "pcscd restarted (SCARD_E_NO_SERVICE / SERVICE_STOPPED): a new context and a retry within the timeout",
         .enabled(

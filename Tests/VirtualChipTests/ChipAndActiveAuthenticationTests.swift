@@ -16,7 +16,15 @@ import Testing
         case ecdh3DES, ecdhAES128, ecdhAES256, dh3DES, dhAES128
     }
 
-    static func setUp(_ variant: Variant) throws -> (TestTerminal, TestTerminal.CAKey, [UInt8], String?) {
+    /// A terminal after BAC with a chip holding a CA key of `variant`, the key's kind, its public key, the CA OID.
+    struct Setup: ~Copyable {
+        var terminal: TestTerminal
+        let key: TestTerminal.CAKey
+        let chipPublic: [UInt8]
+        let oid: String?
+    }
+
+    static func setUp(_ variant: Variant) throws -> Setup {
         let agreement: ChipAuthenticationKey.Agreement
         let terminalKey: TestTerminal.CAKey
         let publicKey: [UInt8]
@@ -46,14 +54,16 @@ import Testing
         var terminal = TestTerminal(chip: VirtualChip(profile: profile))
         _ = terminal.plain(.selectApplication(MRTDApplication.lds1AID))
         try terminal.bac(mrzInformation: mrzInformation)
-        return (terminal, terminalKey, publicKey, oid)
+        return Setup(terminal: terminal, key: terminalKey, chipPublic: publicKey, oid: oid)
     }
 
     /// CA restarts SM with the new keys and SSC 0 after the answer, which is protected with the old keys;
     /// the next protected read proves success.
     @Test(arguments: Variant.allCases)
     func chipAuthentication(_ variant: Variant) throws {
-        var (terminal, key, chipPublic, oid) = try Self.setUp(variant)
+        let setup = try Self.setUp(variant)
+        let (key, chipPublic, oid) = (setup.key, setup.chipPublic, setup.oid)
+        var terminal = setup.terminal
         try terminal.chipAuthentication(key: key, oid: oid, keyId: 1)
         try terminal.finishChipAuthentication(key: key, chipStaticPublic: chipPublic)
         #expect(terminal.chip.snapshot.chipAuthenticated)
@@ -64,7 +74,9 @@ import Testing
     /// Negative twin: a terminal that keeps the old keys after CA is refused (6988) and the session dropped.
     @Test(arguments: [Variant.ecdh3DES, .ecdhAES128])
     func oldKeysRefusedAfterChipAuthentication(_ variant: Variant) throws {
-        var (terminal, key, _, oid) = try Self.setUp(variant)
+        let setup = try Self.setUp(variant)
+        let (key, oid) = (setup.key, setup.oid)
+        var terminal = setup.terminal
         try terminal.chipAuthentication(key: key, oid: oid)
         #expect(throws: TerminalError.self) { try terminal.secure(.readBinary(sfi: 0x01, offset: 0, ne: 4)) }
         #expect(!terminal.chip.snapshot.secureMessagingActive)
@@ -72,7 +84,7 @@ import Testing
 
     /// A wrong key id is refused with 6A88 and the session keeps the old keys.
     @Test func wrongKeyId() throws {
-        var (terminal, _, _, _) = try Self.setUp(.ecdhAES128)
+        var terminal = try Self.setUp(.ecdhAES128).terminal
         let oid = ASN1ObjectIdentifier("0.4.0.127.0.7.2.2.3.2.2")
         let r = try terminal.secure(
             .manageSecurityEnvironment(

@@ -256,76 +256,10 @@ public struct TrustStore: Sendable {
     @discardableResult
     public mutating func load(paths: [String], directCSCAsSignMasterLists: Bool = true) throws(TrustError) -> [Refusal]
     {
-        var files: [String] = []
-        for path in paths {
-            var isDir: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
-                throw TrustError(.unreadable, .trustStore, "no such file or folder: \(path)")
-            }
-            if isDir.boolValue {
-                var found: [String] = []
-                var tooMany = false
-                if let e = FileManager.default.enumerator(
-                    at: URL(fileURLWithPath: path), includingPropertiesForKeys: [.isRegularFileKey])
-                {
-                    for case let url as URL in e
-                    where (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
-                        guard files.count + found.count < TrustLimits.maxLoadFiles else {
-                            tooMany = true
-                            break
-                        }
-                        found.append(url.path)
-                    }
-                }
-                if tooMany {
-                    _ = refuse(
-                        path,
-                        TrustError(
-                            .limitExceeded, .trustStore,
-                            "more than \(TrustLimits.maxLoadFiles) files in one load (TrustLimits.maxLoadFiles): the folder is not read"
-                        ))
-                    continue
-                }
-                files += found.sorted()
-            } else {
-                files.append(path)
-            }
-        }
         let before = refused.count
-        var byKind: [FileKind: [(String, [UInt8])]] = [:]
-        // everything read in one load is held until it is added (certificates first, then lists, then CRLs): bounded
-        var budget = TrustLimits.maxLoadBytes
-        for path in files {
-            let blocks: [[UInt8]]
-            do {
-                let bytes: [UInt8]
-                if budget < TrustLimits.maxFileBytes {
-                    bytes = try TrustLimits.readRegularFile(
-                        path, limit: budget, limitName: "TrustLimits.maxLoadBytes, what one load reads in all")
-                } else {
-                    bytes = try TrustLimits.readRegularFile(path)
-                }
-                budget -= bytes.count
-                blocks = try Self.derBlocks(bytes)
-            } catch {
-                _ = refuse(path, error)
-                continue
-            }
-            if blocks.isEmpty { _ = refuse(path, TrustError(.unreadable, .trustStore, "empty file")) }
-            for (n, der) in blocks.enumerated() {
-                let source = blocks.count > 1 ? "\(path)#\(n + 1)" : path
-                if let kind = Self.detectKind(der) {
-                    do { try TrustLimits.check(der.count, kind: kind, step: .trustStore) } catch {
-                        _ = refuse(source, error, kind: kind)
-                        continue
-                    }
-                    byKind[kind, default: []].append((source, der))
-                } else {
-                    _ = refuse(
-                        source, TrustError(.unreadable, .trustStore, "not a certificate, CRL or CSCA master list"))
-                }
-            }
-        }
+        let material = try TrustMaterialFiles(paths: paths)
+        refused += material.refusals
+        let byKind = material.byKind
         var direct: [Certificate] = []
         for (source, der) in byKind[.certificate] ?? [] {
             if let c = try? addCertificate(der: der, source: source), c.isSelfIssued { direct.append(c) }
@@ -340,98 +274,10 @@ public struct TrustStore: Sendable {
 
     /// Loads a master-list signer root (DER or PEM) from a file and pins it.
     public mutating func pinMasterListSignerRoot(path: String) throws(TrustError) {
-        for der in try Self.derBlocks(try TrustLimits.readRegularFile(path)) {
+        for der in try TrustMaterialFiles.derBlocks(try TrustLimits.readRegularFile(path)) {
             try TrustLimits.check(der.count, kind: .certificate, step: .certificate)
             pinMasterListSignerRoot(try Certificate(der: der))
         }
-    }
-
-    /// Splits PEM text into DER blocks; returns the input itself when it is not PEM. A PEM file of more than
-    /// `TrustLimits.maxPEMBytes` or `maxPEMBlocks` blocks is refused before any block is decoded.
-    static func derBlocks(_ bytes: [UInt8]) throws(TrustError) -> [[UInt8]] {
-        // DER starts with its tag (0x30, SEQUENCE, for all three kinds); PEM is text holding "-----BEGIN ".
-        // Only what may be text is validated as UTF-8 (a master list is close to a megabyte).
-        if bytes.first == 0x30 { return [bytes] }
-        let blocks = countPEMBlocks(bytes)
-        if blocks > 0 {
-            guard bytes.count <= TrustLimits.maxPEMBytes else {
-                throw TrustError(
-                    .limitExceeded, .trustStore,
-                    "PEM text of \(bytes.count) bytes exceeds the limit of \(TrustLimits.maxPEMBytes) bytes (TrustLimits.maxPEMBytes)"
-                )
-            }
-            guard blocks <= TrustLimits.maxPEMBlocks else {
-                throw TrustError(
-                    .limitExceeded, .trustStore,
-                    "PEM text holds \(blocks) blocks, more than the limit of \(TrustLimits.maxPEMBlocks) (TrustLimits.maxPEMBlocks)"
-                )
-            }
-        }
-        guard let text = String(validating: bytes, as: UTF8.self), text.contains("-----BEGIN ") else {
-            return bytes.isEmpty ? [] : [bytes]
-        }
-        var out: [[UInt8]] = []
-        var body: String? = nil
-        for line in text.split(whereSeparator: \.isNewline) {
-            let l = line.trimmingCharacters(in: .whitespaces)
-            if l.hasPrefix("-----BEGIN ") {
-                body = ""
-            } else if l.hasPrefix("-----END ") {
-                if let b = body, let d = Data(base64Encoded: b) { out.append([UInt8](d)) }
-                body = nil
-            } else if body != nil, !l.contains(":") {
-                body! += l
-            }
-        }
-        return out
-    }
-
-    /// How many "-----BEGIN " lines `bytes` holds (a byte scan: nothing decoded).
-    static func countPEMBlocks(_ bytes: [UInt8]) -> Int {
-        let marker = Array("-----BEGIN ".utf8)
-        var count = 0
-        bytes.withUnsafeBufferPointer { b in
-            var i = 0
-            let last = b.count - marker.count
-            while i <= last {
-                if b[i] == 0x2D, b[i + 1] == 0x2D, b[i + 5] == 0x42 {
-                    var k = 0
-                    while k < marker.count, b[i + k] == marker[k] { k += 1 }
-                    if k == marker.count {
-                        count += 1
-                        i += k
-                        continue
-                    }
-                }
-                i += 1
-            }
-        }
-        return count
-    }
-
-    /// Detects a master list (ContentInfo signedData with id-icao-cscaMasterList), a CRL
-    /// (TBSCertList: a Time after the issuer) or a certificate (TBSCertificate: Validity after the issuer).
-    static func detectKind(_ der: [UInt8]) -> FileKind? {
-        guard let node = try? TLVParser.parse(der, rules: .ber), node.tag == 0x30, node.children.count >= 2 else {
-            return nil
-        }
-        if node.children[0].tag == 0x06 { return isSignedData(node) ? .masterList : nil }
-        let tbs = node.children[0]
-        guard tbs.tag == 0x30 else { return nil }
-        let fields = tbs.children.filter { $0.tag != 0xA0 && $0.tag != 0x02 }
-        // fields: signature, issuer, then Validity (certificate) or thisUpdate (CRL)
-        guard fields.count >= 3 else { return nil }
-        switch fields[2].tag {
-        case 0x17, 0x18: return .crl
-        case 0x30: return .certificate
-        default: return nil
-        }
-    }
-
-    /// A ContentInfo holding SignedData (whatever its eContentType: `addMasterList` then says
-    /// precisely what is wrong with a SignedData that is not a master list).
-    private static func isSignedData(_ node: TLVNode) -> Bool {
-        (try? node.children[0].objectIdentifierValue()) == TrustOID.signedData
     }
 
     // MARK: Lookups (indexed)

@@ -14,8 +14,8 @@ struct TerminalError: Error, CustomStringConvertible {
 
 /// A reader-side counterpart written in the tests from ICAO 9303-11 (BAC, PACE GM/IM/CAM, CA v1,
 /// AA), so that chip round trips do not depend on MRTDAccessControl. It uses the same secure
-/// messaging implementation as the chip.
-struct TestTerminal {
+/// messaging implementation as the chip. Not copyable: it owns the reader side of the session.
+struct TestTerminal: ~Copyable {
     let chip: VirtualChip
     var session: SecureMessagingSession?
     let random: any RandomSource
@@ -29,13 +29,12 @@ struct TestTerminal {
 
     /// Sends a command protected with the current session and returns the plain answer.
     mutating func secure(_ command: CommandAPDU) throws -> ResponseAPDU {
-        guard var s = session else { throw TerminalError(step: "no session") }
+        guard var s = session.take() else { throw TerminalError(step: "no session") }
         let protected = try s.protect(command)
+        session = consume s
         let answer = chip.send(protected)
         do {
-            let plainAnswer = try s.unprotect(answer)
-            session = s
-            return plainAnswer
+            return try session!.unprotect(answer)
         } catch {
             session = nil
             throw TerminalError(step: "unprotect", statusWord: answer.statusWord)

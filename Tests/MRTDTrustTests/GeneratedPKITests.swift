@@ -321,7 +321,7 @@ struct GeneratedPKITests {
         let cert = try Certificate(der: der)
         #expect(cert.unhandledCriticalExtensions == ["1.3.6.1.4.1.99999.1"])
         var signer = good
-        signer.info = try CertificateInfo(der: der)
+        signer.info = try Certificate(der: der)
         let r = Self.verify(try Self.sod(signer, signingTime: Self.signingTime), try Self.store([csca.der]))
         #expect(r[.sodSignature]?.status == .passed)
         #expect(r[.documentSignerCertificate]?.status == .failed)

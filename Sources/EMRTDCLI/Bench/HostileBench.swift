@@ -311,7 +311,7 @@ enum HostileBench {
             ])
         let der = try builder.sign(with: g.pki.csca.privateKey, algorithm: g.pki.csca.algorithm.signatureAlgorithm)
         let signer = SignerMaterial(
-            certificate: try CertificateInfo(der: der), privateKey: ds.privateKey,
+            certificate: try Certificate(issued: der), privateKey: ds.privateKey,
             signatureAlgorithm: ds.algorithm.signatureAlgorithm)
         let lso = LDSSecurityObjectEncoder.encode(
             hashes: groups.mapValues { HashAlgorithm.sha256.hash($0) }, hashAlgorithm: .sha256)

@@ -4,6 +4,7 @@ import Foundation
 import MRTDCrypto
 import MRTDDocument
 import MRTDTestSupport
+import MRTDTrust
 import Testing
 
 @testable import VirtualChip
@@ -178,7 +179,7 @@ struct ProfileTests {
                 $0.status == 0
             }
         }
-        let ds = try CertificateInfo(der: forged.documentSignerCertificate)
+        let ds = try Certificate(der: forged.documentSignerCertificate)
         switch forgery {
         case .dataGroupModified:
             #expect(try hashesMatchFiles(f) == [1])
@@ -191,7 +192,7 @@ struct ProfileTests {
             #expect(changedFiles == [] && sodContentChanged)
         case .signerOfOtherCSCA:
             #expect(forged.cscaCertificate == genuine.cscaCertificate)
-            #expect(ds.issuerName == (try CertificateInfo(der: forged.cscaCertificate)).subjectName)
+            #expect(ds.issuer.encoded == (try Certificate(der: forged.cscaCertificate)).subject.encoded)
             if let ok = try dsVerifies() { #expect(!ok) }
             #expect(try hashesMatchFiles(f) == [])
         case .cscaOfOtherCountry:

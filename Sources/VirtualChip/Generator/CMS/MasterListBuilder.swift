@@ -1,5 +1,6 @@
 public import ASN1TLV
 public import MRTDCrypto
+public import MRTDTrust
 
 /// ICAO 9303-12 §8 CSCA master list: a CMS SignedData with eContentType id-icao-cscaMasterList
 /// (2.23.136.1.1.2) and content
@@ -16,14 +17,14 @@ public enum MasterListBuilder {
     /// The signed master list (DER ContentInfo). `extraCertificates` (e.g. the signer's CSCA) are embedded
     /// beside the signer certificate.
     public static func build(
-        certificates: [[UInt8]], signerCertificate: CertificateInfo, signerKey: PrivateKey,
+        certificates: [[UInt8]], signerCertificate: Certificate, signerKey: PrivateKey,
         signatureAlgorithm: GeneratorSignatureAlgorithm, extraCertificates: [[UInt8]] = [],
         signingTime: ASN1Time? = nil
     ) throws(GeneratorError) -> [UInt8] {
         let builder = SignedDataBuilder(
             eContentType: CMSContentType.cscaMasterList, eContent: content(certificates: certificates),
             digestAlgorithm: signatureAlgorithm.hash, signatureAlgorithm: signatureAlgorithm,
-            signerCertificate: signerCertificate, embeddedCertificates: [signerCertificate.der] + extraCertificates,
+            signerCertificate: signerCertificate, embeddedCertificates: [signerCertificate.encoded] + extraCertificates,
             signingTime: signingTime)
         return try builder.build(signerKey: signerKey)
     }

@@ -1,5 +1,6 @@
 public import ASN1TLV
 public import MRTDCrypto
+public import MRTDTrust
 
 /// Builds a CMS SignedData (RFC 5652 §5) with one signer, as used by EF.SOD (ICAO 9303-10 §4.6.2),
 /// EF.CardSecurity (BSI TR-03110-3 §A.1.2) and ICAO master lists (ICAO 9303-12 §8):
@@ -23,7 +24,7 @@ public struct SignedDataBuilder: Sendable {
     /// algorithm's hash by default, as RFC 5754 §3 and OpenSSL expect.
     public var digestAlgorithm: HashAlgorithm
     public var signatureAlgorithm: GeneratorSignatureAlgorithm
-    public var signerCertificate: CertificateInfo
+    public var signerCertificate: Certificate
     /// Certificates put in `certificates` (normally the signer's).
     public var embeddedCertificates: [[UInt8]]
     public var signerIdentification: SignerIdentification
@@ -32,7 +33,7 @@ public struct SignedDataBuilder: Sendable {
 
     public init(
         eContentType: ASN1ObjectIdentifier, eContent: [UInt8], digestAlgorithm: HashAlgorithm? = nil,
-        signatureAlgorithm: GeneratorSignatureAlgorithm, signerCertificate: CertificateInfo,
+        signatureAlgorithm: GeneratorSignatureAlgorithm, signerCertificate: Certificate,
         embeddedCertificates: [[UInt8]]? = nil, signerIdentification: SignerIdentification = .issuerAndSerialNumber,
         signingTime: ASN1Time?
     ) {
@@ -41,7 +42,7 @@ public struct SignedDataBuilder: Sendable {
         self.digestAlgorithm = digestAlgorithm ?? signatureAlgorithm.hash
         self.signatureAlgorithm = signatureAlgorithm
         self.signerCertificate = signerCertificate
-        self.embeddedCertificates = embeddedCertificates ?? [signerCertificate.der]
+        self.embeddedCertificates = embeddedCertificates ?? [signerCertificate.encoded]
         self.signerIdentification = signerIdentification
         self.signingTime = signingTime
     }
@@ -68,7 +69,7 @@ public struct SignedDataBuilder: Sendable {
         let signerVersion: Int
         switch signerIdentification {
         case .issuerAndSerialNumber:
-            sid = DER.sequence(signerCertificate.issuerName, DER.integer(unsigned: signerCertificate.serialNumber))
+            sid = DER.sequence(signerCertificate.issuer.encoded, DER.integer(unsigned: signerCertificate.serialNumber))
             signerVersion = 1
         case .subjectKeyIdentifier:
             guard let ski = signerCertificate.subjectKeyIdentifier else {

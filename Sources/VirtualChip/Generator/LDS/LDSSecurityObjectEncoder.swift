@@ -1,6 +1,7 @@
 public import ASN1TLV
 public import MRTDCrypto
 public import MRTDDocument
+public import MRTDTrust
 
 /// ICAO 9303-10 §4.6.2.2 / Appendix D.1 LDS security object and the EF.SOD container:
 /// ```
@@ -70,10 +71,10 @@ public enum LDSSecurityObjectEncoder {
 
 /// A signing key with its certificate and the algorithm it signs with.
 public struct SignerMaterial: Sendable {
-    public var certificate: CertificateInfo
+    public var certificate: Certificate
     public var privateKey: PrivateKey
     public var signatureAlgorithm: GeneratorSignatureAlgorithm
-    public init(certificate: CertificateInfo, privateKey: PrivateKey, signatureAlgorithm: GeneratorSignatureAlgorithm) {
+    public init(certificate: Certificate, privateKey: PrivateKey, signatureAlgorithm: GeneratorSignatureAlgorithm) {
         self.certificate = certificate
         self.privateKey = privateKey
         self.signatureAlgorithm = signatureAlgorithm

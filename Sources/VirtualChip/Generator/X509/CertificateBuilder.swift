@@ -58,43 +58,12 @@ public struct CertificateBuilder: Sendable {
     }
 }
 
-/// The few fields of a generated certificate the generator needs again (issuer/serial for CMS SignerIdentifier,
-/// the key identifier for AKI/SKI).
-public struct CertificateInfo: Sendable, Hashable {
-    public var der: [UInt8]
-    /// DER `Name` of the subject and issuer, exactly as encoded in the certificate.
-    public var subjectName: [UInt8]
-    public var issuerName: [UInt8]
-    public var serialNumber: [UInt8]
-    public var subjectKeyIdentifier: [UInt8]?
-    public var notBefore: ASN1Time
-    public var notAfter: ASN1Time
-
-    /// Reads them back from a DER certificate.
-    public init(der: [UInt8]) throws(GeneratorError) {
+extension Certificate {
+    /// Reads back a certificate the generator issued, as a verifier reads it (MRTDTrust's model: issuer and
+    /// serial for a CMS SignerIdentifier, the subject key identifier for AKI/SKI, the validity).
+    public init(issued der: [UInt8]) throws(GeneratorError) {
         do {
-            let cert = try TLVParser.parse(der, rules: .der)
-            let tbs = try cert.child(at: 0, "tbsCertificate")
-            let hasVersion = tbs.children.first?.tag == 0xA0
-            let base = hasVersion ? 1 : 0
-            self.der = der
-            self.serialNumber = try tbs.child(at: base, "serialNumber").unsignedIntegerBytes()
-            self.issuerName = try tbs.child(at: base + 2, "issuer").encodedBytes
-            let validity = try tbs.child(at: base + 3, "validity")
-            self.notBefore = try validity.child(at: 0).timeValue()
-            self.notAfter = try validity.child(at: 1).timeValue()
-            self.subjectName = try tbs.child(at: base + 4, "subject").encodedBytes
-            var ski: [UInt8]? = nil
-            if let ext = tbs.child(0xA3), let seq = ext.children.first {
-                for e in seq.children where (try? e.child(at: 0).objectIdentifierValue()) == "2.5.29.14" {
-                    if let inner = e.children.last, let os = try? inner.octetStringValue(),
-                        let kid = try? TLVParser.parse(os, rules: .der).octetStringValue()
-                    {
-                        ski = kid
-                    }
-                }
-            }
-            self.subjectKeyIdentifier = ski
+            try self.init(der: der)
         } catch {
             throw GeneratorError(.invalidInput, step: "certificate.parse", error.description)
         }

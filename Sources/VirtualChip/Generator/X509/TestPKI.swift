@@ -89,11 +89,11 @@ extension PKIAlgorithm {
 /// A generated certificate with its private key. `description` names the subject only.
 public struct IssuedCertificate: Sendable, CustomStringConvertible {
     public var description: String { "IssuedCertificate(\(name.commonName ?? ""), \(algorithm.rawValue))" }
-    public var info: CertificateInfo
+    public var info: Certificate
     public var privateKey: PrivateKey
     public var algorithm: PKIAlgorithm
     public var name: DistinguishedName
-    public var der: [UInt8] { info.der }
+    public var der: [UInt8] { info.encoded }
     public var signer: SignerMaterial {
         SignerMaterial(certificate: info, privateKey: privateKey, signatureAlgorithm: algorithm.signatureAlgorithm)
     }
@@ -200,7 +200,7 @@ public struct TestPKI: Sendable {
             subjectPublicKeyInfo: spki, extensions: exts)
         let der = try builder.sign(with: key, algorithm: options.cscaAlgorithm.signatureAlgorithm)
         return IssuedCertificate(
-            info: try CertificateInfo(der: der), privateKey: key, algorithm: options.cscaAlgorithm, name: name)
+            info: try Certificate(issued: der), privateKey: key, algorithm: options.cscaAlgorithm, name: name)
     }
 
     public enum Role: String, Sendable { case documentSigner, masterListSigner }
@@ -259,12 +259,12 @@ public struct TestPKI: Sendable {
             serialNumber: serial(), issuer: issuer.name, subject: name,
             notBefore: nb, notAfter: na, subjectPublicKeyInfo: spki, extensions: exts)
         let der = try builder.sign(with: issuer.privateKey, algorithm: issuer.algorithm.signatureAlgorithm)
-        return IssuedCertificate(info: try CertificateInfo(der: der), privateKey: key, algorithm: algorithm, name: name)
+        return IssuedCertificate(info: try Certificate(issued: der), privateKey: key, algorithm: algorithm, name: name)
     }
 
     /// A CRL issued by the CSCA listing `revoked` certificates (RFC 5280 §5, ICAO 9303-12 §7).
     public func crl(
-        revoking revoked: [CertificateInfo] = [],
+        revoking revoked: [Certificate] = [],
         thisUpdate: ASN1Time = ASN1Time(year: 2026, month: 1, day: 1),
         nextUpdate: ASN1Time = ASN1Time(year: 2036, month: 1, day: 1)
     ) throws(GeneratorError) -> [UInt8] {

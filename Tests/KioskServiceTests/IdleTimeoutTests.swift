@@ -47,60 +47,54 @@ struct IdleTimeoutTests {
         #expect(HTTPServerLimits().idleTimeoutSeconds == 30)
     }
 
-    @Test func aSilentConnectionIsClosed() throws {
-        let (server, port) = try Self.server(idle: 1)
+    /// Starts a server with `idle` seconds of idle timeout, connects, sends `sending` (with the port filled in
+    /// for PORT), then watches the connection for at most `limit` seconds.
+    static func watch(idle: Int, keepAlive: Double = 10, sending: String?, limit: Double) throws -> (
+        seconds: Double, text: String, closed: Bool
+    ) {
+        let (server, port) = try Self.server(idle: idle, keepAlive: keepAlive)
         defer { server.stop() }
         let fd = try RawHTTP.connect(port: port)
         defer { close(fd) }
-        let r = Self.untilClosed(fd, limit: 8)
+        if let sending {
+            try RawHTTP.send(fd, Array(sending.replacingOccurrences(of: "PORT", with: "\(port)").utf8))
+        }
+        let r = Self.untilClosed(fd, limit: limit)
+        return (r.seconds, String(decoding: r.bytes, as: UTF8.self), r.closed)
+    }
+
+    @Test func aSilentConnectionIsClosed() throws {
+        let r = try Self.watch(idle: 1, sending: nil, limit: 8)
         #expect(r.closed, "a connection that sent nothing was still open after 8 s")
         #expect(r.seconds >= 0.8, "closed after \(r.seconds) s: sooner than the idle timeout")
-        #expect(r.bytes.isEmpty)
+        #expect(r.text.isEmpty)
     }
 
     @Test func aRequestThatNeverEndsIsClosed() throws {
-        let (server, port) = try Self.server(idle: 1)
-        defer { server.stop() }
-        let fd = try RawHTTP.connect(port: port)
-        defer { close(fd) }
         // a slow client: the request line and one header, then nothing
-        try RawHTTP.send(fd, Array("GET /x HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n".utf8))
-        let r = Self.untilClosed(fd, limit: 8)
+        let r = try Self.watch(idle: 1, sending: "GET /x HTTP/1.1\r\nHost: 127.0.0.1:PORT\r\n", limit: 8)
         #expect(r.closed, "a half-sent request held its connection for 8 s")
         #expect(r.seconds >= 0.8)
-        #expect(!String(decoding: r.bytes, as: UTF8.self).contains(" 200 "), "the unfinished request was answered")
+        #expect(!r.text.contains(" 200 "), "the unfinished request was answered")
     }
 
     @Test func anIdleKeepAliveConnectionIsClosedAfterItsAnswer() throws {
-        let (server, port) = try Self.server(idle: 1)
-        defer { server.stop() }
-        let fd = try RawHTTP.connect(port: port)
-        defer { close(fd) }
-        try RawHTTP.send(fd, Array("GET /x HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n".utf8))
-        let r = Self.untilClosed(fd, limit: 8)
+        let r = try Self.watch(idle: 1, sending: "GET /x HTTP/1.1\r\nHost: 127.0.0.1:PORT\r\n\r\n", limit: 8)
         #expect(r.closed, "a kept-alive idle connection was still open after 8 s")
-        #expect(String(decoding: r.bytes, as: UTF8.self).hasPrefix("HTTP/1.1 200"), "\(r.bytes.count) bytes")
+        #expect(r.text.hasPrefix("HTTP/1.1 200"), "\(r.text)")
     }
 
     @Test func theTimeoutIsWhatClosesThem() throws {
         // the same silent connection with a 30-second timeout is still open after 3 s
-        let (server, port) = try Self.server(idle: 30)
-        defer { server.stop() }
-        let fd = try RawHTTP.connect(port: port)
-        defer { close(fd) }
-        let r = Self.untilClosed(fd, limit: 3)
+        let r = try Self.watch(idle: 30, sending: nil, limit: 3)
         #expect(!r.closed, "closed after \(r.seconds) s with a 30 s idle timeout")
     }
 
     @Test func anEventStreamWithKeepAlivesOutlivesTheTimeout() throws {
         // keep-alive comments are traffic: an event stream is not an idle connection
-        let (server, port) = try Self.server(idle: 1, keepAlive: 0.25)
-        defer { server.stop() }
-        let fd = try RawHTTP.connect(port: port)
-        defer { close(fd) }
-        try RawHTTP.send(fd, Array("GET /stream HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n".utf8))
-        let r = Self.untilClosed(fd, limit: 3)
+        let r = try Self.watch(
+            idle: 1, keepAlive: 0.25, sending: "GET /stream HTTP/1.1\r\nHost: 127.0.0.1:PORT\r\n\r\n", limit: 3)
         #expect(!r.closed, "the stream was closed after \(r.seconds) s")
-        #expect(String(decoding: r.bytes, as: UTF8.self).components(separatedBy: ": keep-alive").count > 4)
+        #expect(r.text.components(separatedBy: ": keep-alive").count > 4)
     }
 }

@@ -185,6 +185,7 @@ def main():
 
         # 1. card presented -> first APDU / result, each read with the card put on the reader afresh
         first_apdu, to_result, transport, overhead = [], [], [], []
+        phases = {"connect": [], "chipRead": [], "chipRead - transport": [], "verify": [], "report": []}
         for _ in range(a.presentations):
             rid = api.read(mrz)
             time.sleep(0.2)  # the read is waiting for a card
@@ -198,12 +199,16 @@ def main():
             to_result.append(t["presentedToResultMs"])
             transport.append(t["transportMs"])
             overhead.append(t["overheadMs"])
+            for k in ("connect", "chipRead", "verify", "report"):
+                phases[k].append(t["phasesMs"][k])
+            phases["chipRead - transport"].append(t["phasesMs"]["chipRead"] - t["transportMs"])
             api.call("DELETE", f"/v1/reads/{rid}")
             api.wait_card(False)  # the card has left, as pcscd sees it, before the next presentation
         result["presentedToFirstAPDUMs"] = stats(first_apdu)
         result["presentedToResultMs"] = stats(to_result)
         result["transportMs"] = stats(transport)
         result["overheadMs"] = stats(overhead)
+        result["phasesMs"] = {k: stats(v) for k, v in phases.items()}
 
         # 2. resident memory over N reads through the API (the card stays on the reader)
         files = [f for f in a.files.split(",") if f] or None
@@ -256,6 +261,8 @@ def main():
         print(summary("card presented -> result", to_result))
         print(summary("  of which transport (SCardTransmit)", transport))
         print(summary("  result - transport (per read)", overhead))
+        for k, v in phases.items():
+            print(summary(f"    phase {k}", v))
         print(f"RSS before/after {a.reads} reads              {before / 1024:8.1f} MB -> {after / 1024:.1f} MB "
               f"(growth {(after - before) / 1024:.2f} MB, {elapsed / a.reads * 1000:.0f} ms per read)")
 

@@ -215,6 +215,7 @@ public final class KioskService: Sendable {
             busy.withLock { b in if b[job.reader] == job.id { b[job.reader] = nil } }
         }
         defer { release() }
+        let connected = ContinuousClock.now
         job.card(present: true)
         job.setStatus(.reading)
         let readStarted = ReadReport.timestamp(Date())
@@ -228,10 +229,12 @@ public final class KioskService: Sendable {
             job.fail(Self.apiError(error))
             return
         }
+        let chipRead = ContinuousClock.now
         guard !Task.isCancelled else { return }
         job.progress(ReadEvent(phase: .verifying, message: "verifying"))
         let store = trust.withLock { $0 }
         let verification = DocumentVerifier.verify(result, trustStore: store, validationTime: .now)
+        let verified = ContinuousClock.now
         let bundle = config.evidenceDirectory?.appendingPathComponent(job.id)
         let facePath = bundle.flatMap { dir in
             result.document.faceImage.map { dir.appendingPathComponent(EvidenceBundle.faceImageName($0.format)).path }
@@ -252,8 +255,8 @@ public final class KioskService: Sendable {
         release()
         // the result instant: everything is computed and encoded, the outcome is published next
         let timing = ReadTiming(
-            presented: presented, firstAPDU: clock.firstAPDU, result: .now,
-            transportNanoseconds: result.statistics.nanoseconds)
+            presented: presented, connected: connected, firstAPDU: clock.firstAPDU, chipRead: chipRead,
+            verified: verified, result: .now, transportNanoseconds: result.statistics.nanoseconds)
         extra["timing"] = JSON.encode(timing.json)
         job.finish(report: reportJSON, verdict: verification.status.rawValue, face: face, extra: extra)
     }

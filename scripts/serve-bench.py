@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Serve-mode latency and memory of `emrtd serve` (docs/performance.md, "serve" section).
+"""Serve-mode latency and memory of `emrtd serve` (docs/performance.md, "Serve mode").
 
 Runs `emrtd serve` and `emrtd simulate` (the virtual passport behind vsmartcard's vpcd) as separate
 processes through pcscd, exactly as the integration tests do, and measures through the HTTP API:
@@ -10,12 +10,19 @@ processes through pcscd, exactly as the integration tests do, and measures throu
     card, the first command sent, the result ready, and the time spent inside SCardTransmit);
   * resident memory before and after N reads through the API (POST, wait, GET report, GET face, DELETE).
 
-Needs pcscd with the vpcd driver; hold the shared lock while it runs:
+Each presentation is a fresh one: before `emrtd simulate` puts the card on the reader, the script waits
+until the service's own reader list (GET /v1/readers) says the previous card has left — pcscd notices a
+card leaving only at its next poll, and a read started before that would find the old card "present".
+
+Needs pcscd with the vpcd driver (started here, as the test suite does, when nothing answers on its
+socket); hold the shared lock while it runs:
     flock /tmp/emrtd-pcsc.lock python3 scripts/serve-bench.py --emrtd .build/release/emrtd
 """
-import argparse, json, os, signal, statistics, subprocess, sys, tempfile, time, urllib.request, urllib.error
+import argparse, json, os, platform, signal, socket, statistics, subprocess, sys, tempfile, time
+import urllib.request, urllib.error
 
 READER = "Virtual PCD 00 00"
+PCSCD_SOCKET = "/run/pcscd/pcscd.comm"
 
 
 def rss_kb(pid):
@@ -24,6 +31,30 @@ def rss_kb(pid):
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
     return 0
+
+
+def pcscd_answers():
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.connect(PCSCD_SOCKET)
+        return True
+    except OSError:
+        return False
+    finally:
+        s.close()
+
+
+def ensure_pcscd():
+    if pcscd_answers():
+        return
+    subprocess.Popen(["/usr/sbin/pcscd", "--foreground", "--auto-exit"], stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.time() + 10
+    while not pcscd_answers():
+        if time.time() > deadline:
+            raise SystemExit("pcscd did not come up (is pcscd with vsmartcard-vpcd installed?)")
+        time.sleep(0.1)
+    time.sleep(1)  # let vpcd open its slots
 
 
 class API:
@@ -37,8 +68,7 @@ class API:
                                      headers={"Authorization": "Bearer " + self.token, "Content-Type": "application/json"})
         try:
             with urllib.request.urlopen(req, timeout=60) as r:
-                raw = r.read()
-                return r.status, raw
+                return r.status, r.read()
         except urllib.error.HTTPError as e:
             return e.code, e.read()
 
@@ -55,11 +85,29 @@ class API:
         deadline = time.time() + seconds
         while time.time() < deadline:
             status, raw = self.call("GET", f"/v1/reads/{rid}")
+            if status != 200:
+                # a finished read is forgotten after --retention: this script keeps every read until it DELETEs it
+                raise SystemExit(f"GET /v1/reads/{rid}: {status} {raw[:200]!r}")
             j = json.loads(raw)
             if j.get("status") in ("done", "failed", "cancelled"):
                 return j
             time.sleep(0.01)
-        raise SystemExit(f"read {rid} did not finish")
+        raise SystemExit(f"read {rid} did not finish within {seconds} s")
+
+    def card_present(self):
+        status, raw = self.call("GET", "/v1/readers")
+        for r in json.loads(raw).get("readers", []) if status == 200 else []:
+            if r.get("name") == READER:
+                return bool(r.get("cardPresent"))
+        return None
+
+    def wait_card(self, present, seconds=10):
+        deadline = time.time() + seconds
+        while time.time() < deadline:
+            if self.card_present() == present:
+                return
+            time.sleep(0.02)
+        raise SystemExit(f"the service did not see the card {'arrive' if present else 'leave'} within {seconds} s")
 
 
 def pct(values, p):
@@ -67,8 +115,24 @@ def pct(values, p):
     return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))]
 
 
+def stats(values):
+    return {"median": statistics.median(values), "p95": pct(values, 95), "min": min(values), "max": max(values)}
+
+
 def summary(name, values):
-    return f"{name:34s} median {statistics.median(values):8.2f} ms   p95 {pct(values, 95):8.2f} ms   max {max(values):8.2f} ms"
+    return (f"{name:38s} median {statistics.median(values):8.2f} ms   p95 {pct(values, 95):8.2f} ms"
+            f"   min {min(values):8.2f} ms   max {max(values):8.2f} ms")
+
+
+def machine():
+    model = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), "")
+    except OSError:
+        pass
+    return {"cpu": model, "cores": os.cpu_count(), "kernel": platform.release(),
+            "load": os.getloadavg()[0]}
 
 
 def main():
@@ -80,15 +144,19 @@ def main():
     ap.add_argument("--files", default="", help="comma-separated files for the memory run (default: all)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
+    if a.presentations < 1 or a.reads < 1:
+        raise SystemExit("--presentations and --reads must be 1 or more")
     emrtd = os.path.abspath(a.emrtd)
+    ensure_pcscd()
     tmp = tempfile.mkdtemp(prefix="emrtd-serve-bench-")
     out = subprocess.run([emrtd, "simulate", "--profile", a.profile, "--save", tmp + "/doc"],
                          capture_output=True, text=True, check=True).stdout
     values = dict(line.split(": ", 1) for line in out.splitlines() if ": " in line)
     mrz, trust, folder = values["mrz"], values["trust"], values["folder"]
 
+    # default retention (120 s) and finished-read limit: the script DELETEs every read itself, as a kiosk UI does
     serve = subprocess.Popen([emrtd, "serve", "--listen", "127.0.0.1:0", "--token-file", tmp + "/token", "--trust", trust,
-                              "--retention", "0", "--max-finished", "1", "--quiet"],
+                              "--quiet"],
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     first = serve.stdout.readline()
     port = int(first.strip().rsplit(":", 1)[1])
@@ -107,17 +175,20 @@ def main():
             p.wait(5)
         except subprocess.TimeoutExpired:
             p.kill()
+            p.wait()
 
-    result = {"profile": a.profile}
+    result = {"profile": a.profile, "machine": machine()}
     try:
         time.sleep(2)
         result["idleRSSKB"] = rss_kb(serve.pid)
+        api.wait_card(False)
 
         # 1. card presented -> first APDU / result, each read with the card put on the reader afresh
         first_apdu, to_result, transport, overhead = [], [], [], []
+        phases = {"connect": [], "chipRead": [], "chipRead - transport": [], "verify": [], "report": []}
         for _ in range(a.presentations):
             rid = api.read(mrz)
-            time.sleep(0.3)
+            time.sleep(0.2)  # the read is waiting for a card
             sim = simulate()
             j = api.wait(rid)
             stop(sim)
@@ -128,24 +199,34 @@ def main():
             to_result.append(t["presentedToResultMs"])
             transport.append(t["transportMs"])
             overhead.append(t["overheadMs"])
+            for k in ("connect", "chipRead", "verify", "report"):
+                phases[k].append(t["phasesMs"][k])
+            phases["chipRead - transport"].append(t["phasesMs"]["chipRead"] - t["transportMs"])
             api.call("DELETE", f"/v1/reads/{rid}")
-            time.sleep(0.3)
-        result["presentedToFirstAPDUMs"] = {"median": statistics.median(first_apdu), "p95": pct(first_apdu, 95), "max": max(first_apdu)}
-        result["presentedToResultMs"] = {"median": statistics.median(to_result), "p95": pct(to_result, 95)}
-        result["transportMs"] = {"median": statistics.median(transport), "p95": pct(transport, 95)}
-        result["overheadMs"] = {"median": statistics.median(overhead), "p95": pct(overhead, 95), "max": max(overhead)}
+            api.wait_card(False)  # the card has left, as pcscd sees it, before the next presentation
+        result["presentedToFirstAPDUMs"] = stats(first_apdu)
+        result["presentedToResultMs"] = stats(to_result)
+        result["transportMs"] = stats(transport)
+        result["overheadMs"] = stats(overhead)
+        result["phasesMs"] = {k: stats(v) for k, v in phases.items()}
 
         # 2. resident memory over N reads through the API (the card stays on the reader)
         files = [f for f in a.files.split(",") if f] or None
         sim = simulate()
+        api.wait_card(True)
 
         def one():
             rid = api.read(mrz, files=files)
             j = api.wait(rid)
             if j["status"] != "done":
                 raise SystemExit(f"read failed: {j.get('error')}")
-            api.call("GET", f"/v1/reads/{rid}/face")
-            api.call("DELETE", f"/v1/reads/{rid}")
+            status, _ = api.call("GET", f"/v1/reads/{rid}/face")
+            if files is None or "DG2" in files:
+                if status != 200:
+                    raise SystemExit(f"GET face: {status}")
+            status, _ = api.call("DELETE", f"/v1/reads/{rid}")
+            if status != 204:
+                raise SystemExit(f"DELETE: {status}")
 
         for _ in range(20):
             one()
@@ -165,18 +246,24 @@ def main():
             if p.poll() is None:
                 stop(p)
         serve.send_signal(signal.SIGTERM)
-        serve.wait(5)
+        try:
+            serve.wait(5)
+        except subprocess.TimeoutExpired:
+            serve.kill()
 
     if a.json:
         print(json.dumps(result, indent=2))
     else:
-        print(f"emrtd serve, profile {a.profile}")
-        print(f"idle RSS                           {result['idleRSSKB'] / 1024:8.1f} MB")
+        m = result["machine"]
+        print(f"emrtd serve, profile {a.profile}; {m['cpu']}, {m['cores']} cores, load {m['load']:.1f}")
+        print(f"idle RSS                               {result['idleRSSKB'] / 1024:8.1f} MB")
         print(summary("card presented -> first APDU", first_apdu))
         print(summary("card presented -> result", to_result))
         print(summary("  of which transport (SCardTransmit)", transport))
-        print(summary("  service overhead", overhead))
-        print(f"RSS before/after {a.reads} reads          {before / 1024:8.1f} MB -> {after / 1024:.1f} MB "
+        print(summary("  result - transport (per read)", overhead))
+        for k, v in phases.items():
+            print(summary(f"    phase {k}", v))
+        print(f"RSS before/after {a.reads} reads              {before / 1024:8.1f} MB -> {after / 1024:.1f} MB "
               f"(growth {(after - before) / 1024:.2f} MB, {elapsed / a.reads * 1000:.0f} ms per read)")
 
 

@@ -56,6 +56,10 @@ public final class KioskService: Sendable {
     private let reads = Mutex<[String: ReadJob]>([:])
     /// reader name → id of the read running on it
     private let busy = Mutex<[String: String]>([:])
+    /// reader name → the end of the last read's card session there (its disconnect, which resets the card):
+    /// the next read on that reader waits for it before it touches the card, or the reset would land in the
+    /// middle of the next read's access control
+    private let sessionEnds = Mutex<[String: Task<Void, Never>]>([:])
     let terminal: Subscribers
     private let background = Mutex<[Task<Void, Never>]>([])
     private let stopping = Atomic<Bool>(false)
@@ -180,6 +184,8 @@ public final class KioskService: Sendable {
 
     private func run(_ job: ReadJob, _ request: ReadRequest, attach: ResultAttachment?) async {
         job.setStatus(.waiting)
+        // the reader was released when the previous read's result was ready; its card session ends just after
+        if let previous = sessionEnds.withLock({ $0[job.reader] }) { await previous.value }
         let transport: PCSCCardTransport
         let presented: ContinuousClock.Instant
         do {
@@ -192,10 +198,24 @@ public final class KioskService: Sendable {
             let left = max(1, request.waitSeconds - Double((presented - waitStarted).components.seconds))
             transport = try await PCSCCardTransport.connectWhenPresented(readerQuery: job.reader, timeout: left)
         } catch {
+            busy.withLock { b in if b[job.reader] == job.id { b[job.reader] = nil } }
             job.fail(Self.apiError(waiting: error))
             return
         }
-        defer { Task.detached { try? await transport.disconnect(resetCard: true) } }
+        // The end of the read: the card session's end (its disconnect, which resets the card) starts and is noted for
+        // the next read on this reader, and the reader is released — both before the outcome is published, so that a
+        // client that starts the next read as soon as it sees this one done finds the reader free (no 409), and that
+        // read waits for this disconnect before it touches the card. The result itself does not wait for it.
+        var released = false
+        func release() {
+            guard !released else { return }
+            released = true
+            let end = Task.detached { () -> Void in _ = try? await transport.disconnect(resetCard: true) }
+            sessionEnds.withLock { $0[job.reader] = end }
+            busy.withLock { b in if b[job.reader] == job.id { b[job.reader] = nil } }
+        }
+        defer { release() }
+        let connected = ContinuousClock.now
         job.card(present: true)
         job.setStatus(.reading)
         let readStarted = ReadReport.timestamp(Date())
@@ -205,13 +225,16 @@ public final class KioskService: Sendable {
         do {
             result = try await reader.read { job.progress($0) }
         } catch {
+            release()
             job.fail(Self.apiError(error))
             return
         }
+        let chipRead = ContinuousClock.now
         guard !Task.isCancelled else { return }
         job.progress(ReadEvent(phase: .verifying, message: "verifying"))
         let store = trust.withLock { $0 }
         let verification = DocumentVerifier.verify(result, trustStore: store, validationTime: .now)
+        let verified = ContinuousClock.now
         let bundle = config.evidenceDirectory?.appendingPathComponent(job.id)
         let facePath = bundle.flatMap { dir in
             result.document.faceImage.map { dir.appendingPathComponent(EvidenceBundle.faceImageName($0.format)).path }
@@ -220,6 +243,7 @@ public final class KioskService: Sendable {
         report.readAt = readStarted
         if let root = config.evidenceDirectory, let bundle {
             do { try Evidence.write(result, report: report, root: root, to: bundle) } catch {
+                release()
                 job.fail(APIError(500, "evidence", "cannot write the evidence bundle"))
                 return
             }
@@ -227,13 +251,14 @@ public final class KioskService: Sendable {
         var extra: [String: [UInt8]] = [:]
         if let attach { extra = await attach(report, verification) }
         let face = result.document.faceImage.map { (bytes: $0.imageData, format: $0.format) }
+        let reportJSON = Array(config.reportJSON(report).utf8)
+        release()
+        // the result instant: everything is computed and encoded, the outcome is published next
         let timing = ReadTiming(
-            presented: presented, firstAPDU: clock.firstAPDU, result: .now,
-            transportNanoseconds: result.statistics.nanoseconds)
+            presented: presented, connected: connected, firstAPDU: clock.firstAPDU, chipRead: chipRead,
+            verified: verified, result: .now, transportNanoseconds: result.statistics.nanoseconds)
         extra["timing"] = JSON.encode(timing.json)
-        job.finish(
-            report: Array(config.reportJSON(report).utf8), verdict: verification.status.rawValue, face: face,
-            extra: extra)
+        job.finish(report: reportJSON, verdict: verification.status.rawValue, face: face, extra: extra)
     }
 
     /// A failure while waiting for the card.

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import HTTPServer
 import MRTDDocument
 import MRTDReader
@@ -40,14 +41,14 @@ final class ReadJob: Sendable {
         var lostCard = false
         var resumptions = 0
         /// The report exactly as `emrtd read --json` prints it.
-        var report: [UInt8]?
+        var report: PersonalBytes?
         var verdict: String?
-        var face: (bytes: [UInt8], format: ImageFormat)?
+        var face: (bytes: PersonalBytes, format: ImageFormat)?
         var error: APIError?
         var finishedAt: ContinuousClock.Instant?
         var task: Task<Void, Never>?
         /// extra members of the read's JSON, as encoded JSON (the timing, the step-up result)
-        var extra: [String: [UInt8]] = [:]
+        var extra: [String: PersonalBytes] = [:]
     }
 
     let id: String
@@ -68,7 +69,15 @@ final class ReadJob: Sendable {
     var status: Status { state.withLock { $0.status } }
     var isFinished: Bool { state.withLock { $0.finishedAt != nil } }
     var finishedAt: ContinuousClock.Instant? { state.withLock { $0.finishedAt } }
-    var face: (bytes: [UInt8], format: ImageFormat)? { state.withLock { $0.face } }
+    /// A copy of the face image (the job's own buffer never leaves it, so that forgetting can overwrite it).
+    var face: (bytes: [UInt8], format: ImageFormat)? {
+        state.withLock { s in s.face.map { (bytes: $0.bytes.copy(), format: $0.format) } }
+    }
+
+    /// The buffers of personal data the job holds now (the tests check that forgetting overwrites them).
+    var personalData: [PersonalBytes] {
+        state.withLock { s in [s.report, s.face?.bytes].compactMap { $0 } + s.extra.values }
+    }
 
     func setTask(_ t: Task<Void, Never>) { state.withLock { $0.task = t } }
 
@@ -98,8 +107,8 @@ final class ReadJob: Sendable {
                 "id": id, "reader": reader, "status": s.status.rawValue, "progress": s.progress.json,
             ]
             if let e = s.error { o["error"] = ["code": e.code, "message": e.message] }
-            var members = s.extra.map { (key: $0.key, raw: $0.value) }
-            if let r = s.report { members.append((key: "report", raw: r)) }
+            var members = s.extra.map { (key: $0.key, raw: $0.value.copy()) }
+            if let r = s.report { members.append((key: "report", raw: r.copy())) }
             return JSON.encode(o, adding: members)
         }
     }
@@ -192,10 +201,10 @@ final class ReadJob: Sendable {
     ) {
         end(.done) { s in
             s.progress.phase = ReadPhase.done.rawValue
-            s.report = report
+            s.report = PersonalBytes(copying: report)
             s.verdict = verdict
-            s.face = face
-            s.extra = extra
+            s.face = face.map { (bytes: PersonalBytes(copying: $0.bytes), format: $0.format) }
+            s.extra = extra.mapValues { PersonalBytes(copying: $0) }
         }
     }
 
@@ -222,17 +231,43 @@ final class ReadJob: Sendable {
         }
     }
 
-    /// Forgets the personal data and closes the streams (DELETE, retention, shutdown).
+    /// Forgets the personal data — overwriting the job's own buffers of it with zeros first — and closes the
+    /// streams (DELETE, retention, the finished-read limit, shutdown).
     func wipe() {
-        let task = state.withLock { s -> Task<Void, Never>? in
+        let (task, held) = state.withLock { s -> (Task<Void, Never>?, [PersonalBytes]) in
             let t = s.finishedAt == nil ? s.task : nil
+            let held = [s.report, s.face?.bytes].compactMap { $0 } + s.extra.values
             s.report = nil
             s.face = nil
             s.extra = [:]
             s.task = nil
-            return t
+            return (t, held)
         }
+        for b in held { b.overwrite() }
         if let task { Task.detached { task.cancel() } }
         subscribers.finishAll()
     }
+}
+
+/// Personal data the service keeps for a finished read (the report, the face, the step-up result) in a buffer
+/// of its own: filled with a copy of what it is given, read out only as copies, so that nothing else shares
+/// the buffer and `overwrite()` zeroes the very bytes that were kept (an array shared with another value
+/// would be copied before being written to, and the zeros would land in the copy). What cannot be
+/// guaranteed: the copies made to answer requests and to build the report are freed without being
+/// overwritten (docs/service.md, "Privacy").
+final class PersonalBytes: Sendable {
+    private let storage: Mutex<[UInt8]>
+
+    init(copying bytes: [UInt8]) { storage = Mutex(bytes.withUnsafeBufferPointer { Array($0) }) }
+
+    /// A copy of the bytes, in a buffer of its own.
+    func copy() -> [UInt8] { storage.withLock { b in b.withUnsafeBufferPointer { Array($0) } } }
+
+    /// Overwrites the kept bytes with zeros, in place (`explicit_bzero`: a write the compiler may not drop).
+    func overwrite() {
+        storage.withLock { b in b.withUnsafeMutableBytes { if let p = $0.baseAddress { explicit_bzero(p, $0.count) } } }
+    }
+
+    var count: Int { storage.withLock { $0.count } }
+    var isZero: Bool { storage.withLock { b in b.allSatisfy { $0 == 0 } } }
 }

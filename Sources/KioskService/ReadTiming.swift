@@ -29,7 +29,13 @@ final class FirstAPDUClock: CardTransport {
 struct ReadTiming {
     /// the wait for the card returned (pcscd reported it present)
     var presented: ContinuousClock.Instant
+    /// connected to the card (SCardConnect and the reader's capabilities done)
+    var connected: ContinuousClock.Instant?
     var firstAPDU: ContinuousClock.Instant?
+    /// the chip read ended (the last response arrived and was processed)
+    var chipRead: ContinuousClock.Instant?
+    /// passive authentication and the other checks done
+    var verified: ContinuousClock.Instant?
     var result: ContinuousClock.Instant?
     /// time spent inside transmit, as the read's transport statistics count it
     var transportNanoseconds: UInt64 = 0
@@ -42,6 +48,13 @@ struct ReadTiming {
     var json: [String: Any] {
         var o: [String: Any] = ["transportMs": (Double(transportNanoseconds) / 1e6).rounded(toPlaces: 3)]
         if let f = firstAPDU { o["presentedToFirstAPDUMs"] = Self.ms(f - presented) }
+        // where the time between presentation and result goes (the last three add up to presentedToResultMs)
+        if let c = connected, let r = chipRead, let v = verified, let e = result {
+            o["phasesMs"] = [
+                "connect": Self.ms(c - presented), "chipRead": Self.ms(r - c), "verify": Self.ms(v - r),
+                "report": Self.ms(e - v),
+            ]
+        }
         if let r = result {
             o["presentedToResultMs"] = Self.ms(r - presented)
             o["overheadMs"] = (Self.ms(r - presented) - Double(transportNanoseconds) / 1e6).rounded(toPlaces: 3)

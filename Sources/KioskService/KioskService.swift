@@ -220,7 +220,11 @@ public final class KioskService: Sendable {
         job.setStatus(.reading)
         let readStarted = ReadReport.timestamp(Date())
         let clock = FirstAPDUClock(transport)
-        let reader = DocumentReader(transport: clock, options: request.readOptions)
+        // the face is decoded for the report as soon as DG2 is in, while the rest of the document is read
+        let faceCheck = EarlyFaceCheck()
+        var options = request.readOptions
+        options.fileCompleted = { file, bytes in if file == .dg2 { faceCheck.start(dg2: bytes) } }
+        let reader = DocumentReader(transport: clock, options: options)
         let result: ReadResult
         do {
             result = try await reader.read { job.progress($0) }
@@ -239,7 +243,8 @@ public final class KioskService: Sendable {
         let facePath = bundle.flatMap { dir in
             result.document.faceImage.map { dir.appendingPathComponent(EvidenceBundle.faceImageName($0.format)).path }
         }
-        var report = ReportBuilder.report(for: result, verification: verification, faceImagePath: facePath)
+        var report = ReportBuilder.report(
+            for: result, verification: verification, faceImagePath: facePath, faceCheck: await faceCheck.result())
         report.readAt = readStarted
         if let root = config.evidenceDirectory, let bundle {
             do { try Evidence.write(result, report: report, root: root, to: bundle) } catch {
@@ -408,5 +413,23 @@ enum Evidence {
         try FileManager.default.createDirectory(
             at: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try EvidenceBundle.write(result, report: report, to: dir)
+    }
+}
+
+/// The face's decoding for the report, started from DG2's bytes the moment DG2 is read (a detached task: the read
+/// goes on meanwhile, waiting on the card). The report uses it only when it was made from the very image the
+/// verified document holds (`ReportBuilder.faceImage`); a DG2 read again after a resumption starts a new one.
+final class EarlyFaceCheck: Sendable {
+    private let task = Mutex<Task<FaceDisplayCheck?, Never>?>(nil)
+
+    func start(dg2: [UInt8]) {
+        let started = Task.detached(priority: .userInitiated) { FaceDisplayCheck(dg2: dg2) }
+        task.withLock { $0 = started }
+    }
+
+    /// The check, once done; nil when none was started.
+    func result() async -> FaceDisplayCheck? {
+        guard let running = task.withLock({ $0 }) else { return nil }
+        return await running.value
     }
 }

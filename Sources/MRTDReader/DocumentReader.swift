@@ -384,6 +384,7 @@ struct ReadRun {
                 ReadEvent(
                     phase: .reading, file: f, bytesDone: p.bytes.count, bytesTotal: p.totalLength,
                     message: "read \(f.rawValue)"))
+            options.fileCompleted?(f, p.bytes)
         case .accessDenied, .notFound:
             unread[f] = outcome
         case .failed(let sw):

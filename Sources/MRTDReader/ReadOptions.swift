@@ -27,6 +27,11 @@ public struct ReadOptions: Sendable {
     public var fixedChunkSize: Int?
     /// Randomness for access control and challenges.
     public var random: any RandomSource
+    /// Called once for each file read whole, as soon as its last byte arrived, with the bytes as the chip sent
+    /// them — not yet checked by passive authentication: use it to start work early (the kiosk service decodes the
+    /// face while the rest of the document is read), never to trust the content. Runs on the read's task: return
+    /// at once.
+    public var fileCompleted: (@Sendable (LDSFile, [UInt8]) -> Void)? = nil
 
     public init(
         accessKey: AccessKey, files: Set<LDSFile>? = nil, allowBACFallback: Bool = false,

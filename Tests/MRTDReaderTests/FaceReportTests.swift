@@ -3,6 +3,7 @@ import FaceImaging
 import Foundation
 import MRTDDocument
 import MRTDReader
+import Synchronization
 import Testing
 import VirtualChip
 
@@ -109,5 +110,41 @@ struct FaceReportTests {
             faceImagePath: dir.appendingPathComponent("face.jp2").path)
         #expect(report.faceImage?.error != nil && report.faceImage?.path == nil)
         #expect(report.verification?.status == "rejected")  // DG2 no longer matches its SOD hash
+    }
+}
+
+/// The face's decoding done while the read goes on (`ReadOptions.fileCompleted`, `FaceDisplayCheck`), as
+/// `emrtd serve` does it: the hook sees each file once, whole, and the report takes the early check only for the
+/// very image bytes it was made from.
+@Suite("Report: the face decoded early")
+struct EarlyFaceCheckTests {
+    @Test func fileCompletedSeesEachFileOnceWithTheBytesRead() async throws {
+        let doc = try VirtualDocument("pace-gm-brainpool-aes128")
+        let seen = Mutex<[(LDSFile, [UInt8])]>([])
+        let result = try await doc.read { $0.fileCompleted = { f, b in seen.withLock { $0.append((f, b)) } } }
+        let files = seen.withLock { $0 }
+        #expect(Set(files.map(\.0)).count == files.count, "each file once")
+        for (f, bytes) in files where f != .cardAccess { #expect(result.files[f] == bytes, "\(f)") }
+        #expect(files.contains { $0.0 == .dg2 })
+    }
+
+    @Test func reportUsesTheEarlyCheckOnlyForTheSameImage() async throws {
+        let doc = try VirtualDocument("pace-gm-brainpool-aes128")
+        let result = try await doc.read()
+        let dg2 = try #require(result.files[.dg2])
+        let early = try #require(FaceDisplayCheck(dg2: dg2))
+        #expect(early.imageData == result.document.faceImage?.imageData)
+        if case .failure(let e) = early.outcome { Issue.record("the genuine face decodes: \(e)") }
+        let withEarly = ReportBuilder.report(for: result, verification: nil, faceCheck: early)
+        #expect(withEarly.faceImage?.deliveredFormat == "jpeg" && withEarly.faceImage?.error == nil)
+        // a check made from other bytes (here: an image that does not decode) is not used for this face
+        let other = FaceDisplayCheck(imageData: [0xFF, 0xD8, 0xFF, 0xE0, 0, 0])
+        guard case .failure = other.outcome else {
+            Issue.record("six bytes of JPEG header decode")
+            return
+        }
+        let withOther = ReportBuilder.report(for: result, verification: nil, faceCheck: other)
+        #expect(withOther.faceImage?.deliveredFormat == "jpeg" && withOther.faceImage?.error == nil)
+        #expect(FaceDisplayCheck(dg2: [0x75, 0x00]) == nil, "no check from a DG2 that does not parse")
     }
 }

@@ -40,9 +40,11 @@ public enum ReportBuilder {
     }
 
     /// The whole report for a live read.
-    public static func report(for result: ReadResult, verification: VerificationOutcome?, faceImagePath: String? = nil)
-        -> ReadReport
-    {
+    /// `faceCheck`: the face's decoding done earlier (see `faceImage(_:storedPath:check:)`).
+    public static func report(
+        for result: ReadResult, verification: VerificationOutcome?, faceImagePath: String? = nil,
+        faceCheck: FaceDisplayCheck? = nil
+    ) -> ReadReport {
         var r = ReadReport()
         r.reader = ReadReport.Reader(
             name: result.readerName, extendedLength: result.usedExtendedLength,
@@ -55,7 +57,7 @@ public enum ReportBuilder {
             fellBackToBAC: ac.fellBackToBAC)
         fill(
             &r, files: result.files, facts: result.fileFacts, reference: verification?.validationTime ?? ASN1Time.now,
-            faceImagePath: faceImagePath)
+            faceImagePath: faceImagePath, faceCheck: faceCheck)
         for (f, outcome) in result.unreadFiles.sorted(by: { $0.key < $1.key }) {
             r.unreadFiles[f.rawValue] = describe(outcome)
         }
@@ -75,7 +77,7 @@ public enum ReportBuilder {
     /// Files, document and face image (shared by live reads and offline verification).
     public static func fill(
         _ r: inout ReadReport, files: [LDSFile: [UInt8]], facts: [LDSFile: FileFacts], reference: ASN1Time,
-        faceImagePath: String?
+        faceImagePath: String?, faceCheck: FaceDisplayCheck? = nil
     ) {
         r.files = files.keys.sorted().map { f in
             let b = files[f]!
@@ -91,24 +93,32 @@ public enum ReportBuilder {
             addPersonalData(&d, from: doc, warnings: &r.warnings)
             r.document = d
         }
-        if let face = doc.faceImage { r.faceImage = faceImage(face, storedPath: faceImagePath) }
+        if let face = doc.faceImage { r.faceImage = faceImage(face, storedPath: faceImagePath, check: faceCheck) }
     }
 
     /// The report's `faceImage`: the stored format, and whether (and as what) it can be shown. Decoding is
     /// bounded by `ImageLimits.standard`; an image that cannot be decoded gives `error`, never a failed report.
     /// `storedPath` is where the evidence bundle wrote the stored bytes (`face.jpg` or `face.jp2`); `face.jpg`
     /// beside it is the displayable image.
-    public static func faceImage(_ face: FaceImageInfo, storedPath: String?) -> ReadReport.FaceImage {
+    ///
+    /// `check`: the decoding done earlier (`FaceDisplayCheck`, e.g. while the rest of the document was read); it is
+    /// used only when it was made from these very image bytes, else the image is decoded here.
+    public static func faceImage(_ face: FaceImageInfo, storedPath: String?, check: FaceDisplayCheck? = nil)
+        -> ReadReport.FaceImage
+    {
         var f = ReadReport.FaceImage(
             format: face.format.rawValue, width: face.width ?? face.declaredWidth ?? 0,
             height: face.height ?? face.declaredHeight ?? 0, storedFormat: face.format.rawValue,
             storedPath: storedPath)
+        let outcome =
+            check.flatMap { $0.imageData == face.imageData ? $0.outcome : nil }
+            ?? FaceDisplayCheck(imageData: face.imageData).outcome
         let decodable: Bool
-        do {
-            _ = try DisplayImage.decode(face.imageData)
+        switch outcome {
+        case .success:
             decodable = true
             f.deliveredFormat = ImageFormat.jpeg.rawValue
-        } catch {
+        case .failure(let error):
             decodable = false
             f.error = error.description
         }

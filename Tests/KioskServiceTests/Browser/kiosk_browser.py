@@ -13,6 +13,7 @@ Input: one JSON object on stdin. Output: one line per check passed; exit status 
 """
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -34,6 +35,7 @@ GOOD = cfg["good"]
 FORGED = cfg["forged"]
 IDLE = float(cfg["idleSeconds"])
 SHOTS = cfg.get("screenshots")
+SERVE_PID = int(cfg["servePid"])
 
 passed = 0
 
@@ -163,7 +165,8 @@ def blob_state(url):
 
 def screenshot(path):
     height = driver.execute_script("return Math.ceil(document.documentElement.scrollHeight)")
-    driver.set_window_size(1280, max(800, min(int(height) + 20, 4000)))
+    chrome = driver.execute_script("return window.outerHeight - window.innerHeight")
+    driver.set_window_size(1280, max(800, min(int(height) + int(chrome), 4000)))
     driver.execute_script("window.scrollTo(0, 0)")
     time.sleep(0.3)
     driver.save_screenshot(path)
@@ -190,7 +193,13 @@ try:
         window.fetch = function (url, init) {
           window.__requests.push(((init && init.method) || 'GET') + ' ' + url);
           return original.apply(this, arguments);
-        };""")
+        };
+        // and every prompt the read screen shows when it appears
+        window.__prompts = [];
+        new MutationObserver(() => {
+          if (!document.getElementById('reading').hidden)
+            window.__prompts.push(document.getElementById('prompt').textContent);
+        }).observe(document.getElementById('reading'), { attributes: true, attributeFilter: ['hidden'] });""")
 
     # 1. a mistyped MRZ: the check digits stop it before anything is sent
     bad = mistyped(GOOD["mrz"])
@@ -219,10 +228,9 @@ try:
     el("start").click()
     check(any(r.startswith("POST /v1/reads") for r in driver.execute_script("return window.__requests")),
           "the well-formed MRZ starts a read")
-    wait_for(lambda: visible("reading"), 5, "the read screen")
-    check("Place the document" in el("prompt").text or "Keep the document" in el("prompt").text,
-          "the page asks for the document")
     wait_for(lambda: visible("error"), 40, "#error for the wrong MRZ")
+    check("Place the document on the reader" in driver.execute_script("return window.__prompts"),
+          "the page asked for the document")
     check("did not accept the access data" in el("error").text, "#error says the access data was not accepted")
     check(not present("verdict"), "no verdict for the wrong MRZ")
     el("next").click()
@@ -239,6 +247,9 @@ try:
     fill_mrz(GOOD["mrz"])
     check(len(driver.find_elements(By.CSS_SELECTOR, "#mrz-feedback li.ok")) >= 3,
           "the check-digit feedback confirms the document number and both dates")
+    if SHOTS:
+        screenshot(os.path.join(SHOTS, "kiosk-entry.png"))
+        print("saved", os.path.join(SHOTS, "kiosk-entry.png"), flush=True)
     el("start").click()
     wait_for(lambda: present("verdict"), 40, "#verdict")
     check(el("verdict").text == "accepted", "#verdict is exactly 'accepted'")
@@ -308,6 +319,17 @@ try:
     check(not any(s in e.get("message", "") for e in logs for s in secrets), "no access data in the console")
     check(not any("Content Security Policy" in e.get("message", "") for e in logs),
           "no Content-Security-Policy violation: " + "; ".join(e.get("message", "") for e in logs)[:500])
+
+    # 5. the service gone: the status bar and #error say so in plain words
+    os.kill(SERVE_PID, signal.SIGTERM)
+    wait_for(lambda: "unreachable" in el("service-status").text, 15, "the status bar noticing the service gone")
+    check(True, "the status bar says the service is unreachable")
+    fill_mrz(GOOD["mrz"])
+    el("start").click()
+    wait_for(lambda: visible("error"), 10, "#error with the service gone")
+    check("cannot be reached" in el("error").text, "#error says the service cannot be reached")
+    el("next").click()
+    check(inputs_empty() and not visible("error"), "#next clears the page with the service gone")
 
     # the HTML report of the same specimen, for docs/report-example.png
     if SHOTS:

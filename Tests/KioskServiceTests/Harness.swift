@@ -357,6 +357,16 @@ final class Service: @unchecked Sendable {
 
     var http: RawHTTP { RawHTTP(port: port) }
 
+    /// Runs `body` with a service in a temporary folder of its own (no trust unless `extra` gives some), then
+    /// stops it and removes the folder.
+    static func withTemporary(_ extra: [String] = [], _ body: (Service) async throws -> Void) async throws {
+        let dir = Harness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let s = try Service(dir: dir, trust: nil, extra: extra)
+        defer { s.stop() }
+        try await body(s)
+    }
+
     func stop() {
         if process.isRunning { process.terminate() }
         process.waitUntilExit()

@@ -8,11 +8,7 @@ import Testing
 @Suite("emrtd serve: the kiosk page's files", .serialized, .timeLimit(.minutes(2)))
 struct KioskPageTests {
     func withService(_ extra: [String] = [], _ body: (Service) async throws -> Void) async throws {
-        let dir = Harness.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let s = try Service(dir: dir, trust: nil, extra: extra)
-        defer { s.stop() }
-        try await body(s)
+        try await Service.withTemporary(extra, body)
     }
 
     static let ids = [

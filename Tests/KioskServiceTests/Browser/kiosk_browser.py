@@ -201,6 +201,45 @@ try:
             window.__prompts.push(document.getElementById('prompt').textContent);
         }).observe(document.getElementById('reading'), { attributes: true, attributeFilter: ['hidden'] });""")
 
+    # 0. the feedback on the other MRZ formats and access data kinds (ICAO 9303-5 and -6 specimen MRZs)
+    for label, lines in [("TD1", ["I<UTOD231458907<<<<<<<<<<<<<<<", "7408122F1204159UTO<<<<<<<<<<<6",
+                                  "ERIKSSON<<ANNA<MARIA<<<<<<<<<<"]),
+                         ("TD2", ["I<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<", "D231458907UTO7408122F1204159<<<<<<<6"])]:
+        el("mrz").clear()
+        el("mrz").send_keys("\n".join(lines))
+        check(len(driver.find_elements(By.CSS_SELECTOR, "#mrz-feedback li.ok")) == 4 and
+              len(driver.find_elements(By.CSS_SELECTOR, "#mrz-feedback li.bad, #mrz-feedback li.warn")) == 0,
+              f"the {label} specimen MRZ passes its four check digits")
+        el("mrz").clear()
+        el("mrz").send_keys("\n".join(lines).replace("7408122", "7408132"))
+        check("Date of birth" in " ".join(e.text for e in driver.find_elements(By.CSS_SELECTOR, "#mrz-feedback li.bad")),
+              f"a mistyped date of birth in the {label} MRZ is marked")
+    el("mrz").clear()
+    el("mrz").send_keys("P<UTO")
+    check("2 lines of 44" in el("mrz-feedback").text, "an incomplete MRZ is told what a whole one looks like")
+    el("mrz").clear()
+    el("document-number").send_keys("L898902C3")
+    el("date-of-birth").send_keys("741312")
+    el("date-of-expiry").send_keys("310415")
+    check(el("date-of-birth").get_attribute("aria-invalid") == "true" and
+          el("date-of-expiry").get_attribute("aria-invalid") == "false", "an impossible date of birth is marked")
+    el("start").click()
+    wait_for(lambda: visible("error"), 5, "#error for the impossible date")
+    check("date of birth" in el("error").text, "#error names the date of birth")
+    el("next").click()
+    el("can").send_keys("12345")
+    el("start").click()
+    wait_for(lambda: visible("error"), 5, "#error for a short CAN")
+    check("6 digits" in el("error").text, "#error says the CAN has 6 digits")
+    el("next").click()
+    el("can").send_keys("123456")
+    el("mrz").send_keys("P<UTO")
+    el("start").click()
+    check("only one" in el("error").text, "#error asks for one kind of access data only")
+    el("next").click()
+    check(not any(r.startswith("POST") for r in driver.execute_script("return window.__requests")),
+          "none of these was sent")
+
     # 1. a mistyped MRZ: the check digits stop it before anything is sent
     bad = mistyped(GOOD["mrz"])
     fill_mrz(bad)

@@ -539,16 +539,17 @@ public enum KioskPage {
 
           async function showResult(mine) {
             const id = readID;
-            let html;
+            let res, html;
             try {
-              const res = await fetch("/v1/reads/" + encodeURIComponent(id) + "/result.html", { cache: "no-store" });
-              if (!res.ok) throw new Error(String(res.status));
+              res = await fetch("/v1/reads/" + encodeURIComponent(id) + "/result.html", { cache: "no-store" });
               html = await res.text();
             } catch (_) {
               if (mine === generation) failed("unreachable");
               return;
             }
             if (mine !== generation) return;
+            if (res.status === 404) return failed("gone");
+            if (!res.ok) return failed("http_" + res.status);
             setProgress({ percent: 100 });
             // the HTML report's own markup, every value escaped by the service; the policy runs no inline script
             $("result").innerHTML = html;

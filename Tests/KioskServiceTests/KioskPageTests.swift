@@ -1,5 +1,6 @@
 import Foundation
 import KioskService
+import MRTDTestSupport
 import Testing
 
 /// The kiosk page's files as `emrtd serve` delivers them (issue 15 item 4, docs/kiosk.md): behind the token, a strict
@@ -104,6 +105,29 @@ struct KioskPageTests {
             let r = try s.http.request("GET", "/v1/reads/0123456789abcdef/result.html", token: s.token)
             #expect(r.status == 404 && r.errorCode == "not_found")
             #expect(try s.http.request("GET", "/v1/reads/x/result.html", token: nil).status == 401)
+        }
+    }
+}
+
+/// `GET /v1/reads/{id}/result.html` of a read that has no result yet: 409, nothing of the person.
+@Suite(
+    "emrtd serve: the result fragment before the result", .serialized, .timeLimit(.minutes(4)),
+    .enabled(
+        if: PCSCTestEnvironment.isAvailable,
+        Comment(rawValue: PCSCTestEnvironment.unavailableReason ?? "pcscd/vpcd available")))
+struct ResultFragmentBeforeTheResultTests {
+    @Test func aWaitingReadHasNoResultFragment() async throws {
+        let slot = try await VPCDSlotLock.acquire()  // no simulated card on the reader meanwhile
+        defer { _ = slot }
+        try await Service.withTemporary { s in
+            let id = try s.startRead([
+                "reader": Harness.reader0, "waitSeconds": 30,
+                "access": ["documentNumber": "AB1234567", "dateOfBirth": "800101", "dateOfExpiry": "300101"],
+            ])
+            let r = try s.http.request("GET", "/v1/reads/\(id)/result.html", token: s.token)
+            #expect(r.status == 409 && r.errorCode == "no_result", "\(r.status) \(r.text)")
+            #expect(!r.text.contains("AB1234567"))
+            #expect(try s.http.request("DELETE", "/v1/reads/\(id)", token: s.token).status == 204)
         }
     }
 }

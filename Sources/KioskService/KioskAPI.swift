@@ -2,18 +2,22 @@ import FaceImaging
 import Foundation
 public import HTTPServer
 import MRTDDocument
+import MRTDReader
 
 /// The HTTP API v1 of docs/service.md over a `KioskService`: authentication, Host/Origin checks, routing.
 public struct KioskAPI: Sendable {
     public let service: KioskService
     /// Where the server listens (the Host and Origin a request must name).
     public let address: HTTPListenAddress
+    /// The kiosk page at `/` (docs/kiosk.md).
+    public let kiosk: KioskPage.Settings
 
     public static let cookieName = "emrtd_token"
 
-    public init(service: KioskService, address: HTTPListenAddress) {
+    public init(service: KioskService, address: HTTPListenAddress, kiosk: KioskPage.Settings = .init()) {
         self.service = service
         self.address = address
+        self.kiosk = kiosk
     }
 
     /// The server's 413 answer.
@@ -123,11 +127,11 @@ public struct KioskAPI: Sendable {
                 throw APIError(405, "method_not_allowed", "\(r.method) is not allowed here")
             }
         }
-        if parts == [""] {
+        // the kiosk page (docs/kiosk.md): its HTML, its style sheet and its script, each behind the same authentication
+        if parts.count == 1, let page = kioskFile(parts[0]) {
             try only("GET")
             return HTTPResponse(
-                status: 200, contentType: "text/html; charset=utf-8", bytes: Array(Self.indexPage.utf8),
-                headers: Self.commonHeaders)
+                status: 200, contentType: page.type, bytes: Array(page.text.utf8), headers: Self.pageHeaders)
         }
         guard parts.count >= 2, parts[0] == "v1" else { throw APIError(404, "not_found", "no such endpoint") }
         switch (parts.count, parts[1]) {
@@ -184,6 +188,9 @@ public struct KioskAPI: Sendable {
                 throw APIError(503, "too_many_streams", "too many event-stream clients for this read")
             }
             return HTTPResponse(status: 200, headers: SSE.headers, body: .stream(stream))
+        case (4, "reads") where parts[3] == "result.html":
+            try only("GET")
+            return try resultFragment(parts[2])
         case (4, "reads") where parts[3] == "face":
             try only("GET")
             guard let job = service.job(parts[2]) else { throw Self.notFound }
@@ -246,11 +253,40 @@ public struct KioskAPI: Sendable {
         return HTTPResponse(status: api.status, contentType: "application/json", bytes: api.body, headers: headers)
     }
 
-    /// `/`: the kiosk page of issue 15 goes here; until then a page that says where the API is.
-    static let indexPage = """
-        <!doctype html><html lang="en"><head><meta charset="utf-8"><title>emrtd serve</title></head>
-        <body><h1>emrtd serve</h1><p>The service is running. The API is under <code>/v1</code> (see docs/service.md).</p></body></html>
-        """
+    /// The kiosk page's files by path component: `/`, `/kiosk.css`, `/kiosk.js`.
+    func kioskFile(_ name: String) -> (type: String, text: String)? {
+        switch name {
+        case "": return ("text/html; charset=utf-8", KioskPage.html(kiosk))
+        case "kiosk.css": return ("text/css; charset=utf-8", KioskPage.css)
+        case "kiosk.js": return ("text/javascript; charset=utf-8", KioskPage.script)
+        default: return nil
+        }
+    }
+
+    /// The page's headers: no caching, no sniffing, no referrer, and its Content-Security-Policy.
+    static let pageHeaders: [(String, String)] =
+        commonHeaders + [("Content-Security-Policy", KioskPage.contentSecurityPolicy), ("X-Frame-Options", "DENY")]
+
+    /// `GET /v1/reads/{id}/result.html`: a finished read's result as the HTML report shows it, without the page
+    /// around it (`HTMLReport.fragment`): what the kiosk page shows, for any page styled by `/kiosk.css`.
+    func resultFragment(_ id: String) throws(APIError) -> HTTPResponse {
+        guard let job = service.job(id) else { throw Self.notFound }
+        guard job.status == .done else {
+            throw APIError(409, "no_result", "the read has no result (it is not done, or it failed)")
+        }
+        // the report as the read stored it (the encoding of `emrtd read --json`), decoded back
+        guard let read = (try? JSONSerialization.jsonObject(with: Data(job.json()))) as? [String: Any],
+            let object = read["report"],
+            let data = try? JSONSerialization.data(withJSONObject: object),
+            let report = try? JSONDecoder().decode(ReadReport.self, from: data)
+        else {
+            throw APIError(409, "no_result", "the read has no result (it is not done, or it failed)")
+        }
+        let faceAlt = report.faceImage.flatMap { $0.error == nil ? "Face (DG2)" : nil }
+        return HTTPResponse(
+            status: 200, contentType: "text/html; charset=utf-8",
+            bytes: Array(HTMLReport.fragment(report, faceAlt: faceAlt).utf8), headers: Self.pageHeaders)
+    }
 }
 
 /// The server's response type, for files that also import StepUp (which has an `HTTPResponse` of its own).

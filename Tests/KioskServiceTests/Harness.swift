@@ -234,17 +234,24 @@ enum Harness {
         return u
     }
 
-    /// Runs `emrtd ARGS` to completion: status and stdout.
-    static func run(_ args: [String], timeout: Double = 60) throws -> (status: Int32, stdout: String, stderr: String) {
+    /// Runs `emrtd ARGS` (or another program) to completion, with `input` on its stdin: status and output.
+    static func run(
+        _ args: [String], program: URL? = nil, input: Data? = nil, timeout: Double = 60
+    ) throws -> (status: Int32, stdout: String, stderr: String) {
         let p = Process()
-        p.executableURL = executable
+        p.executableURL = program ?? executable
         p.arguments = args
         let out = Pipe()
         let err = Pipe()
         p.standardOutput = out
         p.standardError = err
-        p.standardInput = FileHandle.nullDevice
+        let stdin = input.map { _ in Pipe() }
+        p.standardInput = stdin ?? FileHandle.nullDevice
         try p.run()
+        if let stdin, let input {
+            stdin.fileHandleForWriting.write(input)
+            try stdin.fileHandleForWriting.close()
+        }
         final class Box: @unchecked Sendable { var data = Data() }
         let o = Box()
         let e = Box()
@@ -349,6 +356,16 @@ final class Service: @unchecked Sendable {
     }
 
     var http: RawHTTP { RawHTTP(port: port) }
+
+    /// Runs `body` with a service in a temporary folder of its own (no trust unless `extra` gives some), then
+    /// stops it and removes the folder.
+    static func withTemporary(_ extra: [String] = [], _ body: (Service) async throws -> Void) async throws {
+        let dir = Harness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let s = try Service(dir: dir, trust: nil, extra: extra)
+        defer { s.stop() }
+        try await body(s)
+    }
 
     func stop() {
         if process.isRunning { process.terminate() }

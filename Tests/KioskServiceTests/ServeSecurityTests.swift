@@ -10,11 +10,7 @@ struct ServeSecurityTests {
     static let mrz = "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<L898902C36UTO7408122F1204159ZE184226B<<<<<10"
 
     func withService(_ extra: [String] = [], _ body: (Service) async throws -> Void) async throws {
-        let dir = Harness.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let s = try Service(dir: dir, trust: nil, extra: extra)
-        defer { s.stop() }
-        try await body(s)
+        try await Service.withTemporary(extra, body)
     }
 
     @Test func tokenFileIsCreated0600AndHealthNeedsTheToken() async throws {

@@ -12,7 +12,8 @@ enum ServeCommand {
         "serve", summary: "run the kiosk service: a local HTTP API with live events (docs/service.md)",
         discussion: """
             Runs one long-running service per terminal: a JSON-over-HTTP/1.1 API with Server-Sent Events for a kiosk UI on
-            the same machine (docs/service.md). Every /v1 request needs the bearer token of --token-file. Trust material is
+            the same machine (docs/service.md), and serves such a UI at / (docs/kiosk.md); a kiosk browser opens
+            /login?token=TOKEN. Every /v1 request needs the bearer token of --token-file. Trust material is
             loaded once at start (exit 5 when unusable) and again on SIGHUP; SIGTERM/SIGINT cancel running reads and exit 0.
             """,
         options: [
@@ -33,6 +34,11 @@ enum ServeCommand {
             OptionDecl("max-finished", value: "N", kind: .number, help: "finished reads kept at most", default: "16"),
             OptionDecl("max-connections", value: "N", kind: .number, help: "open connections at most", default: "100"),
             OptionDecl(
+                "kiosk-idle", value: "SECONDS", kind: .number,
+                help:
+                    "seconds the kiosk page at / keeps a result or typed access data untouched before it clears itself",
+                default: "60"),
+            OptionDecl(
                 "evidence-dir", value: "DIR", kind: .directory,
                 help: "write each finished read's evidence bundle under DIR (folders 0700, files 0600)"),
             Options.quiet,
@@ -47,6 +53,7 @@ enum ServeCommand {
         var maxFinished = 16
         var maxConnections = 100
         var evidenceDir: URL?
+        var kioskIdle = KioskPage.Settings.defaultIdleSeconds
         var allowRemote = false
         var quiet = false
     }
@@ -92,6 +99,14 @@ enum ServeCommand {
             }
             s.maxConnections = v
         }
+        if let k = a.value("kiosk-idle") {
+            let range = KioskPage.Settings.idleRange
+            guard let v = Double(k), range.contains(v) else {
+                throw UsageError(
+                    "--kiosk-idle must be seconds between \(Int(range.lowerBound)) and \(Int(range.upperBound))")
+            }
+            s.kioskIdle = v
+        }
         s.evidenceDir = a.value("evidence-dir").map { URL(fileURLWithPath: $0) }
         return s
     }
@@ -132,7 +147,8 @@ enum ServeCommand {
             server = try HTTPServer(
                 listen: s.address, limits: HTTPServerLimits(maxConnections: s.maxConnections),
                 tooLarge: { KioskAPI.tooLarge() }, handler: { box.api?.handle($0) ?? KioskAPI.notReady() })
-            box.api = KioskAPI(service: service, address: server.address)
+            box.api = KioskAPI(
+                service: service, address: server.address, kiosk: KioskPage.Settings(idleSeconds: s.kioskIdle))
         } catch {
             throw CLIError(.outputNotUsable, "cannot listen on \(s.address): \(error.message)", status: .usage)
         }

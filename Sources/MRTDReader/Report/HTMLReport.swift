@@ -60,9 +60,17 @@ public enum HTMLReport {
         h += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         h += "<title>\(escape(title(r)))</title>\n<style>\(style)</style>\n</head>\n<body>\n"
         h += banner(r.verification)
-        h +=
-            "<main>\n<div class=\"top\">\n<figure class=\"face\">" + figure(face, id: "face", missing: "No face image")
-            + "</figure>\n"
+        h += "<main>\n" + content(r, faceFigure: figure(face, id: "face", missing: "No face image"), images: images)
+        h += "</main>\n"
+        h += footer(r)
+        h += "</body>\n</html>\n"
+        return h
+    }
+
+    /// What `render` shows below the banner: the face figure (given as HTML), the MRZ data, every personal data
+    /// section, the stored images, the checks, access control and transport facts, and the files.
+    static func content(_ r: ReadReport, faceFigure: String, images: [Image]) -> String {
+        var h = "<div class=\"top\">\n<figure class=\"face\">" + faceFigure + "</figure>\n"
         h += "<div class=\"data\">\n"
         if let d = r.document {
             h += documentTable(d)
@@ -83,10 +91,20 @@ public enum HTMLReport {
         h += checks(r.verification)
         h += accessAndTransport(r)
         h += files(r)
-        h += "</div>\n</main>\n"
-        h += footer(r)
-        h += "</body>\n</html>\n"
-        return h
+        return h + "</div>\n"
+    }
+
+    /// The report without the page around it, for a page that shows it inside its own and styles it with
+    /// `style` (the kiosk page of `emrtd serve`, docs/kiosk.md): the same banner, figure, sections and footer as
+    /// `render`, except that the banner's word is the verdict as the report spells it (`accepted`,
+    /// `inconclusive`, `rejected`) in an element with id `verdict`, and the face is an empty `<img id="face">`
+    /// that the page fills (nil `faceAlt`: no face image was read, a placeholder says so).
+    public static func fragment(_ r: ReadReport, faceAlt: String?) -> String {
+        let faceFigure =
+            faceAlt.map { "<img id=\"face\" alt=\"\(escape($0))\">" }
+            ?? "<div class=\"noimage\">No face image</div>"
+        return banner(r.verification, embedded: true) + "<main>\n" + content(r, faceFigure: faceFigure, images: [])
+            + "</main>\n" + footer(r)
     }
 
     // MARK: parts
@@ -96,7 +114,7 @@ public enum HTMLReport {
         return "eMRTD report — \(d.documentCode) \(d.issuingState) \(d.documentNumber)"
     }
 
-    static func banner(_ v: ReadReport.Verification?) -> String {
+    static func banner(_ v: ReadReport.Verification?, embedded: Bool = false) -> String {
         let status = v?.status ?? "notVerified"
         let (symbol, word, explain): (String, String, String)
         switch status {
@@ -111,8 +129,11 @@ public enum HTMLReport {
         case "rejected": (symbol, word, explain) = ("✗", "REJECTED", "the data could not be shown authentic")
         default: (symbol, word, explain) = ("?", "NOT VERIFIED", "no verification was run")
         }
-        var h = "<header id=\"verdict\" class=\"banner \(escape(status))\" role=\"status\">"
-        h += "<span class=\"symbol\" aria-hidden=\"true\">\(symbol)</span><span class=\"word\">\(word)</span>"
+        var h = "<header id=\"\(embedded ? "banner" : "verdict")\" class=\"banner \(escape(status))\" role=\"status\">"
+        h += "<span class=\"symbol\" aria-hidden=\"true\">\(symbol)</span>"
+        h +=
+            embedded
+            ? "<span class=\"word\" id=\"verdict\">\(escape(status))</span>" : "<span class=\"word\">\(word)</span>"
         h += "<span class=\"explain\">\(escape(explain))"
         if let v {
             h += " — chip verification \(escape(v.chipVerification)), clone detection \(escape(v.chipCloneDetection))"
@@ -233,7 +254,8 @@ public enum HTMLReport {
         return out
     }
 
-    static let style = """
+    /// The report's style sheet (screen and A4 print), also the kiosk page's base style.
+    public static let style = """
         :root{--ok:#0b6b2b;--warn:#8a5a00;--bad:#a30d0d;--none:#4a4a4a;--line:#ccc}
         *{box-sizing:border-box}
         body{font:14px/1.35 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;color:#111;margin:0;background:#fff}

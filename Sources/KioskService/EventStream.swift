@@ -33,8 +33,13 @@ final class Subscribers: Sendable {
 
     func remove(_ s: HTTPStream) { _ = streams.withLock { $0.removeValue(forKey: ObjectIdentifier(s)) } }
 
-    func send(_ frame: [UInt8]) {
-        for s in streams.withLock({ Array($0.values) }) where !s.send(frame) { remove(s) }
+    /// Sends a frame to every subscriber; the frame is encoded only when there is one (a read reports some thirty
+    /// progress events, mostly to nobody).
+    func send(_ frame: @autoclosure () -> [UInt8]) {
+        let targets = streams.withLock { Array($0.values) }
+        guard !targets.isEmpty else { return }
+        let bytes = frame()
+        for s in targets where !s.send(bytes) { remove(s) }
     }
 
     func finishAll() {

@@ -196,7 +196,13 @@ public final class KioskService: Sendable {
             _ = try await context.waitForCard(reader: job.reader, timeout: request.waitSeconds)
             presented = .now
             let left = max(1, request.waitSeconds - Double((presented - waitStarted).components.seconds))
-            transport = try await PCSCCardTransport.connectWhenPresented(readerQuery: job.reader, timeout: left)
+            // the card is there: connect at once; only when that fails (the card flickered away, pcscd restarted)
+            // does the patient path take over, with its own context and wait
+            if let direct = try? await PCSCCardTransport.connect(reader: job.reader) {
+                transport = direct
+            } else {
+                transport = try await PCSCCardTransport.connectWhenPresented(readerQuery: job.reader, timeout: left)
+            }
         } catch {
             busy.withLock { b in if b[job.reader] == job.id { b[job.reader] = nil } }
             job.fail(Self.apiError(waiting: error))

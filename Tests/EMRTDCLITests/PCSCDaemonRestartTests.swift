@@ -43,11 +43,15 @@ struct PCSCDaemonRestartTests {
         let sim = try daemon.simulate(name: "simulate-1")
         defer { sim.stop() }
         try await Task.sleep(for: .milliseconds(500))
-        // without --quiet the read names each step on stderr as it goes
+        // pcscd is killed by a watcher process of its own, the moment the read's stderr (without --quiet the read
+        // names each step as it goes) says EF.SOD is read: the test process's own tasks may be held up for seconds by
+        // the rest of the parallel suite, a separate process is not
+        let watcher = try daemon.crash(whenReadSays: "read SOD", unlessItSays: "active authentication")
         let read = try daemon.read(quiet: false)
-        let midRead = await eventually(30) { read.stderr.contains("read SOD") || !read.isRunning }
+        let killed = await eventually(120) { !watcher.isRunning }
+        #expect(
+            killed && watcher.stdout.contains("killed mid-read"), "stopped mid-read: \(watcher.stdout) \(read.stderr)")
         daemon.stop()
-        #expect(midRead && read.isRunning && !read.stderr.contains("read DG16"), "stopped mid-read: \(read.stderr)")
         try await Task.sleep(for: .milliseconds(300))
         try daemon.start()
         let again = try daemon.simulate(name: "simulate-2")
@@ -195,9 +199,24 @@ final class PrivatePCSCD: @unchecked Sendable {
     /// `emrtd read --json` of the document on the private reader (access data on stdin), in the background.
     func read(quiet: Bool) throws -> Background {
         let args = [
-            "read", "--reader", Self.readerName, "--mrz", "-", "--trust", document.trust, "--json", "--timeout", "40",
+            "read", "--reader", Self.readerName, "--mrz", "-", "--trust", document.trust, "--json", "--timeout", "600",
         ]
         return try launch(args + (quiet ? ["--quiet"] : []), stdin: document.mrz, name: "read")
+    }
+
+    /// A watcher process that kills this pcscd (SIGKILL: a crash, not a shutdown) as soon as the read's stderr
+    /// (`read.err` in the folder) holds `trigger`; it prints "killed mid-read" when the read had not yet written
+    /// `finished`, else "too late".
+    func crash(whenReadSays trigger: String, unlessItSays finished: String) throws -> Background {
+        guard let pid = process?.processIdentifier else { throw TimedOut(what: "pcscd is not running", seconds: 0) }
+        let err = dir.appendingPathComponent("read.err").path
+        let script = """
+            while ! grep -qF "$1" "$3" 2>/dev/null; do sleep 0.005; done
+            if grep -qF "$2" "$3"; then echo "too late"; else kill -KILL "$4"; echo "killed mid-read"; fi
+            """
+        return try Background(
+            program: "/bin/bash", ["-c", script, "watch", trigger, finished, err, String(pid)],
+            environment: ProcessInfo.processInfo.environment, stdin: nil, folder: dir, name: "watcher")
     }
 
     /// `emrtd simulate` of the document on the private vpcd port, in the background.
@@ -220,12 +239,15 @@ final class Background: @unchecked Sendable {
     let out: URL
     let err: URL
 
-    init(_ args: [String], environment: [String: String], stdin: String?, folder: URL, name: String) throws {
+    init(
+        program: String? = nil, _ args: [String], environment: [String: String], stdin: String?, folder: URL,
+        name: String
+    ) throws {
         out = folder.appendingPathComponent("\(name).out")
         err = folder.appendingPathComponent("\(name).err")
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)
         _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        process.executableURL = Emrtd.executable
+        process.executableURL = program.map { URL(fileURLWithPath: $0) } ?? Emrtd.executable
         process.arguments = args
         process.environment = environment
         process.standardOutput = try FileHandle(forWritingTo: out)

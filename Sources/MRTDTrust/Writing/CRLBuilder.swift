@@ -1,6 +1,5 @@
 public import ASN1TLV
 public import MRTDCrypto
-public import MRTDTrust
 
 /// Builds and signs an X.509 v2 CRL (RFC 5280 §5.1):
 /// ```
@@ -39,7 +38,7 @@ public struct CRLBuilder: Sendable {
         self.authorityKeyIdentifier = authorityKeyIdentifier
     }
 
-    public func tbsCertList(algorithm: GeneratorSignatureAlgorithm) -> [UInt8] {
+    public func tbsCertList(algorithm: SigningAlgorithm) -> [UInt8] {
         var parts: [[UInt8]] = [
             DER.integer(1), algorithm.algorithmIdentifier, issuer.encoded,
             DER.time(thisUpdate), DER.time(nextUpdate),
@@ -58,11 +57,11 @@ public struct CRLBuilder: Sendable {
         return DER.sequence(parts)
     }
 
-    public func sign(with issuerKey: PrivateKey, algorithm: GeneratorSignatureAlgorithm) throws(GeneratorError)
+    public func sign(with issuerKey: PrivateKey, algorithm: SigningAlgorithm) throws(CryptoError)
         -> [UInt8]
     {
         let tbs = tbsCertList(algorithm: algorithm)
-        let signature = try signBytes(tbs, key: issuerKey, algorithm: algorithm, step: "crl.sign")
+        let signature = try signBytes(tbs, key: issuerKey, algorithm: algorithm)
         return DER.sequence(tbs, algorithm.algorithmIdentifier, DER.bitString(signature))
     }
 }

@@ -30,12 +30,8 @@ public struct CRLBuilder: Sendable {
         issuer: DistinguishedName, thisUpdate: ASN1Time, nextUpdate: ASN1Time, revoked: [Entry] = [],
         crlNumber: Int = 1, authorityKeyIdentifier: [UInt8]? = nil
     ) {
-        self.issuer = issuer
-        self.thisUpdate = thisUpdate
-        self.nextUpdate = nextUpdate
-        self.revoked = revoked
-        self.crlNumber = crlNumber
-        self.authorityKeyIdentifier = authorityKeyIdentifier
+        (self.issuer, self.thisUpdate, self.nextUpdate) = (issuer, thisUpdate, nextUpdate)
+        (self.revoked, self.crlNumber, self.authorityKeyIdentifier) = (revoked, crlNumber, authorityKeyIdentifier)
     }
 
     public func tbsCertList(algorithm: SigningAlgorithm) -> [UInt8] {
@@ -57,11 +53,8 @@ public struct CRLBuilder: Sendable {
         return DER.sequence(parts)
     }
 
-    public func sign(with issuerKey: PrivateKey, algorithm: SigningAlgorithm) throws(CryptoError)
-        -> [UInt8]
-    {
-        let tbs = tbsCertList(algorithm: algorithm)
-        let signature = try signBytes(tbs, key: issuerKey, algorithm: algorithm)
-        return DER.sequence(tbs, algorithm.algorithmIdentifier, DER.bitString(signature))
+    /// Signs with the issuer's key and returns the DER CertificateList.
+    public func sign(with issuerKey: PrivateKey, algorithm: SigningAlgorithm) throws(CryptoError) -> [UInt8] {
+        try algorithm.signed(tbsCertList(algorithm: algorithm), with: issuerKey)
     }
 }

@@ -48,11 +48,7 @@ public struct CertificateBuilder: Sendable {
     }
 
     /// Signs with the issuer's key and returns the DER certificate.
-    public func sign(with issuerKey: PrivateKey, algorithm: SigningAlgorithm) throws(CryptoError)
-        -> [UInt8]
-    {
-        let tbs = tbsCertificate(algorithm: algorithm)
-        let signature = try signBytes(tbs, key: issuerKey, algorithm: algorithm)
-        return DER.sequence(tbs, algorithm.algorithmIdentifier, DER.bitString(signature))
+    public func sign(with issuerKey: PrivateKey, algorithm: SigningAlgorithm) throws(CryptoError) -> [UInt8] {
+        try algorithm.signed(tbsCertificate(algorithm: algorithm), with: issuerKey)
     }
 }

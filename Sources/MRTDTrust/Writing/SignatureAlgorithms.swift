@@ -92,6 +92,14 @@ public func digestAlgorithmIdentifier(_ h: HashAlgorithm) -> [UInt8] {
     DER.sequence(DER.objectIdentifier(h.oid))
 }
 
+extension SigningAlgorithm {
+    /// `SEQUENCE { tbs, signatureAlgorithm, signatureValue BIT STRING }` — a signed certificate (RFC 5280 §4.1) or
+    /// CRL (§5.1) from its to-be-signed part.
+    func signed(_ tbs: [UInt8], with key: PrivateKey) throws(CryptoError) -> [UInt8] {
+        DER.sequence(tbs, algorithmIdentifier, DER.bitString(try signBytes(tbs, key: key, algorithm: self)))
+    }
+}
+
 /// Signs `message` with `key` under `algorithm`.
 func signBytes(_ message: [UInt8], key: PrivateKey, algorithm: SigningAlgorithm) throws(CryptoError) -> [UInt8] {
     try key.sign(message, algorithm: algorithm.cryptoAlgorithm)

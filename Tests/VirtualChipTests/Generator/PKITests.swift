@@ -27,7 +27,7 @@ struct PKITests {
     }
 
     /// Verifies `cert`'s signature with `issuer`'s key through MRTDCrypto (works for explicit parameters too).
-    static func signatureVerifies(_ cert: [UInt8], issuer: [UInt8], algorithm: GeneratorSignatureAlgorithm) throws
+    static func signatureVerifies(_ cert: [UInt8], issuer: [UInt8], algorithm: SigningAlgorithm) throws
         -> Bool
     {
         let c = try TLVParser.parse(cert, rules: .der)

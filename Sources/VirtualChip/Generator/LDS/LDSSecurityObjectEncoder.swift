@@ -60,11 +60,13 @@ public enum LDSSecurityObjectEncoder {
     )
         throws(GeneratorError) -> [UInt8]
     {
-        let cms = try SignedDataBuilder(
+        let builder = SignedDataBuilder(
             eContentType: CMSContentType.ldsSecurityObject, eContent: securityObject, digestAlgorithm: hashAlgorithm,
             signatureAlgorithm: signer.signatureAlgorithm, signerCertificate: signer.certificate,
-            signerIdentification: signerIdentification, signingTime: signingTime
-        ).build(signerKey: signer.privateKey)
+            signerIdentification: signerIdentification, signingTime: signingTime)
+        let cms = try withCrypto("sod.sign") { () throws(CryptoError) in
+            try builder.build(signerKey: signer.privateKey)
+        }
         return TLVWriter.encode(0x77, cms)
     }
 }
@@ -73,8 +75,8 @@ public enum LDSSecurityObjectEncoder {
 public struct SignerMaterial: Sendable {
     public var certificate: Certificate
     public var privateKey: PrivateKey
-    public var signatureAlgorithm: GeneratorSignatureAlgorithm
-    public init(certificate: Certificate, privateKey: PrivateKey, signatureAlgorithm: GeneratorSignatureAlgorithm) {
+    public var signatureAlgorithm: SigningAlgorithm
+    public init(certificate: Certificate, privateKey: PrivateKey, signatureAlgorithm: SigningAlgorithm) {
         self.certificate = certificate
         self.privateKey = privateKey
         self.signatureAlgorithm = signatureAlgorithm

@@ -1,6 +1,7 @@
 public import ASN1TLV
 public import MRTDCrypto
 public import MRTDDocument
+public import MRTDTrust
 
 /// Options of a generation run.
 public struct GeneratorOptions: Sendable, Hashable {
@@ -235,12 +236,14 @@ public enum SpecimenGenerator {
                         subjectPublicKeyInfo: spki, keyId: ca.keyId),
                 ]
             }
-            files[.cardSecurity] = try SignedDataBuilder(
+            let cardSecurity = SignedDataBuilder(
                 eContentType: CMSContentType.securityObject, eContent: SecurityInfoEncoder.securityInfos(csInfos),
                 signatureAlgorithm: ds.algorithm.signatureAlgorithm,
                 signerCertificate: ds.info, signerIdentification: options.signerIdentification,
-                signingTime: signingTime
-            ).build(signerKey: ds.privateKey)
+                signingTime: signingTime)
+            files[.cardSecurity] = try withCrypto("cardSecurity.sign") { () throws(CryptoError) in
+                try cardSecurity.build(signerKey: ds.privateKey)
+            }
         }
 
         // 6. Forgeries applied after signing.

@@ -15,7 +15,7 @@ public enum PKIAlgorithm: String, Sendable, Hashable, CaseIterable, Codable {
     /// ECDSA on NIST P-384 with SHA-384.
     case ecdsaP384 = "ecdsa-p384"
 
-    public var signatureAlgorithm: GeneratorSignatureAlgorithm {
+    public var signatureAlgorithm: SigningAlgorithm {
         switch self {
         case .rsaPKCS1: return .rsaPKCS1(.sha256)
         case .rsaPSS: return .rsaPSS(.sha256)
@@ -198,7 +198,9 @@ public struct TestPKI: Sendable {
             serialNumber: serial(), issuer: name, subject: name,
             notBefore: options.cscaNotBefore, notAfter: options.cscaNotAfter,
             subjectPublicKeyInfo: spki, extensions: exts)
-        let der = try builder.sign(with: key, algorithm: options.cscaAlgorithm.signatureAlgorithm)
+        let der = try withCrypto("certificate.sign") { () throws(CryptoError) in
+            try builder.sign(with: key, algorithm: options.cscaAlgorithm.signatureAlgorithm)
+        }
         return IssuedCertificate(
             info: try Certificate(issued: der), privateKey: key, algorithm: options.cscaAlgorithm, name: name)
     }
@@ -258,7 +260,9 @@ public struct TestPKI: Sendable {
         let builder = CertificateBuilder(
             serialNumber: serial(), issuer: issuer.name, subject: name,
             notBefore: nb, notAfter: na, subjectPublicKeyInfo: spki, extensions: exts)
-        let der = try builder.sign(with: issuer.privateKey, algorithm: issuer.algorithm.signatureAlgorithm)
+        let der = try withCrypto("certificate.sign") { () throws(CryptoError) in
+            try builder.sign(with: issuer.privateKey, algorithm: issuer.algorithm.signatureAlgorithm)
+        }
         return IssuedCertificate(info: try Certificate(issued: der), privateKey: key, algorithm: algorithm, name: name)
     }
 
@@ -268,12 +272,13 @@ public struct TestPKI: Sendable {
         thisUpdate: ASN1Time = ASN1Time(year: 2026, month: 1, day: 1),
         nextUpdate: ASN1Time = ASN1Time(year: 2036, month: 1, day: 1)
     ) throws(GeneratorError) -> [UInt8] {
-        try CRLBuilder(
+        let builder = CRLBuilder(
             issuer: csca.name, thisUpdate: thisUpdate, nextUpdate: nextUpdate,
             revoked: revoked.map { .init(serialNumber: $0.serialNumber, revocationDate: thisUpdate) },
-            authorityKeyIdentifier: csca.info.subjectKeyIdentifier
-        )
-        .sign(with: csca.privateKey, algorithm: csca.algorithm.signatureAlgorithm)
+            authorityKeyIdentifier: csca.info.subjectKeyIdentifier)
+        return try withCrypto("crl.sign") { () throws(CryptoError) in
+            try builder.sign(with: csca.privateKey, algorithm: csca.algorithm.signatureAlgorithm)
+        }
     }
 
     /// An ICAO master list (ICAO 9303-12 §8) holding `certificates` (default: this PKI's CSCA), signed by the
@@ -282,11 +287,13 @@ public struct TestPKI: Sendable {
         certificates: [[UInt8]]? = nil,
         signingTime: ASN1Time = ASN1Time(year: 2026, month: 1, day: 1)
     ) throws(GeneratorError) -> [UInt8] {
-        try MasterListBuilder.build(
-            certificates: certificates ?? [csca.der], signerCertificate: masterListSigner.info,
-            signerKey: masterListSigner.privateKey,
-            signatureAlgorithm: masterListSigner.algorithm.signatureAlgorithm,
-            extraCertificates: [csca.der], signingTime: signingTime)
+        try withCrypto("masterList.sign") { () throws(CryptoError) in
+            try MasterListBuilder.build(
+                certificates: certificates ?? [csca.der], signerCertificate: masterListSigner.info,
+                signerKey: masterListSigner.privateKey,
+                signatureAlgorithm: masterListSigner.algorithm.signatureAlgorithm,
+                extraCertificates: [csca.der], signingTime: signingTime)
+        }
     }
 
     /// `count` distinct self-signed CSCAs (fresh keys, one per index) for master-list and trust-store tests.

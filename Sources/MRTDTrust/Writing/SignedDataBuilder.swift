@@ -1,6 +1,5 @@
 public import ASN1TLV
 public import MRTDCrypto
-public import MRTDTrust
 
 /// Builds a CMS SignedData (RFC 5652 §5) with one signer, as used by EF.SOD (ICAO 9303-10 §4.6.2),
 /// EF.CardSecurity (BSI TR-03110-3 §A.1.2) and ICAO master lists (ICAO 9303-12 §8):
@@ -23,7 +22,7 @@ public struct SignedDataBuilder: Sendable {
     /// Digest of the SignerInfo (messageDigest and the signed-attributes hash). Equal to the signature
     /// algorithm's hash by default, as RFC 5754 §3 and OpenSSL expect.
     public var digestAlgorithm: HashAlgorithm
-    public var signatureAlgorithm: GeneratorSignatureAlgorithm
+    public var signatureAlgorithm: SigningAlgorithm
     public var signerCertificate: Certificate
     /// Certificates put in `certificates` (normally the signer's).
     public var embeddedCertificates: [[UInt8]]
@@ -33,7 +32,7 @@ public struct SignedDataBuilder: Sendable {
 
     public init(
         eContentType: ASN1ObjectIdentifier, eContent: [UInt8], digestAlgorithm: HashAlgorithm? = nil,
-        signatureAlgorithm: GeneratorSignatureAlgorithm, signerCertificate: Certificate,
+        signatureAlgorithm: SigningAlgorithm, signerCertificate: Certificate,
         embeddedCertificates: [[UInt8]]? = nil, signerIdentification: SignerIdentification = .issuerAndSerialNumber,
         signingTime: ASN1Time?
     ) {
@@ -62,9 +61,9 @@ public struct SignedDataBuilder: Sendable {
     }
 
     /// Signs and returns the DER ContentInfo.
-    public func build(signerKey: PrivateKey) throws(GeneratorError) -> [UInt8] {
+    public func build(signerKey: PrivateKey) throws(CryptoError) -> [UInt8] {
         let signedAttrs = signedAttributesSet()
-        let signature = try signBytes(signedAttrs, key: signerKey, algorithm: signatureAlgorithm, step: "cms.sign")
+        let signature = try signBytes(signedAttrs, key: signerKey, algorithm: signatureAlgorithm)
         let sid: [UInt8]
         let signerVersion: Int
         switch signerIdentification {
@@ -73,8 +72,8 @@ public struct SignedDataBuilder: Sendable {
             signerVersion = 1
         case .subjectKeyIdentifier:
             guard let ski = signerCertificate.subjectKeyIdentifier else {
-                throw GeneratorError(
-                    .invalidInput, step: "cms.signerIdentifier",
+                throw CryptoError(
+                    .invalidInput, function: "SignedDataBuilder.build",
                     "the signer certificate has no subjectKeyIdentifier extension")
             }
             sid = DER.implicit(0, ski)

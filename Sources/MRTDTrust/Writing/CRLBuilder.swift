@@ -1,6 +1,5 @@
 public import ASN1TLV
 public import MRTDCrypto
-public import MRTDTrust
 
 /// Builds and signs an X.509 v2 CRL (RFC 5280 §5.1):
 /// ```
@@ -31,15 +30,11 @@ public struct CRLBuilder: Sendable {
         issuer: DistinguishedName, thisUpdate: ASN1Time, nextUpdate: ASN1Time, revoked: [Entry] = [],
         crlNumber: Int = 1, authorityKeyIdentifier: [UInt8]? = nil
     ) {
-        self.issuer = issuer
-        self.thisUpdate = thisUpdate
-        self.nextUpdate = nextUpdate
-        self.revoked = revoked
-        self.crlNumber = crlNumber
-        self.authorityKeyIdentifier = authorityKeyIdentifier
+        (self.issuer, self.thisUpdate, self.nextUpdate) = (issuer, thisUpdate, nextUpdate)
+        (self.revoked, self.crlNumber, self.authorityKeyIdentifier) = (revoked, crlNumber, authorityKeyIdentifier)
     }
 
-    public func tbsCertList(algorithm: GeneratorSignatureAlgorithm) -> [UInt8] {
+    public func tbsCertList(algorithm: SigningAlgorithm) -> [UInt8] {
         var parts: [[UInt8]] = [
             DER.integer(1), algorithm.algorithmIdentifier, issuer.encoded,
             DER.time(thisUpdate), DER.time(nextUpdate),
@@ -58,11 +53,8 @@ public struct CRLBuilder: Sendable {
         return DER.sequence(parts)
     }
 
-    public func sign(with issuerKey: PrivateKey, algorithm: GeneratorSignatureAlgorithm) throws(GeneratorError)
-        -> [UInt8]
-    {
-        let tbs = tbsCertList(algorithm: algorithm)
-        let signature = try signBytes(tbs, key: issuerKey, algorithm: algorithm, step: "crl.sign")
-        return DER.sequence(tbs, algorithm.algorithmIdentifier, DER.bitString(signature))
+    /// Signs with the issuer's key and returns the DER CertificateList.
+    public func sign(with issuerKey: PrivateKey, algorithm: SigningAlgorithm) throws(CryptoError) -> [UInt8] {
+        try algorithm.signed(tbsCertList(algorithm: algorithm), with: issuerKey)
     }
 }

@@ -1,6 +1,5 @@
 public import ASN1TLV
 public import MRTDCrypto
-public import MRTDTrust
 
 /// ICAO 9303-12 §8 CSCA master list: a CMS SignedData with eContentType id-icao-cscaMasterList
 /// (2.23.136.1.1.2) and content
@@ -18,9 +17,9 @@ public enum MasterListBuilder {
     /// beside the signer certificate.
     public static func build(
         certificates: [[UInt8]], signerCertificate: Certificate, signerKey: PrivateKey,
-        signatureAlgorithm: GeneratorSignatureAlgorithm, extraCertificates: [[UInt8]] = [],
+        signatureAlgorithm: SigningAlgorithm, extraCertificates: [[UInt8]] = [],
         signingTime: ASN1Time? = nil
-    ) throws(GeneratorError) -> [UInt8] {
+    ) throws(CryptoError) -> [UInt8] {
         let builder = SignedDataBuilder(
             eContentType: CMSContentType.cscaMasterList, eContent: content(certificates: certificates),
             digestAlgorithm: signatureAlgorithm.hash, signatureAlgorithm: signatureAlgorithm,

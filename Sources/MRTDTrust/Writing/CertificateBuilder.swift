@@ -1,6 +1,5 @@
 public import ASN1TLV
 public import MRTDCrypto
-public import MRTDTrust
 
 /// Builds and signs an X.509 v3 certificate (RFC 5280 §4.1):
 /// ```
@@ -34,7 +33,7 @@ public struct CertificateBuilder: Sendable {
     }
 
     /// The DER TBSCertificate for `algorithm`.
-    public func tbsCertificate(algorithm: GeneratorSignatureAlgorithm) -> [UInt8] {
+    public func tbsCertificate(algorithm: SigningAlgorithm) -> [UInt8] {
         var parts: [[UInt8]] = [
             DER.explicit(0, DER.integer(2)),
             DER.integer(unsigned: serialNumber),
@@ -49,23 +48,7 @@ public struct CertificateBuilder: Sendable {
     }
 
     /// Signs with the issuer's key and returns the DER certificate.
-    public func sign(with issuerKey: PrivateKey, algorithm: GeneratorSignatureAlgorithm) throws(GeneratorError)
-        -> [UInt8]
-    {
-        let tbs = tbsCertificate(algorithm: algorithm)
-        let signature = try signBytes(tbs, key: issuerKey, algorithm: algorithm, step: "certificate.sign")
-        return DER.sequence(tbs, algorithm.algorithmIdentifier, DER.bitString(signature))
-    }
-}
-
-extension Certificate {
-    /// Reads back a certificate the generator issued, as a verifier reads it (MRTDTrust's model: issuer and
-    /// serial for a CMS SignerIdentifier, the subject key identifier for AKI/SKI, the validity).
-    public init(issued der: [UInt8]) throws(GeneratorError) {
-        do {
-            try self.init(der: der)
-        } catch {
-            throw GeneratorError(.invalidInput, step: "certificate.parse", error.description)
-        }
+    public func sign(with issuerKey: PrivateKey, algorithm: SigningAlgorithm) throws(CryptoError) -> [UInt8] {
+        try algorithm.signed(tbsCertificate(algorithm: algorithm), with: issuerKey)
     }
 }

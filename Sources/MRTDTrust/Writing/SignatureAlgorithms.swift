@@ -8,7 +8,7 @@ public import MRTDCrypto
 /// - RSASSA-PSS: RFC 4055 §3.1 (`id-RSASSA-PSS` 1.2.840.113549.1.1.10 with RSASSA-PSS-params: hash, MGF1 with
 ///   the same hash, salt length = hash length, trailer field 1 (the default, so omitted in DER)).
 /// - ECDSA: RFC 5758 §3.2 (`ecdsa-with-SHA256` 1.2.840.10045.4.3.2, parameters absent), DER Ecdsa-Sig-Value.
-public enum GeneratorSignatureAlgorithm: Sendable, Hashable, CustomStringConvertible {
+public enum SigningAlgorithm: Sendable, Hashable, CustomStringConvertible {
     case rsaPKCS1(HashAlgorithm)
     case rsaPSS(HashAlgorithm)
     case ecdsa(HashAlgorithm)
@@ -79,7 +79,7 @@ public enum GeneratorSignatureAlgorithm: Sendable, Hashable, CustomStringConvert
     }
 
     /// The natural default for a key: ECDSA for EC keys, PKCS#1 v1.5 for RSA keys.
-    public static func `default`(for key: PublicKey, hash: HashAlgorithm = .sha256) -> GeneratorSignatureAlgorithm {
+    public static func `default`(for key: PublicKey, hash: HashAlgorithm = .sha256) -> SigningAlgorithm {
         switch key.kind {
         case .ec: return .ecdsa(hash)
         case .rsa: return .rsaPKCS1(hash)
@@ -88,16 +88,19 @@ public enum GeneratorSignatureAlgorithm: Sendable, Hashable, CustomStringConvert
 }
 
 /// Digest AlgorithmIdentifier for CMS and the LDS security object: RFC 5754 §2 (parameters absent).
-func digestAlgorithmIdentifier(_ h: HashAlgorithm) -> [UInt8] {
+public func digestAlgorithmIdentifier(_ h: HashAlgorithm) -> [UInt8] {
     DER.sequence(DER.objectIdentifier(h.oid))
 }
 
-/// Signs `message` and maps the error.
-func signBytes(
-    _ message: [UInt8], key: PrivateKey, algorithm: GeneratorSignatureAlgorithm,
-    step: String
-) throws(GeneratorError) -> [UInt8] {
-    try withCrypto(step) { () throws(CryptoError) -> [UInt8] in
-        try key.sign(message, algorithm: algorithm.cryptoAlgorithm)
+extension SigningAlgorithm {
+    /// `SEQUENCE { tbs, signatureAlgorithm, signatureValue BIT STRING }` — a signed certificate (RFC 5280 §4.1) or
+    /// CRL (§5.1) from its to-be-signed part.
+    func signed(_ tbs: [UInt8], with key: PrivateKey) throws(CryptoError) -> [UInt8] {
+        DER.sequence(tbs, algorithmIdentifier, DER.bitString(try signBytes(tbs, key: key, algorithm: self)))
     }
+}
+
+/// Signs `message` with `key` under `algorithm`.
+func signBytes(_ message: [UInt8], key: PrivateKey, algorithm: SigningAlgorithm) throws(CryptoError) -> [UInt8] {
+    try key.sign(message, algorithm: algorithm.cryptoAlgorithm)
 }

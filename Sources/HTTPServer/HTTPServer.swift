@@ -22,7 +22,6 @@ public final class HTTPServer: Sendable {
     struct Daemon: @unchecked Sendable { let pointer: OpaquePointer }
     private let daemon: Mutex<Daemon?>
     private let streams = Mutex<[ObjectIdentifier: HTTPStream]>([:])
-    private let listenFD: Int32
 
     public init(
         listen: HTTPListenAddress, limits: HTTPServerLimits = HTTPServerLimits(),
@@ -30,7 +29,6 @@ public final class HTTPServer: Sendable {
     ) throws(HTTPServerError) {
         let listener = try HTTPListener.open(listen)
         self.address = listener.bound
-        self.listenFD = listener.fd
         self.handler = handler
         self.limits = limits
         self.tooLarge = tooLarge
@@ -62,8 +60,10 @@ public final class HTTPServer: Sendable {
             return v
         }
         if let d {
+            // MHD_stop_daemon closes the listening socket it was handed (MHD_OPTION_LISTEN_SOCKET): closing it here
+            // again closed whatever descriptor another thread had opened under the same number meanwhile (seen in
+            // the test suite: an HTTP client's socket of another test; in `emrtd serve`, a PC/SC or evidence file)
             MHD_stop_daemon(d.pointer)
-            Glibc.close(listenFD)
         }
         if case .unix(let path) = address { unlink(path) }
     }

@@ -89,17 +89,24 @@ public enum PACE {
         throws(AccessControlError) -> [UInt8]
     {
         let step = AccessControlStep.gaMapNonce
-        guard t.count == cipher.keyLength else {
-            throw AccessControlError(.invalidInput, step: step, "nonce t must be \(cipher.keyLength) bytes")
-        }
-        guard s.count >= cipher.keyLength, s.count % cipher.blockSize == 0 else {
-            throw AccessControlError(
-                .invalidInput, step: step, "nonce s of \(s.count) bytes is too short for Integrated Mapping")
-        }
+        try checkNonces(s: s.count, t: t.count, cipher: cipher)
         do {
             return try PACEIntegratedMapping.pseudoRandom(s: s, t: t, cipher: cipher, primeBits: BigNumber(p).bitCount)
         } catch {
             throw AccessControlError(.cryptoFailure, step: step, "pseudo-random function: \(error.description)")
+        }
+    }
+
+    /// Integrated Mapping's nonces: t of the cipher's key length, s at least that long in whole cipher blocks.
+    private static func checkNonces(s: Int, t: Int, cipher: CipherAlgorithm) throws(AccessControlError) {
+        guard t == cipher.keyLength else {
+            throw AccessControlError(
+                .invalidInput, step: AccessControlStep.gaMapNonce, "nonce t must be \(cipher.keyLength) bytes")
+        }
+        guard s >= cipher.keyLength, s % cipher.blockSize == 0 else {
+            throw AccessControlError(
+                .invalidInput, step: AccessControlStep.gaMapNonce,
+                "nonce s of \(s) bytes is too short for Integrated Mapping")
         }
     }
 
@@ -119,13 +126,7 @@ public enum PACE {
         cipher: CipherAlgorithm
     ) throws(AccessControlError) -> KeyAgreementGroup {
         let step = AccessControlStep.gaMapNonce
-        guard t.count == cipher.keyLength else {
-            throw AccessControlError(.invalidInput, step: step, "nonce t must be \(cipher.keyLength) bytes")
-        }
-        guard s.count >= cipher.keyLength, s.count % cipher.blockSize == 0 else {
-            throw AccessControlError(
-                .invalidInput, step: step, "nonce s of \(s.count) bytes is too short for Integrated Mapping")
-        }
+        try checkNonces(s: s.count, t: t.count, cipher: cipher)
         do {
             switch group {
             case .ec(let curve):

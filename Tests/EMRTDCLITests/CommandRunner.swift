@@ -1,4 +1,5 @@
 import Foundation
+import MRTDTestSupport
 
 /// Runs the built `emrtd` executable as a separate process (as a kiosk integrator would).
 struct CommandResult {
@@ -19,42 +20,9 @@ enum Emrtd {
     static func run(_ args: [String], stdin: String? = nil, environment: [String: String]? = nil, timeout: Double = 60)
         throws -> CommandResult
     {
-        let p = Process()
-        p.executableURL = executable
-        p.arguments = args
-        if let environment { p.environment = environment }
-        let out = Pipe()
-        let err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        let input = Pipe()
-        p.standardInput = input
-        try p.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try? input.fileHandleForWriting.close()
-        // read both pipes concurrently so a full pipe cannot block the child
-        final class Box: @unchecked Sendable { var data = Data() }
-        let o = Box()
-        let e = Box()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async {
-            o.data = out.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
-        }
-        group.enter()
-        DispatchQueue.global().async {
-            e.data = err.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
-        }
-        let deadline = Date().addingTimeInterval(timeout)
-        while p.isRunning && Date() < deadline { usleep(10_000) }
-        if p.isRunning { p.terminate() }
-        p.waitUntilExit()
-        group.wait()
-        return CommandResult(
-            status: p.terminationStatus, stdout: String(decoding: o.data, as: UTF8.self),
-            stderr: String(decoding: e.data, as: UTF8.self))
+        let r = try ChildProcess.run(
+            executable, args, stdin: stdin.map { Data($0.utf8) }, environment: environment, timeout: timeout)
+        return CommandResult(status: r.status, stdout: r.stdout, stderr: r.stderr)
     }
 
     static func json(_ s: String) -> [String: Any]? {

@@ -238,40 +238,8 @@ enum Harness {
     static func run(
         _ args: [String], program: URL? = nil, input: Data? = nil, timeout: Double = 60
     ) throws -> (status: Int32, stdout: String, stderr: String) {
-        let p = Process()
-        p.executableURL = program ?? executable
-        p.arguments = args
-        let out = Pipe()
-        let err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        let stdin = input.map { _ in Pipe() }
-        p.standardInput = stdin ?? FileHandle.nullDevice
-        try p.run()
-        if let stdin, let input {
-            stdin.fileHandleForWriting.write(input)
-            try stdin.fileHandleForWriting.close()
-        }
-        final class Box: @unchecked Sendable { var data = Data() }
-        let o = Box()
-        let e = Box()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async {
-            o.data = out.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
-        }
-        group.enter()
-        DispatchQueue.global().async {
-            e.data = err.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
-        }
-        let deadline = Date().addingTimeInterval(timeout)
-        while p.isRunning && Date() < deadline { usleep(10_000) }
-        if p.isRunning { p.terminate() }
-        p.waitUntilExit()
-        group.wait()
-        return (p.terminationStatus, String(decoding: o.data, as: UTF8.self), String(decoding: e.data, as: UTF8.self))
+        let r = try ChildProcess.run(program ?? executable, args, stdin: input, timeout: timeout)
+        return (r.status, r.stdout, r.stderr)
     }
 
     struct Document {

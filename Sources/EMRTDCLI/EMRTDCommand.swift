@@ -31,15 +31,15 @@ public enum EMRTDCommand {
     static func run(_ args: [String], environment: [String: String]) async -> Int32 {
         guard let first = args.first else {
             Console.err(Help.main)
-            return ExitCode.usage
+            return ExitStatus.usage.rawValue
         }
         switch first {
         case "--help", "-h":
             Console.out(Help.main)
-            return ExitCode.ok
+            return ExitStatus.ok.rawValue
         case "--version", "-V":
             Console.out(MetaCommands.versionText)
-            return ExitCode.ok
+            return ExitStatus.ok.rawValue
         default: break
         }
         guard let command = commands.first(where: { $0.name == first }) else {
@@ -76,7 +76,7 @@ public enum EMRTDCommand {
             }
             if first == "--help" || first == "-h" {
                 Console.out(Help.text(for: command, path: path))
-                return ExitCode.ok
+                return ExitStatus.ok.rawValue
             }
             guard let sub = command.subcommands.first(where: { $0.name == first }) else {
                 return report(
@@ -93,9 +93,9 @@ public enum EMRTDCommand {
         }
         if parsed.flag("help") {
             Console.out(Help.text(for: command, path: path))
-            return ExitCode.ok
+            return ExitStatus.ok.rawValue
         }
-        guard let run = command.run else { return ExitCode.usage }
+        guard let run = command.run else { return ExitStatus.usage.rawValue }
         do {
             return try await run(Invocation(command: path, arguments: parsed, environment: environment))
         } catch let e as CLIError {

@@ -126,7 +126,7 @@ public struct StepUpError: Error, Hashable, Sendable, CustomStringConvertible {
         self.missingFields = missingFields
     }
 
-    /// True for failures of the remote side or the network (exit code 6 in the CLI).
+    /// True for failures of the remote side or the network, as opposed to bad input or configuration.
     public var isRemote: Bool {
         switch code {
         case .httpUnauthorized, .httpForbidden, .httpNotFound, .httpRateLimited, .httpServerError,

@@ -15,7 +15,7 @@ import Testing
     }
 
     @Test func readIDPlanMapsReuseIDValues() throws {
-        let plan = try ReadIDPlan.make(for: try readIDOp(), readerArguments: ["--can", "123456"])
+        let plan = try ReadIDPlan.make(for: try readIDOp())
         #expect(plan.files == [.dg1, .dg2, .dg11, .dg12, .dg14, .dg15, .sod, .cardAccess, .cardSecurity])
         #expect(
             plan.files.map(\.rawValue) == [
@@ -26,7 +26,6 @@ import Testing
         #expect(plan.opaqueId == "0dca14cf-957d-46d9-b374-520f9c650859")
         #expect(plan.processId == plan.opaqueId)
         #expect(plan.activeAuthenticationChallenge == nil)
-        #expect(plan.readerArguments == ["--can", "123456"])
         #expect(plan.warnings.isEmpty)
         #expect(!"\(plan)".contains(Seeds.token), "the plan's description must not show the token")
     }
@@ -136,8 +135,7 @@ import Testing
             http: makeHTTP(Recorder()), chipReader: reader,
             resultEndpoint: URL(string: s.resultURL))
         guard
-            case .readID(let doc, _, let uploaded, let err) = try await runner.run(
-                try readIDOp(), readerArguments: ["--can", "1"])
+            case .readID(let doc, _, let uploaded, let err) = try await runner.run(try readIDOp())
         else {
             Issue.record("wrong route")
             return
@@ -162,23 +160,26 @@ import Testing
         #expect(err?.code == .httpServerError)
     }
 
-    @Test func runnerMapsChipReaderFailures() async throws {
-        struct Boom: Error {}
+    @Test func runnerHandsTheChipReadersOwnErrorsBack() async throws {
+        struct Boom: Error, Equatable { let detail: String }
         let op = try readIDOp()
-        let generic = await stepUpError {
-            _ = try await StepUpRunner(http: makeHTTP(Recorder()), chipReader: FakeChipReader(.failure(Boom()))).run(op)
-        }
-        #expect(generic?.code == .chipReadFailed)
-        let none = await stepUpError { _ = try await StepUpRunner(http: makeHTTP(Recorder()), chipReader: nil).run(op) }
-        #expect(none?.code == .chipReadFailed)
         do {
             _ = try await StepUpRunner(
-                http: makeHTTP(Recorder()), chipReader: FakeChipReader(.failure(FakeAccessDenied()))
+                http: makeHTTP(Recorder()), chipReader: FakeChipReader(.failure(Boom(detail: "access denied")))
             ).run(op)
             Issue.record("accepted")
-        } catch let e as FakeAccessDenied {
-            #expect(e.stepUpExitCode == 4)
+        } catch let e as Boom {
+            #expect(e == Boom(detail: "access denied"), "the reader's error reaches the caller unchanged")
         }
+        let cancelled = await stepUpError {
+            _ = try await StepUpRunner(
+                http: makeHTTP(Recorder()), chipReader: FakeChipReader(.failure(CancellationError()))
+            )
+            .run(op)
+        }
+        #expect(cancelled?.code == .cancelled)
+        let none = await stepUpError { _ = try await StepUpRunner(http: makeHTTP(Recorder()), chipReader: nil).run(op) }
+        #expect(none?.code == .chipReadFailed)
     }
 
     @Test func runnerHasNoSideEffectForAPreOperationObject() async throws {
@@ -197,7 +198,7 @@ import Testing
         #expect(s.requests.isEmpty)
     }
 
-    @Test func runnerVideoIDRoute() async throws {
+    @Test func runnerVideoIDRouteReadsNoChip() async throws {
         let s = try StandInServer()
         defer { s.stop() }
         let reader = FakeChipReader(status: .accepted)
@@ -206,13 +207,13 @@ import Testing
             case .videoID(let launch, let warnings) = try await StepUpRunner(
                 http: makeHTTP(Recorder()), chipReader: reader
             )
-            .run(op, readerArguments: ["--can", "1"])
+            .run(op)
         else {
             Issue.record("wrong route")
             return
         }
         #expect(launch.authorization.reveal() == s.videoIDAuthorization)
-        #expect(warnings.map(\.code) == ["reader-options-ignored"])
+        #expect(warnings.isEmpty)
         #expect(reader.plans.isEmpty)
     }
 }

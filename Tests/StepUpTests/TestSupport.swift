@@ -1,3 +1,4 @@
+import EMRTDCLI
 import Foundation
 import Testing
 
@@ -149,7 +150,6 @@ final class FakeChipReader: ReadIDChipReader, @unchecked Sendable {
     }
 }
 
-struct FakeAccessDenied: StepUpExitCoded {
-    var stepUpExitCode: Int32 { 4 }
-    var stepUpReason: String { "access control failed: the chip refused the MRZ" }
-}
+/// What `emrtd stepup run`'s own chip reader throws when the chip refuses the access data.
+let fakeAccessDenied = CLIError(
+    .accessControl, "access control failed: the chip refused the MRZ", status: .accessControl)

@@ -39,7 +39,7 @@ enum BenchCommand {
             let log: @Sendable (String) -> Void = { line in if !quiet { Console.err(line) } }
             let report = try await BenchRunner(settings: settings, log: log).run()
             Console.out(settings.json ? report.jsonText() : report.text())
-            return ExitCode.ok
+            return ExitStatus.ok.rawValue
         } catch {
             throw CLIError(
                 .internalError,

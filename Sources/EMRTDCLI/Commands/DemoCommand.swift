@@ -30,7 +30,7 @@ enum DemoCommand {
         let a = inv.arguments
         if a.flag("list-profiles") {
             listProfiles(json: a.flag("json"))
-            return ExitCode.ok
+            return ExitStatus.ok.rawValue
         }
         let name = a.value("profile") ?? SpecimenGenerator.defaultProfileName
         let spec = try VirtualProfiles.spec(name, option: "--profile")

@@ -98,9 +98,9 @@ struct ReadFlow {
 
     static func exitCode(for status: VerificationOutcome.Status) -> Int32 {
         switch status {
-        case .accepted: return ExitCode.accepted
-        case .inconclusive: return ExitCode.inconclusive
-        case .rejected: return ExitCode.rejected
+        case .accepted: return ExitStatus.ok.rawValue
+        case .inconclusive: return ExitStatus.inconclusive.rawValue
+        case .rejected: return ExitStatus.rejected.rawValue
         }
     }
 }

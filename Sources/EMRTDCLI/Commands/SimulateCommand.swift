@@ -88,7 +88,7 @@ enum SimulateCommand {
         Console.out("mrz: \(profile.mrz)")
         Console.out("can: \(profile.can)")
         Console.out("trust: \(trust)")
-        if a.value("save") != nil { return ExitCode.ok }
+        if a.value("save") != nil { return ExitStatus.ok.rawValue }
         Console.out("vpcd: \(host):\(port)")
         let chip = VirtualChip(profile: profile)
         var first = true
@@ -103,7 +103,7 @@ enum SimulateCommand {
                     Console.err(
                         "emrtd simulate: session \(i + 1) ended (\(reason.rawValue)) after \(bridge.apduCount) APDUs")
                 }
-                if reason == .closedByVPCD { return ExitCode.ok }
+                if reason == .closedByVPCD { return ExitStatus.ok.rawValue }
             } catch {
                 throw CLIError(
                     .transport,
@@ -111,6 +111,6 @@ enum SimulateCommand {
                     status: .transport)
             }
         }
-        return ExitCode.ok
+        return ExitStatus.ok.rawValue
     }
 }

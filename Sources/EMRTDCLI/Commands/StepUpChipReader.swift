@@ -7,30 +7,20 @@ import PCSCTransport
 import StepUp
 import VirtualChip
 
-/// The ReadID branch's chip read (`emrtd stepup run`), implemented with `DocumentReader`: the reader
-/// arguments after the operation context are the ACCESS and reader options of `emrtd read`.
+/// The ReadID branch's chip read (`emrtd stepup run`), implemented with `DocumentReader` and configured with the
+/// ACCESS and reader options `stepup run` parsed (those of `emrtd read`, `--card-timeout` for its `--timeout`).
+/// Its failures are `CLIError`s with their own exit status (access control 4, trust 5, transport 3, bad options 2);
+/// `StepUpRunner` hands them back unchanged.
 struct StepUpChipReader: ReadIDChipReader {
-    struct Failure: StepUpExitCoded {
-        var stepUpExitCode: Int32
-        var stepUpReason: String
-    }
+    let arguments: ParsedArguments
 
-    /// The reader options `stepup run` hands on (declared in `StepUpCommand.run`).
-    static let decl = CommandDecl(
-        "stepup run", summary: "",
-        options: StepUpCommand.readerOptions + [
-            OptionDecl("card-timeout", value: "SECONDS", kind: .number, help: "")
-        ])
-
-    func read(_ plan: ReadIDPlan) async throws -> ReadIDChipResult {
-        let a: ParsedArguments
+    func read(_ plan: ReadIDPlan) async throws(CLIError) -> ReadIDChipResult {
+        let a = arguments
+        let command = "stepup run"
         var options: ReadOptions
         do {
-            a = try Self.decl.parse(plan.readerArguments)
             options = try ReadSetup.options(a, key: try AccessOptions.key(from: a), timeoutOption: "card-timeout")
-        } catch {
-            throw Failure(stepUpExitCode: ExitCode.usage, stepUpReason: error.message)
-        }
+        } catch { throw CLIError(error) }
         var files = Set<LDSFile>()
         for f in plan.files { if let l = LDSFile(rawValue: f.rawValue) { files.insert(l) } }
         if options.files == nil { options.files = files }
@@ -39,33 +29,16 @@ struct StepUpChipReader: ReadIDChipReader {
             // Active Authentication verifies with DG15's key: a bound challenge needs it read.
             options.files?.insert(.dg15)
         }
-        let out: URL?
-        let html: String?
-        let profiles: ReaderProfiles
-        var store: TrustStore
-        let virtual: (DocumentProfile, GeneratedDocument?)?
-        do {
-            out = try OutputFolder.prepare(a.value("out"), command: "stepup run")
-            html = try HTMLOutput.prepare(a.value("html"), command: "stepup run")
-            profiles = try ReadSetup.readerProfiles(a)
-            store = try ReadSetup.trust(a)
-            virtual = try ReadSetup.virtualDocument(a)
-        } catch {
-            throw Failure(stepUpExitCode: error.status.rawValue, stepUpReason: error.message)
-        }
+        let out = try OutputFolder.prepare(a.value("out"), command: command)
+        let html = try HTMLOutput.prepare(a.value("html"), command: command)
+        let profiles = try ReadSetup.readerProfiles(a)
+        var store = try ReadSetup.trust(a)
+        let virtual = try ReadSetup.virtualDocument(a)
         ReadSetup.addGenerated(virtual?.1, to: &store, a)
-        let transport: any CardTransport
-        do {
-            transport = try await ReadSetup.transport(
-                a, virtual: virtual?.0, profiles: profiles, timeout: options.representTimeout)
-        } catch {
-            throw Failure(stepUpExitCode: error.status.rawValue, stepUpReason: error.message)
-        }
+        let transport = try await ReadSetup.transport(
+            a, virtual: virtual?.0, profiles: profiles, timeout: options.representTimeout)
         let flow = ReadFlow(json: true, out: out, tracePath: a.value("trace"), htmlPath: html, quiet: a.flag("quiet"))
-        let o: ReadFlow.Outcome
-        do { o = try await flow.run(transport: transport, options: options, trustStore: store) } catch {
-            throw Failure(stepUpExitCode: error.status.rawValue, stepUpReason: error.message)
-        }
+        let o = try await flow.run(transport: transport, options: options, trustStore: store)
         return ReadIDChipResult(report: o.report, verification: o.verification, bundle: o.bundle)
     }
 }

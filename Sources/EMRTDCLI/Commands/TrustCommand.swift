@@ -32,6 +32,6 @@ enum TrustCommand {
         } else {
             Console.out(summary.text)
         }
-        return store.hasCSCAs ? ExitCode.ok : ExitCode.trust
+        return store.hasCSCAs ? ExitStatus.ok.rawValue : ExitStatus.trust.rawValue
     }
 }

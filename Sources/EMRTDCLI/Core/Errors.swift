@@ -30,19 +30,6 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     }
 }
 
-/// Exit statuses as plain numbers (the names used throughout the commands).
-public enum ExitCode {
-    public static let accepted = ExitStatus.ok.rawValue
-    public static let ok = ExitStatus.ok.rawValue
-    public static let usage = ExitStatus.usage.rawValue
-    public static let transport = ExitStatus.transport.rawValue
-    public static let accessControl = ExitStatus.accessControl.rawValue
-    public static let trust = ExitStatus.trust.rawValue
-    public static let remote = ExitStatus.remote.rawValue
-    public static let inconclusive = ExitStatus.inconclusive.rawValue
-    public static let rejected = ExitStatus.rejected.rawValue
-}
-
 /// Every error code an `emrtd` command can print (in `{"error": {"code": …}}` under `--json`, and listed in
 /// docs/cli.md, which a test keeps complete).
 public enum ErrorCode: String, CaseIterable, Sendable {
@@ -97,7 +84,9 @@ public enum ErrorCode: String, CaseIterable, Sendable {
         case .chip: return "the chip answered in a way the read cannot continue from"
         case .stepUpInput: return "the step-up context or a step-up option is invalid"
         case .stepUpRemote: return "a step-up HTTP exchange failed or the remote answered wrongly"
-        case .stepUpChipRead: return "the chip read of `stepup run` failed"
+        case .stepUpChipRead:
+            return
+                "the chip read of `stepup run` was cancelled or failed unexpectedly (its ordinary failures carry the codes of `read`)"
         case .internalError: return "an unexpected failure inside emrtd (please report it)"
         }
     }

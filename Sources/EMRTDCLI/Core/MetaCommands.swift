@@ -14,32 +14,32 @@ enum MetaCommands {
         run: { inv in
             if inv.arguments.flag("synopsis") {
                 Console.out(Help.synopses)
-                return ExitCode.ok
+                return ExitStatus.ok.rawValue
             }
             let words = inv.arguments.positionals
             guard let first = words.first else {
                 Console.out(Help.main)
-                return ExitCode.ok
+                return ExitStatus.ok.rawValue
             }
             guard let c = EMRTDCommand.commands.first(where: { $0.name == first }) else {
                 throw EMRTDCommand.unknownCommand(first, among: EMRTDCommand.commands.map(\.name), path: nil)
             }
             guard words.count > 1 else {
                 Console.out(Help.text(for: c, path: c.name))
-                return ExitCode.ok
+                return ExitStatus.ok.rawValue
             }
             guard let s = c.subcommands.first(where: { $0.name == words[1] }) else {
                 throw EMRTDCommand.unknownCommand(words[1], among: c.subcommands.map(\.name), path: c.name)
             }
             Console.out(Help.text(for: s, path: "\(c.name) \(s.name)"))
-            return ExitCode.ok
+            return ExitStatus.ok.rawValue
         })
 
     static let version = CommandDecl(
         "version", summary: "print the version",
         run: { _ in
             Console.out(versionText)
-            return ExitCode.ok
+            return ExitStatus.ok.rawValue
         })
 
     static let completion = CommandDecl(
@@ -63,7 +63,7 @@ enum MetaCommands {
                 throw CLIError(
                     .badValue, "the shell must be bash, zsh or fish (see emrtd completion --help)", status: .usage)
             }
-            return ExitCode.ok
+            return ExitStatus.ok.rawValue
         })
 
     static let man = CommandDecl(
@@ -71,6 +71,6 @@ enum MetaCommands {
         discussion: "View it with: emrtd man | man -l -",
         run: { _ in
             Console.out(ManPage.render())
-            return ExitCode.ok
+            return ExitStatus.ok.rawValue
         })
 }

@@ -60,7 +60,7 @@ enum ReadersCommand {
                 Console.out(e.text(verbose: verbose))
             }
         }
-        return ExitCode.ok
+        return ExitStatus.ok.rawValue
     }
 }
 

@@ -171,7 +171,7 @@ enum ServeCommand {
             done.signal()
         }
         _ = done.wait(timeout: .now() + 1.6)
-        return ExitCode.ok
+        return ExitStatus.ok.rawValue
     }
 }
 

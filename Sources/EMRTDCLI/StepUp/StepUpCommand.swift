@@ -1,6 +1,6 @@
 import Foundation
 import MRTDCrypto
-public import StepUp
+import StepUp
 
 /// `emrtd stepup …` (docs/stepup.md): the declarations of `decode`, `start` and `run`. The words are checked by
 /// the one parser here and then handed to the step-up command line.
@@ -107,21 +107,6 @@ enum StepUpCommand {
 
     static func forward(_ inv: Invocation, _ sub: String) async -> Int32 {
         await StepUpSession(io: .standard(), environment: inv.environment)
-            .execute(sub, inv.arguments, chipReader: StepUpChipReader(), sha256: { HashAlgorithm.sha256.hash($0) })
+            .execute(sub, inv.arguments, chipReader: nil, sha256: { HashAlgorithm.sha256.hash($0) })
     }
-}
-
-/// `emrtd stepup …` (docs/stepup.md). `arguments` are the words after `stepup`.
-///
-/// The executable passes the real `ReadIDChipReader` (built on `DocumentReader`) and, for
-/// `--bind-process-id`, MRTDCrypto's SHA-256. Output goes to the process's stdout/stderr; the
-/// HTTP transport is URLSession.
-public func runStepUpCommand(
-    arguments: [String], environment: [String: String],
-    chipReader: (any ReadIDChipReader)?,
-    sha256: (@Sendable ([UInt8]) -> [UInt8])? = nil
-) async -> Int32 {
-    await StepUpCommandLine.run(
-        arguments: arguments, environment: environment, chipReader: chipReader,
-        sha256: sha256, io: .standard())
 }

@@ -55,9 +55,11 @@ public struct StepUpCommandIO: Sendable {
 /// step-up token, an access token or the client secret.
 public enum StepUpCommandLine {
     /// Runs `emrtd stepup` with `arguments` (the words after `stepup`; a leading `stepup` is skipped), parsed by
-    /// the declarations of `StepUpCommand`, with output through `io`. `sha256` is needed only for `--bind-process-id`.
+    /// the declarations of `StepUpCommand`, with output through `io`. `chipReader` replaces the document read of
+    /// `stepup run` (nil: the reader configured by the ACCESS and reader options given). `sha256` is needed only
+    /// for `--bind-process-id`.
     public static func run(
-        arguments: [String], environment: [String: String], chipReader: (any ReadIDChipReader)?,
+        arguments: [String], environment: [String: String], chipReader: (any ReadIDChipReader)? = nil,
         sha256: (@Sendable ([UInt8]) -> [UInt8])? = nil, io: StepUpCommandIO
     ) async -> Int32 {
         var args = arguments
@@ -73,7 +75,7 @@ public enum StepUpCommandLine {
         }
         if first == "--help" || first == "-h" || first == "help" {
             io.stdout(Help.text(for: command, path: "stepup"))
-            return ExitCode.ok
+            return ExitStatus.ok.rawValue
         }
         guard let sub = command.subcommands.first(where: { $0.name == first }) else {
             return session.report(
@@ -89,7 +91,7 @@ public enum StepUpCommandLine {
         }
         if parsed.flag("help") {
             io.stdout(Help.text(for: sub, path: path))
-            return ExitCode.ok
+            return ExitStatus.ok.rawValue
         }
         return await session.execute(sub.name, parsed, chipReader: chipReader, sha256: sha256)
     }
@@ -135,9 +137,9 @@ struct StepUpSession {
 
     static func status(for s: StepUpStatus) -> Int32 {
         switch s {
-        case .accepted: return ExitCode.ok
-        case .inconclusive: return ExitCode.inconclusive
-        case .rejected: return ExitCode.rejected
+        case .accepted: return ExitStatus.ok.rawValue
+        case .inconclusive: return ExitStatus.inconclusive.rawValue
+        case .rejected: return ExitStatus.rejected.rawValue
         }
     }
 
@@ -146,18 +148,17 @@ struct StepUpSession {
     func fail(_ e: StepUpError, command: String) -> Int32 {
         let status = Self.status(for: e)
         return report(
-            CLIError(status == .remote ? .stepUpRemote : .stepUpInput, "error \(e)", status: status),
+            CLIError(
+                status == .remote ? .stepUpRemote : e.step == .chipRead ? .stepUpChipRead : .stepUpInput, "error \(e)",
+                status: status),
             command: command, stepUpError: e.jsonValue)
     }
 
-    func fail(_ e: any StepUpExitCoded, redactor: Redactor, command: String) -> Int32 {
-        let reason = redactor.redact(e.stepUpReason)
-        let status = ExitStatus(rawValue: e.stepUpExitCode) ?? .transport
-        return report(
-            CLIError(.stepUpChipRead, "the chip read failed: \(reason)", status: status), command: command,
-            stepUpError: .object([
-                "code": .string("chip-read"), "step": .string("chip-read"), "reason": .string(reason),
-            ]))
+    /// A failure of the chip read itself (its own code and exit status), with the step-up token redacted.
+    func fail(_ e: CLIError, redactor: Redactor, command: String) -> Int32 {
+        var e = e
+        e.message = redactor.redact(e.message)
+        return report(e, command: command)
     }
 
     /// Runs a parsed subcommand.
@@ -258,7 +259,7 @@ struct StepUpSession {
                 out["warnings"] = .array(all)
             }
             printJSON(.object(out))
-            return ExitCode.ok
+            return ExitStatus.ok.rawValue
         } catch let e as StepUpError {
             return fail(e, command: command)
         } catch {
@@ -345,7 +346,7 @@ struct StepUpSession {
             ]
             if let t = response.traceId { out["traceId"] = .string(redactor.redact(t)) }
             printJSON(.object(out))
-            return ExitCode.ok
+            return ExitStatus.ok.rawValue
         } catch let e as StepUpError {
             return fail(e, command: command)
         } catch {
@@ -370,8 +371,8 @@ struct StepUpSession {
         let bind = a.flag("bind-process-id")
         let verbose = a.flag("verbose")
         let resultURL = a.value("result-url") ?? environment[StepUpEnvironment.resultURL]
-        // Everything else is the chip read's (the options of `emrtd read`, --card-timeout for its card wait).
-        let forwarded = a.words(for: Set(StepUpCommand.readerOptions.map(\.name) + ["card-timeout"]))
+        // The chip read's options (those of `emrtd read`, --card-timeout for its card wait).
+        let readerWords = a.words(for: Set(StepUpCommand.readerOptions.map(\.name) + ["card-timeout"]))
         let timeout: Double
         switch self.timeout(a.value("timeout")) {
         case .success(let t): timeout = t
@@ -400,28 +401,31 @@ struct StepUpSession {
                 binding = .processId(sha256: sha256)
             }
             let endpoint = try resultURL.map { try URLPolicy.validate($0, field: "resultURL", step: .configuration) }
+            if StepUpRoute(op) == .videoID && !readerWords.isEmpty {
+                warn([StepUpWarning(code: "reader-options-ignored", message: "reader options are ignored for VideoID")])
+            }
             let runner = StepUpRunner(
                 http: httpClient(timeout: timeout, verbose: verbose, extraRedactor: tokenRedactor),
-                chipReader: chipReader, binding: binding, resultEndpoint: endpoint)
-            switch try await runner.run(op, readerArguments: forwarded) {
+                chipReader: chipReader ?? StepUpChipReader(arguments: a), binding: binding, resultEndpoint: endpoint)
+            switch try await runner.run(op) {
             case .videoID(let launch, let warnings):
                 warn(warnings)
                 printJSON((try? JSONValue(encoding: launch)) ?? .null)
-                return ExitCode.ok
+                return ExitStatus.ok.rawValue
             case .readID(let document, let warnings, _, let uploadError):
                 warn(warnings)
                 let json = (try? JSONValue(encoding: document))?.redacted(by: tokenRedactor) ?? .null
                 if let uploadError {
                     io.stdout(json.prettyPrinted())
                     io.stderr("emrtd stepup run: error \(uploadError)")
-                    return ExitCode.remote
+                    return ExitStatus.remote.rawValue
                 }
                 printJSON(json)
                 return Self.status(for: document.status)
             }
         } catch let e as StepUpError {
             return fail(e, command: command)
-        } catch let e as any StepUpExitCoded {
+        } catch let e as CLIError {
             return fail(e, redactor: tokenRedactor, command: command)
         } catch {
             return fail(

@@ -79,15 +79,12 @@ public struct ReadIDPlan: Sendable, Hashable {
     public var files: [ReadIDFile]
     /// The AA challenge when the read is bound to the process (see `ProcessBinding`), else nil.
     public var activeAuthenticationChallenge: [UInt8]?
-    /// Reader options passed through unchanged from the command line (ACCESS, `--reader`,
-    /// `--trust`, …): the chip reader interprets them.
-    public var readerArguments: [String]
     public var warnings: [StepUpWarning]
 
     public init(
         processId: String, provider: Provider, baseURL: URL, oauthToken: SecretString, opaqueId: String,
         files: [ReadIDFile] = ReadIDFile.allCases, activeAuthenticationChallenge: [UInt8]? = nil,
-        readerArguments: [String] = [], warnings: [StepUpWarning] = []
+        warnings: [StepUpWarning] = []
     ) {
         self.processId = processId
         self.provider = provider
@@ -96,14 +93,12 @@ public struct ReadIDPlan: Sendable, Hashable {
         self.opaqueId = opaqueId
         self.files = files
         self.activeAuthenticationChallenge = activeAuthenticationChallenge
-        self.readerArguments = readerArguments
         self.warnings = warnings
     }
 
     /// Builds the plan for a ReadID operation that is ready for proofing.
     public static func make(
-        for operation: SignicatOperation, binding: ProcessBinding = .none,
-        readerArguments: [String] = []
+        for operation: SignicatOperation, binding: ProcessBinding = .none
     ) throws -> ReadIDPlan {
         guard operation.provider.kind == .readID else {
             throw StepUpError(
@@ -130,8 +125,7 @@ public struct ReadIDPlan: Sendable, Hashable {
         }
         return ReadIDPlan(
             processId: processId, provider: operation.provider, baseURL: base, oauthToken: token,
-            opaqueId: processId, activeAuthenticationChallenge: challenge,
-            readerArguments: readerArguments, warnings: warnings)
+            opaqueId: processId, activeAuthenticationChallenge: challenge, warnings: warnings)
     }
 }
 
@@ -236,20 +230,14 @@ public struct ReadIDChipResult: Sendable, Hashable {
     }
 }
 
-/// The chip read of the ReadID branch. The executable implements it with `DocumentReader`
-/// (access control, read of `plan.files`, verification, evidence bundle); tests use a fake.
+/// The chip read of the ReadID branch. `emrtd stepup run` implements it with `DocumentReader` (access control,
+/// read of `plan.files`, verification, evidence bundle), configured with its own reader options; tests use a fake.
 ///
-/// Throw an error conforming to `StepUpExitCoded` to choose the CLI exit code (3 transport,
-/// 4 access control, 5 trust…); any other error is reported as a chip-read failure with exit 3.
+/// The reader is the caller's, and so are its errors: `StepUpRunner` hands every error the reader throws back to
+/// its caller unchanged (only a cancellation becomes `StepUpError.Code.cancelled`), so the caller can tell its own
+/// failures (access control, transport, trust) apart.
 public protocol ReadIDChipReader: Sendable {
     func read(_ plan: ReadIDPlan) async throws -> ReadIDChipResult
-}
-
-/// An error that knows its `emrtd` exit code (docs/architecture.md §4.1).
-public protocol StepUpExitCoded: Error {
-    var stepUpExitCode: Int32 { get }
-    /// A description without secrets, for the CLI's error line.
-    var stepUpReason: String { get }
 }
 
 /// `consolidatedIdentityData` of the result (docs/architecture.md §8.1 item 5).

@@ -39,27 +39,20 @@ public struct StepUpRunner: Sendable {
         self.resultEndpoint = resultEndpoint
     }
 
-    /// Runs the branch. Validation happens before any side effect. Errors of the chip reader that
-    /// conform to `StepUpExitCoded` pass through unchanged; others become `chipReadFailed`.
-    public func run(_ operation: SignicatOperation, readerArguments: [String] = []) async throws -> StepUpOutcome {
+    /// Runs the branch. Validation happens before any side effect. Errors of the chip reader are the caller's and
+    /// reach it unchanged (see `ReadIDChipReader`); a cancelled read is `StepUpError.Code.cancelled`.
+    public func run(_ operation: SignicatOperation) async throws -> StepUpOutcome {
         try operation.validate()
         try operation.requireReadyForProofing()
         switch StepUpRoute(operation) {
         case .videoID:
-            var warnings: [StepUpWarning] = []
-            if !readerArguments.isEmpty {
-                warnings.append(
-                    StepUpWarning(
-                        code: "reader-options-ignored",
-                        message: "reader options are ignored for VideoID"))
-            }
             let launch = try await VideoIDClient(http: http).authorize(operation)
-            return .videoID(launch, warnings: warnings)
+            return .videoID(launch, warnings: [])
         case .readID:
             if let resultEndpoint {
                 _ = try URLPolicy.validate(resultEndpoint.absoluteString, field: "resultURL", step: .configuration)
             }
-            let plan = try ReadIDPlan.make(for: operation, binding: binding, readerArguments: readerArguments)
+            let plan = try ReadIDPlan.make(for: operation, binding: binding)
             guard let chipReader else {
                 throw StepUpError(
                     .chipReadFailed, step: .chipRead, expected: "a chip reader",
@@ -68,16 +61,8 @@ public struct StepUpRunner: Sendable {
             let chip: ReadIDChipResult
             do {
                 chip = try await chipReader.read(plan)
-            } catch let e as any StepUpExitCoded {
-                throw e
-            } catch let e as StepUpError {
-                throw e
             } catch is CancellationError {
                 throw StepUpError(.cancelled, step: .chipRead, reason: "the chip read was cancelled")
-            } catch {
-                throw StepUpError(
-                    .chipReadFailed, step: .chipRead,
-                    reason: "the chip read failed (\(String(describing: type(of: error))))")
             }
             let (document, resultWarnings) = StepUpResultDocument.make(plan: plan, result: chip)
             let warnings = plan.warnings + resultWarnings

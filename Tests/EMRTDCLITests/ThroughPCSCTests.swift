@@ -177,9 +177,42 @@ struct ThroughPCSCTests {
         #expect(text.contains("remov"), "\(text)")
     }
 
+    @Test func watchJSONIsOneEventObjectPerLineWithASchemaAndATime() async throws {
+        let slot = try await VPCDSlotLock.acquire()
+        defer { _ = slot }
+        let dir = Emrtd.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let s = try save("bac", in: dir)
+        let watch = Process()
+        watch.executableURL = Emrtd.executable
+        watch.arguments = ["watch", "--reader", PCSCTestEnvironment.readerName, "--timeout", "6", "--json"]
+        let out = Pipe()
+        watch.standardOutput = out
+        watch.standardError = FileHandle.nullDevice
+        try watch.run()
+        try await Task.sleep(for: .milliseconds(800))
+        let sim = try serve(s)
+        try await Task.sleep(for: .milliseconds(1500))
+        stop(sim)
+        watch.waitUntilExit()
+        let lines = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .split(separator: "\n").map(String.init)
+        let events = lines.compactMap { Emrtd.json($0) }
+        #expect(events.count == lines.count && !events.isEmpty, "every line is one JSON object: \(lines)")
+        for e in events {
+            #expect(e["schema"] as? String == "emrtd.event/1", "\(e)")
+            #expect((e["time"] as? String)?.hasSuffix("Z") == true, "\(e)")
+            #expect(e["reader"] as? String == PCSCTestEnvironment.readerName, "\(e)")
+        }
+        let kinds = events.compactMap { $0["event"] as? String }
+        #expect(kinds.contains("cardInserted") && kinds.contains("cardRemoved"), "\(kinds)")
+        #expect(events.first { $0["event"] as? String == "cardInserted" }?["atr"] as? String != nil)
+    }
+
     @Test func readersListsTheVirtualReader() throws {
         let r = try Emrtd.run(["readers", "--json"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains(PCSCTestEnvironment.readerName))
+        #expect(Emrtd.json(r.stdout)?["schema"] as? String == "emrtd.reader-list/1")
     }
 }

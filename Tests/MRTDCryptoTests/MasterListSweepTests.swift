@@ -113,9 +113,11 @@ private struct Certificate {
 
 /// Every certificate of the German and Dutch CSCA master lists whose issuer is in the same list must
 /// verify under one of the issuer's keys: hundreds of real RSA, RSA-PSS and ECDSA signatures, most of
-/// the German ones on explicit brainpool parameters. Runs when ../shared/fixtures is present.
+/// the German ones on explicit brainpool parameters. Runs when the shared/fixtures folder beside the checkout is
+/// present.
 @Suite struct MasterListSweepTests {
-    /// ../shared/fixtures beside the repository (or beside the worktree folder, for worktrees one level deeper).
+    /// The shared/fixtures folder beside the repository (or beside the worktree folder, for worktrees one level
+    /// deeper).
     static let folder: URL = {
         let candidates = [
             RepositoryPaths.sharedFixtures,

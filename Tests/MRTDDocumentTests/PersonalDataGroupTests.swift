@@ -4,9 +4,9 @@ import MRTDTestSupport
 import Testing
 
 /// DG5, DG7, DG11, DG12 and DG16 as a person reads them, on the worked examples of ICAO 9303-10 Appendix A
-/// (published test figures), with hostile twins. No specimen fixture under ../shared/fixtures holds DG11, DG12
-/// or DG16 (bsi2008, nl-2006 and bsi-tr03105-5 carry COM, SOD, DG1–DG4, DG14, DG15 only): generated documents
-/// cover them end to end in MRTDReaderTests and VirtualChipTests.
+/// (published test figures), with hostile twins. No specimen fixture in the shared/fixtures folder beside the
+/// checkout holds DG11, DG12 or DG16 (bsi2008, nl-2006 and bsi-tr03105-5 carry COM, SOD, DG1–DG4, DG14, DG15
+/// only): generated documents cover them end to end in MRTDReaderTests and VirtualChipTests.
 @Suite("Personal data groups DG5/DG7/DG11/DG12/DG16 (ICAO 9303-10 §4.7)")
 struct PersonalDataGroupTests {
     static func t(_ tag: UInt32, _ s: String) -> [UInt8] { TLVWriter.encode(tag, Array(s.utf8)) }

@@ -4,14 +4,14 @@ import MRTDDocument
 
 @testable import MRTDTrust
 
-/// Locates ../shared/fixtures by walking up from this file (worktrees live one level deeper than
+/// Locates the public fixture folder (`shared/fixtures` beside the checkout) by walking up from this file (worktrees live one level deeper than
 /// the main checkout, so `RepositoryPaths.sharedFixtures` does not find it from a worktree).
 enum Fixtures {
     static let root: URL = {
         var dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         for _ in 0..<8 {
             let candidate = dir.appendingPathComponent("shared/fixtures")
-            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("PROVENANCE.md").path) {
+            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("masterlists").path) {
                 return candidate
             }
             dir = dir.deletingLastPathComponent()

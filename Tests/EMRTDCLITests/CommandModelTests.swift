@@ -395,6 +395,21 @@ import Testing
         }
     }
 
+    /// On a real terminal (a pty from util-linux's `script`): the live progress line is drawn with `\r\e[2K` for
+    /// xterm and not at all for TERM=dumb.
+    @Test func aDumbTerminalGetsNoEscapeSequences() throws {
+        func onTerminal(_ term: String) throws -> String {
+            let r = try Self.shell(
+                "/usr/bin/env",
+                ["TERM=\(term)", "/usr/bin/script", "-qec", "\(Emrtd.executable.path) demo --profile bac", "/dev/null"])
+            #expect(r.status == 0, "\(term): \(r.stderr)")
+            #expect(r.stdout.contains("VERDICT: ACCEPTED"), "\(term): \(r.stdout)")
+            return r.stdout
+        }
+        #expect(try onTerminal("xterm").contains("\r\u{1B}[2K"), "the live line is drawn on xterm")
+        #expect(!(try onTerminal("dumb")).contains("\u{1B}"), "no escape sequence for TERM=dumb")
+    }
+
     @Test func dumbTerminalsGetNoLiveLine() {
         #expect(!Console.isLiveTerminal(isatty: true, term: "dumb"))
         #expect(!Console.isLiveTerminal(isatty: true, term: nil))

@@ -23,6 +23,11 @@ import Testing
             #expect(r.status == 0, "\(path): \(r.stderr)")
             #expect(r.stdout.contains("USAGE: emrtd \(path)"), "\(path)")
             for o in decl.allOptions { #expect(r.stdout.contains("--\(o.name)"), "\(path) --help lacks --\(o.name)") }
+            // and the synopsis itself (the USAGE block, up to the first blank line) names every declared option
+            let usage =
+                r.stdout.components(separatedBy: "USAGE: ").dropFirst().first?.components(separatedBy: "\n\n")
+                .first ?? ""
+            for o in decl.options { #expect(usage.contains("--\(o.name)"), "\(path)'s synopsis lacks --\(o.name)") }
             for a in decl.arguments { #expect(r.stdout.contains(a.name), "\(path) --help lacks \(a.name)") }
             let viaHelp = try Emrtd.run(["help"] + words)
             #expect(viaHelp.status == 0 && viaHelp.stdout == r.stdout, "emrtd help \(path) differs from \(path) --help")

@@ -68,7 +68,8 @@ struct ReadFlow {
             do { try EvidenceBundle.write(result, report: report, extraFiles: extraBundleFiles, to: out) } catch {
                 throw CLIError(
                     .cannotWrite,
-                    "could not write the evidence bundle to \(out.path) (\(error)); nothing was written there — free the folder or pick another --out",
+                    "could not write the evidence bundle to \(out.path) (\(PlainWords.reason("\(error)", fallback: "the disk refused a file")));"
+                        + " nothing was written there — free the folder or pick another --out",
                     status: .usage)
             }
         }

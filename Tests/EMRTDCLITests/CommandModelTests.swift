@@ -132,6 +132,11 @@ import Testing
             of: "\u{2010}", with: "-")
         for c in EMRTDCommand.commands { #expect(text.contains(c.name)) }
         for e in ErrorCode.allCases { #expect(text.contains(e.rawValue), "\(e.rawValue)") }
+        // and as the acceptance says it: `man -l` (man-db, installed by .ci/run) with every groff warning on
+        let man = try Self.shell("/usr/bin/env", ["MANWIDTH=100", "/usr/bin/man", "--warnings=w", "-l", file.path])
+        #expect(man.status == 0, "man -l: \(man.stderr)")
+        #expect(man.stderr.isEmpty, "man -l warns: \(man.stderr)")
+        #expect(man.stdout.contains("EMRTD(1)"))
     }
 
     // MARK: errors

@@ -71,6 +71,13 @@ struct TrustStoreTests {
         #expect(refused.isEmpty, "\(refused)")
         #expect(store.masterLists.count == 2)
         #expect(store.masterListSignerRoots.count == 2)
+        // they vouch for the lists but are CSCAs: the summary lists no pinned signer root
+        let loaded = store.summary(at: ASN1Time(year: 2026, month: 11, day: 29))
+        #expect(loaded.masterListSignerRoots.isEmpty && store.pinnedMasterListSignerRoots.isEmpty)
+        #expect(!loaded.text.contains("Master-list signer roots"))
+        store.pinMasterListSignerRoot(try Certificate(der: try Fixtures.bytes(Fixtures.nlRoot)))
+        #expect(store.masterListSignerRoots.count == 2, "already accepted: not added twice")
+        #expect(store.summary(at: ASN1Time(year: 2026, month: 11, day: 29)).masterListSignerRoots.count == 1)
 
         var strict = TrustStore()
         let refusedStrict = try strict.load(paths: [Fixtures.path("masterlists")], directCSCAsSignMasterLists: false)

@@ -21,12 +21,9 @@ enum TrustCommand {
             throw CLIError(.missingArgument, "give at least one --trust PATH (see emrtd trust --help)", status: .usage)
         }
         let (store, _) = try TrustOptions.store(from: a)
-        var summary = store.summary(at: .now)
-        // CSCAs given with --trust also verify master lists, but they are CSCAs: list as signer roots only the
-        // certificates pinned with --ml-signer-root.
-        var pinned = TrustStore()
-        for root in a.all("ml-signer-root") { try? pinned.pinMasterListSignerRoot(path: root) }
-        summary.masterListSignerRoots = pinned.summary(at: .now).masterListSignerRoots
+        // CSCAs given with --trust also verify master lists, but the summary lists them as CSCAs; its signer roots
+        // are only the certificates pinned with --ml-signer-root.
+        let summary = store.summary(at: .now)
         if a.flag("json") {
             Console.out(JSONText.addingSchema("emrtd.trust/1", to: JSONText.encode(summary)))
         } else {

@@ -60,8 +60,9 @@ public struct TrustStore: Sendable {
         public var description: String { "\(source): \(error)" }
     }
 
-    /// Roots the user pinned for master-list signers (ICAO 9303-12 §9: the master-list signer
-    /// certificate is issued by a CSCA the relying party already trusts).
+    /// Roots master-list signers must chain to (ICAO 9303-12 §9: the master-list signer certificate is issued
+    /// by a CSCA the relying party already trusts): those pinned with `pinMasterListSignerRoot`, and the
+    /// self-issued CSCAs given directly to `load` (unless `directCSCAsSignMasterLists` is false).
     public private(set) var masterListSignerRoots: [Certificate]
     public private(set) var entries: [Entry] = []
     public private(set) var crlEntries: [CRLEntry] = []
@@ -78,6 +79,8 @@ public struct TrustStore: Sendable {
     private var masterListIndexByContent: [ByteKey: Int] = [:]
 
     private var pinnedRootKeys: Set<ByteKey> = []
+    /// The roots pinned as such (not the CSCAs that also vouch for master lists): what the summary lists.
+    private var explicitRootKeys: Set<ByteKey> = []
 
     public init(masterListSignerRoots: [Certificate] = []) {
         self.masterListSignerRoots = []
@@ -88,8 +91,20 @@ public struct TrustStore: Sendable {
 
     /// Pins a master-list signer root (it is not a CSCA for documents unless also added as one).
     public mutating func pinMasterListSignerRoot(_ root: Certificate) {
-        // indexed: a PEM of thousands of self-signed CSCAs pins each of them (a linear `contains` was quadratic)
+        explicitRootKeys.insert(ByteKey(root.encoded))
+        acceptAsMasterListSignerRoot(root)
+    }
+
+    /// A root master-list signers may chain to, without listing it as a pinned root (a CSCA given directly).
+    private mutating func acceptAsMasterListSignerRoot(_ root: Certificate) {
+        // indexed: a PEM of thousands of self-signed CSCAs accepts each of them (a linear `contains` was quadratic)
         if pinnedRootKeys.insert(ByteKey(root.encoded)).inserted { masterListSignerRoots.append(root) }
+    }
+
+    /// The roots pinned with `pinMasterListSignerRoot` (the CSCAs given to `load` that also vouch for master
+    /// lists are CSCAs, and listed as such).
+    public var pinnedMasterListSignerRoots: [Certificate] {
+        masterListSignerRoots.filter { explicitRootKeys.contains(ByteKey($0.encoded)) }
     }
 
     /// Adds a certificate; CSCAs become trust anchors for document signer chains (`asCSCA` forces
@@ -265,7 +280,7 @@ public struct TrustStore: Sendable {
             if let c = try? addCertificate(der: der, source: source), c.isSelfIssued { direct.append(c) }
         }
         if directCSCAsSignMasterLists {
-            for c in direct where c.isCA { pinMasterListSignerRoot(c) }
+            for c in direct where c.isCA { acceptAsMasterListSignerRoot(c) }
         }
         for (source, der) in byKind[.masterList] ?? [] { _ = try? addMasterList(der, source: source) }
         for (source, der) in byKind[.crl] ?? [] { _ = try? addCRL(der: der, source: source) }

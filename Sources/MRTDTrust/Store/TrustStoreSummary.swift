@@ -62,6 +62,7 @@ extension TrustStore {
         }
 
         public var time: String
+        /// The roots pinned with `pinMasterListSignerRoot` (`--ml-signer-root`); CSCAs given directly are CSCAs.
         public var masterListSignerRoots: [CertificateInfo]
         public var countries: [Country]
         /// Non-CA certificates held (document signers usable for CMS signer lookups).
@@ -171,7 +172,7 @@ extension TrustStore {
         }
         return Summary(
             time: t.description,
-            masterListSignerRoots: masterListSignerRoots.map { Self.info($0, at: t, sources: []) },
+            masterListSignerRoots: pinnedMasterListSignerRoots.map { Self.info($0, at: t, sources: []) },
             countries: countries, otherCertificates: others, masterLists: lists, crls: crls,
             refused: refused.map {
                 Summary.Refused(

@@ -218,6 +218,29 @@ import Testing
         #expect(r.stderr.split(separator: "\n").count == 1, "\(args): \(r.stderr)")
     }
 
+    /// A --trust entry that is not used is named with the command and the reason in words (was
+    /// "emrtd: trust: refused …: trustStore: unreadable: …").
+    @Test func refusedTrustEntriesAreWordsThatNameTheCommand() throws {
+        let dir = Emrtd.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let notTrust = dir.appendingPathComponent("notes.txt")
+        try Data("not a certificate".utf8).write(to: notTrust)
+        for (command, args, status) in [
+            ("read", ["read", "--can", "123456", "--reader", "emrtd-test-no-such-reader"], Int32(5)),
+            ("verify", ["verify", dir.path], Int32(2)),
+        ] {
+            let r = try Emrtd.run(args + ["--trust", notTrust.path], timeout: 15)
+            #expect(r.status == status, "\(command): \(r.stderr)")
+            let line = try #require(r.stderr.split(separator: "\n").first { $0.contains("notes.txt") }, "\(r.stderr)")
+            #expect(line.hasPrefix("emrtd \(command): --trust: "), "\(line)")
+            #expect(line.contains("was not used: not a certificate, CRL or CSCA master list"), "\(line)")
+            #expect(!r.stderr.contains("trustStore") && !r.stderr.contains("emrtd: trust:"), "\(r.stderr)")
+        }
+        let summary = try Emrtd.run(["trust", "--trust", notTrust.path])
+        #expect(summary.status == 5 && summary.stdout.contains("notes.txt"))
+        #expect(!summary.stdout.contains("trustStore"), "\(summary.stdout)")
+    }
+
     // MARK: checked before a document is asked for
 
     @Test func trustAndOutAreCheckedBeforeWaitingForADocument() throws {

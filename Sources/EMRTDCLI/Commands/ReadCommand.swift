@@ -125,9 +125,9 @@ enum ReadSetup {
     }
 
     /// Trust store from the options, loaded before any document is asked for.
-    static func trust(_ a: ParsedArguments) throws(CLIError) -> TrustStore {
+    static func trust(_ a: ParsedArguments, command: String) throws(CLIError) -> TrustStore {
         let (store, refused) = try TrustOptions.store(from: a)
-        for r in refused { Console.err("emrtd: trust: refused \(r)") }
+        for r in refused { Console.err(TrustOptions.refusalLine(r, command: command)) }
         if !a.all("trust").isEmpty && !store.hasCSCAs {
             throw CLIError(
                 .trustMaterial, "no usable CSCA certificate in the --trust material (emrtd trust --trust … shows why)",
@@ -166,7 +166,7 @@ enum ReadCommand {
         let out = try OutputFolder.prepare(a.value("out"), command: inv.command)
         let html = try HTMLOutput.prepare(a.value("html"), command: inv.command)
         let profiles = try ReadSetup.readerProfiles(a)
-        var store = try ReadSetup.trust(a)
+        var store = try ReadSetup.trust(a, command: inv.command)
         let virtual = try ReadSetup.virtualDocument(a)
         ReadSetup.addGenerated(virtual?.1, to: &store, a)
         if store.isEmpty && !a.flag("quiet") {

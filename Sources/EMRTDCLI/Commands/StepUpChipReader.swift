@@ -32,7 +32,7 @@ struct StepUpChipReader: ReadIDChipReader {
         let out = try OutputFolder.prepare(a.value("out"), command: command)
         let html = try HTMLOutput.prepare(a.value("html"), command: command)
         let profiles = try ReadSetup.readerProfiles(a)
-        var store = try ReadSetup.trust(a)
+        var store = try ReadSetup.trust(a, command: command)
         let virtual = try ReadSetup.virtualDocument(a)
         ReadSetup.addGenerated(virtual?.1, to: &store, a)
         let transport = try await ReadSetup.transport(

@@ -39,7 +39,7 @@ enum VerifyCommand {
         }
         let html = try HTMLOutput.prepare(a.value("html"), command: inv.command)
         let (store, refused) = try TrustOptions.store(from: a)
-        for r in refused { Console.err("emrtd verify: trust: refused \(r)") }
+        for r in refused { Console.err(TrustOptions.refusalLine(r, command: inv.command)) }
         let url = URL(fileURLWithPath: dir)
         let loaded: (files: [LDSFile: [UInt8]], evidence: CloneDetectionEvidence)
         do { loaded = try EvidenceBundle.load(from: url) } catch {

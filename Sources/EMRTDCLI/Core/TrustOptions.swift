@@ -23,4 +23,24 @@ enum TrustOptions {
         }
         return (store, refused)
     }
+
+    /// One stderr line per refused entry, in words: which file was not used and why (never the store's internal
+    /// error names).
+    static func refusalLine(_ r: TrustStore.Refusal, command: String) -> String {
+        let what = r.kind.map { " (taken for a \($0.words))" } ?? ""
+        let hint = r.kind == .masterList ? " — pin the list signer's root with --ml-signer-root" : ""
+        return
+            "emrtd \(command): --trust: \(r.source)\(what) was not used: \(PlainWords.reason(r.error.reason, fallback: "not usable trust material"))\(hint)"
+    }
+}
+
+extension TrustStore.FileKind {
+    /// The kind as a person says it.
+    var words: String {
+        switch self {
+        case .certificate: "certificate"
+        case .masterList: "master list"
+        case .crl: "CRL"
+        }
+    }
 }

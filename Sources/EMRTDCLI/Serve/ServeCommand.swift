@@ -122,7 +122,7 @@ enum ServeCommand {
             throw CLIError(.outputNotUsable, error.message, status: .usage)
         }
         // trust: loaded once now (exit 5 on unusable material), again on SIGHUP
-        let store = try ReadSetup.trust(a)
+        let store = try ReadSetup.trust(a, command: "serve")
         if store.isEmpty && !s.quiet {
             Console.err("emrtd serve: no --trust given: documents cannot be anchored to a CSCA and will be rejected")
         }
@@ -134,7 +134,7 @@ enum ServeCommand {
         let quiet = s.quiet
         let signals = SignalWaiter(onReload: {
             do throws(CLIError) {
-                service.setTrust(try ReadSetup.trust(a))
+                service.setTrust(try ReadSetup.trust(a, command: "serve"))
                 if !quiet { Console.err("emrtd serve: trust reloaded") }
             } catch {
                 Console.err("emrtd serve: trust not reloaded, keeping the previous material: \(error.message)")

@@ -120,7 +120,7 @@ extension TrustStore {
                 )
             }
             out.append("Refused (\(refused.count)):")
-            for r in refused { out.append("  \(r.source): \(r.reason) [\(r.step)/\(r.code)]") }
+            for r in refused { out.append("  \(r.source): \(r.reason)") }  // the codes are in the JSON form
             return out.joined(separator: "\n")
         }
     }

@@ -270,6 +270,31 @@ import Testing
         #expect(r.stderr.contains("--out"))
     }
 
+    /// The other folders a command writes are checked before any work too, in words (`simulate --save` said
+    /// "generator profile.save [io]: … The operation could not be completed"; `serve --evidence-dir` started and
+    /// failed only at the first read).
+    @Test func saveAndEvidenceFoldersAreCheckedFirst() throws {
+        let dir = Emrtd.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("a-file")
+        try Data("x".utf8).write(to: file)
+        let save = try Emrtd.run(["simulate", "--save", "/proc/nope/profile"])
+        #expect(save.status == 2 && save.stdout.isEmpty, "\(save.stderr)")
+        #expect(save.stderr.hasPrefix("emrtd simulate: --save "), "\(save.stderr)")
+        #expect(!save.stderr.contains("generator") && !save.stderr.contains("could not be completed"))
+        let used = try Emrtd.run(["simulate", "--save", dir.path])
+        #expect(used.status == 2 && used.stderr.contains("already holds files"), "\(used.stderr)")
+        for evidence in ["/proc/nope/evidence", file.path] {
+            let r = try Emrtd.run(
+                ["serve", "--evidence-dir", evidence, "--listen", "127.0.0.1:1", "--token-file", dir.path + "/token"],
+                timeout: 15)
+            #expect(r.status == 2, "\(evidence): \(r.stderr)")
+            #expect(r.stderr.hasPrefix("emrtd serve: --evidence-dir "), "\(r.stderr)")
+            #expect(!r.stderr.contains("listening"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/token"), "nothing is made before the checks")
+    }
+
     @Test func aBundleGoesIntoANewOrEmptyFolderOnlyAndIsPrivate() throws {
         let parent = Emrtd.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: parent) }

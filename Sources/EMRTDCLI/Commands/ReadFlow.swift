@@ -113,21 +113,23 @@ struct TraceFile: Encodable {
     var exchanges: [APDUTrace.Entry]
 }
 
-/// `--out DIR`, checked before any document is asked for.
+/// `--out DIR` (and `simulate --save DIR`), checked before any document is asked for or generated: a new or empty
+/// folder whose parent is writable.
 enum OutputFolder {
-    static func prepare(_ path: String?, command: String) throws(CLIError) -> URL? {
+    static func prepare(_ path: String?, option: String = "--out", command: String) throws(CLIError) -> URL? {
         guard let path else { return nil }
         if let problem = EvidenceBundle.checkFolder(path) {
             let why: String
             switch problem {
-            case .empty: why = "--out is empty: name a new or empty folder"
-            case .root: why = "--out / is refused: name a new or empty folder for the bundle"
-            case .notAFolder: why = "--out \(path) exists and is not a folder: name a new or empty folder"
+            case .empty: why = "\(option) is empty: name a new or empty folder"
+            case .root: why = "\(option) / is refused: name a new or empty folder"
+            case .notAFolder: why = "\(option) \(path) exists and is not a folder: name a new or empty folder"
             case .notEmpty:
                 why =
-                    "--out \(path) already holds files: a bundle goes into a new or empty folder only (move the old one away)"
+                    "\(option) \(path) already holds files: name a new or empty folder (move the old one away)"
             case .parentNotWritable:
-                why = "--out \(Shown.path(path)) cannot be created: its parent folder does not exist or is not writable"
+                why =
+                    "\(option) \(Shown.path(path)) cannot be created: its parent folder does not exist or is not writable"
             }
             throw CLIError(.outputNotUsable, why, status: .usage)
         }

@@ -58,6 +58,7 @@ enum SimulateCommand {
         }
         // The document: a saved profile folder, or a built-in profile generated now and saved so that
         // its test CSCA can be given to `emrtd read --trust`.
+        let save = try OutputFolder.prepare(a.value("save"), option: "--save", command: inv.command)
         let name = a.value("profile") ?? SpecimenGenerator.defaultProfileName
         let profile: DocumentProfile
         let folder: URL
@@ -72,11 +73,11 @@ enum SimulateCommand {
             folder = candidate
         } else {
             let g = try VirtualProfiles.generate(name, option: "--profile")
-            folder = URL(fileURLWithPath: a.value("save") ?? NSTemporaryDirectory() + "emrtd-simulate-\(getpid())")
+            folder = save ?? URL(fileURLWithPath: NSTemporaryDirectory() + "emrtd-simulate-\(getpid())")
             do { try ProfileStore.save(g, to: folder) } catch {
                 throw CLIError(
                     .cannotWrite,
-                    "could not save the profile to \(folder.path) (\(PlainWords.reason(error.description, fallback: "not writable"))) — pick another --save folder",
+                    "could not save the profile to \(folder.path) (a file could not be written there) — pick another --save folder",
                     status: .usage)
             }
             profile = g.profile

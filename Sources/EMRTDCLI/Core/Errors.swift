@@ -73,7 +73,9 @@ public enum ErrorCode: String, CaseIterable, Sendable {
         case .accessDataMissing: return "no MRZ, document number/dates or CAN given"
         case .badAccessData: return "the MRZ, dates, document number or CAN are malformed (the value is never shown)"
         case .unknownProfile: return "no built-in virtual document or saved profile of that name"
-        case .outputNotUsable: return "`--out` names a folder that cannot be created, is not empty, or is `/`"
+        case .outputNotUsable:
+            return
+                "`--out`, `--save` or `--evidence-dir` names a folder that cannot be created or written (`--out` and `--save`: or is not empty, or is `/`)"
         case .cannotWrite: return "a file (bundle, trace) could not be written"
         case .badBundle: return "the folder given to `verify` is not a readable evidence bundle"
         case .badReaderProfiles: return "the `--profiles` file is not a valid emrtd.readers/1 file"

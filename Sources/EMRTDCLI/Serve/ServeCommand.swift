@@ -111,12 +111,43 @@ enum ServeCommand {
         return s
     }
 
+    /// `--evidence-dir`: an existing folder, or one that can be made (0700); each read's bundle goes into a new
+    /// folder inside it.
+    static func evidenceFolder(_ dir: URL) throws(CLIError) {
+        let fm = FileManager.default
+        var isDir: ObjCBool = false
+        if fm.fileExists(atPath: dir.path, isDirectory: &isDir) {
+            guard isDir.boolValue else {
+                throw CLIError(
+                    .outputNotUsable, "--evidence-dir \(dir.path) exists and is not a folder: name a folder",
+                    status: .usage)
+            }
+        } else if (try? fm.createDirectory(
+            at: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])) == nil
+        {
+            throw CLIError(
+                .outputNotUsable,
+                "--evidence-dir \(Shown.path(dir.path)) cannot be created: its parent folder does not exist or is not writable",
+                status: .usage)
+        }
+        // really try: permission bits say little for root, or on read-only mounts
+        let probe = dir.appendingPathComponent(".emrtd-probe-\(UUID().uuidString)")
+        guard mkdir(probe.path, 0o700) == 0 else {
+            throw CLIError(
+                .outputNotUsable, "--evidence-dir \(dir.path) is not writable: name a folder emrtd serve can write",
+                status: .usage)
+        }
+        rmdir(probe.path)
+    }
+
     static func run(_ inv: Invocation) async throws -> Int32 {
         let a = inv.arguments
         let s: Settings
         do { s = try settings(a, environment: ProcessInfo.processInfo.environment) } catch {
             throw CLIError(error.code, error.message, status: .usage)
         }
+        // the evidence folder: made now (0700), so that a read never finds it unusable after the document was read
+        if let dir = s.evidenceDir { try evidenceFolder(dir) }
         let token: String
         do { token = try TokenFile.load(s.tokenFile) } catch {
             throw CLIError(.outputNotUsable, error.message, status: .usage)

@@ -93,7 +93,11 @@ import Testing
         #expect(r.code == 2)
         #expect(r.json?["error"]?["code"] == .string("unknown-provider"))
         #expect(r.json?["error"]?["field"] == .string("provider"))
-        #expect(r.rec.stderr.contains("unknown-provider"))
+        // stderr: words, naming the field and what to do; the codes are the JSON object's
+        let line = try #require(r.rec.stderr.split(separator: "\n").last.map(String.init))
+        #expect(line.hasPrefix("emrtd stepup decode: provider: "), "\(line)")
+        #expect(line.contains("— give the operation context as ReuseID sent it"), "\(line)")
+        #expect(!line.contains("[unknown-provider]") && !line.contains("decode-operation"), "\(line)")
         expectNoSecret(r.rec.everything, [Seeds.token])
     }
 

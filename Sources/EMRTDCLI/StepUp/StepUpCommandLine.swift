@@ -143,13 +143,56 @@ struct StepUpSession {
         }
     }
 
+    /// A step-up error as one line of words: the field at fault, what went wrong and was expected, what the remote
+    /// said (HTTP status, Signicat's error object, trace id), and what to do. The codes are in the JSON object.
+    static func words(_ e: StepUpError) -> String {
+        var s = e.field.map { "\($0): " } ?? ""
+        s += e.reason
+        if let expected = e.expected { s += " (expected \(expected))" }
+        if !e.missingFields.isEmpty { s += "; missing: \(e.missingFields.joined(separator: ", "))" }
+        if let status = e.httpStatus { s += "; HTTP \(status)" }
+        if let r = e.remoteError {
+            let parts = [r.code, r.title, r.detail].compactMap { $0 }
+            if !parts.isEmpty { s += "; the remote said: \(parts.joined(separator: " — "))" }
+            for p in r.invalidParams ?? [] {
+                s += "; invalid \(p.name ?? "parameter"): \(p.reason ?? "no reason given")"
+            }
+        }
+        if let trace = e.traceId { s += " (trace id \(trace))" }
+        if let hint = hint(e) { s += " — \(hint)" }
+        return s
+    }
+
+    static func hint(_ e: StepUpError) -> String? {
+        switch e.code {
+        case .invalidBase64, .unsupportedMimeType, .malformedJSON, .notAnObject, .missingVersion, .unsupportedVersion,
+            .notAStepUp, .unknownProvider, .insecureURL, .invalidURL, .invalidProcessId, .inconsistentProviderOptions,
+            .missingField, .invalidFieldType:
+            return e.step == .configuration || e.step == .validateStartRequest
+                ? "correct the option or environment variable named" : "give the operation context as ReuseID sent it"
+        case .notReadyForProofing:
+            return "give the post-operation context (the one after the user's MobileID authentication)"
+        case .httpUnauthorized, .httpForbidden:
+            return
+                "check \(StepUpEnvironment.clientId), \(StepUpEnvironment.clientSecret) and that the step-up token is fresh"
+        case .httpNotFound: return "check the URL, the user and the process"
+        case .httpRateLimited, .httpServerError: return "try again later"
+        case .timeout, .transportFailure: return "check the network, or allow more time with --timeout"
+        case .httpUnexpectedStatus, .nonJSONResponse, .missingAuthorization, .invalidResponse:
+            return "the remote answered wrongly; report it with the trace id"
+        case .invalidUserId, .invalidDeviceId, .providerOptionsNotApplicable, .invalidConfiguration:
+            return nil
+        case .chipReadFailed, .cancelled: return nil
+        }
+    }
+
     func fail(command: String, _ e: StepUpError) -> Int32 { fail(e, command: command) }
 
     func fail(_ e: StepUpError, command: String) -> Int32 {
         let status = Self.status(for: e)
         return report(
             CLIError(
-                status == .remote ? .stepUpRemote : e.step == .chipRead ? .stepUpChipRead : .stepUpInput, "error \(e)",
+                status == .remote ? .stepUpRemote : e.step == .chipRead ? .stepUpChipRead : .stepUpInput, Self.words(e),
                 status: status),
             command: command, stepUpError: e.jsonValue)
     }
@@ -417,7 +460,7 @@ struct StepUpSession {
                 let json = (try? JSONValue(encoding: document))?.redacted(by: tokenRedactor) ?? .null
                 if let uploadError {
                     io.stdout(json.prettyPrinted())
-                    io.stderr("emrtd stepup run: error \(uploadError)")
+                    io.stderr("emrtd stepup run: the result was not uploaded: \(Self.words(uploadError))")
                     return ExitStatus.remote.rawValue
                 }
                 printJSON(json)

@@ -144,6 +144,7 @@ public enum EMRTDCommand {
             }
         }
         Console.endLive()
+        if !json, let report = e.report { Console.out(Presentation.text(report)) }
         Console.err((command == "emrtd" ? "emrtd" : "emrtd \(command)") + ": \(e.message)")
         if json { Console.out(ErrorOutput.json(e, command: command)) }
         return e.status.rawValue

@@ -560,3 +560,37 @@ import Testing
         do { _ = try spec.parse(["dir", "L898902C3"]) } catch { #expect(!error.message.contains("L898902C3")) }
     }
 }
+
+/// A bundle that cannot be written after the document was read (the folder gained a file after the early check)
+/// is an error that keeps the read's report: the verdict is not lost with the bundle.
+@Suite struct LateBundleFailureTests {
+    @Test func theReportComesWithTheError() async throws {
+        let a = try ReadCommand.command.parse(["--virtual", "bac", "--mrz", CommandLineTests.specimenMRZ, "--quiet"])
+        let virtual = try ReadSetup.virtualDocument(a)
+        var store = try ReadSetup.trust(a, command: "read")
+        ReadSetup.addGenerated(virtual?.1, to: &store, a)
+        let options = try ReadSetup.options(a, key: try AccessOptions.key(from: a))
+        let transport = try await ReadSetup.transport(
+            a, virtual: virtual?.0, profiles: try ReadSetup.readerProfiles(a), timeout: options.representTimeout)
+        // the folder passed the early check, then someone put a file in it
+        let out = Emrtd.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: out) }
+        try Data("meanwhile".utf8).write(to: out.appendingPathComponent("other.txt"))
+        let flow = ReadFlow(json: true, out: out, tracePath: nil, quiet: true)
+        do {
+            _ = try await flow.run(transport: transport, options: options, trustStore: store)
+            Issue.record("the bundle was written into a folder that holds a file")
+        } catch {
+            #expect(error.code == .cannotWrite && error.status == .usage)
+            let report = try #require(error.report, "the report was lost with the failure")
+            #expect(report.verification?.status == "accepted")
+            let j = try #require(Emrtd.json(ErrorOutput.json(error, command: "read")))
+            #expect(j["schema"] as? String == "emrtd.error/1")
+            #expect((j["error"] as? [String: Any])?["code"] as? String == "cannot-write")
+            let kept = try #require(j["report"] as? [String: Any])
+            #expect(kept["schema"] as? String == "emrtd.report/1")
+            #expect((kept["verification"] as? [String: Any])?["status"] as? String == "accepted")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path) == ["other.txt"])
+    }
+}

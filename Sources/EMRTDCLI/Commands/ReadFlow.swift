@@ -66,11 +66,13 @@ struct ReadFlow {
         }
         if let out {
             do { try EvidenceBundle.write(result, report: report, extraFiles: extraBundleFiles, to: out) } catch {
-                throw CLIError(
+                var e = CLIError(
                     .cannotWrite,
                     "could not write the evidence bundle to \(out.path) (\(PlainWords.reason("\(error)", fallback: "the disk refused a file")));"
                         + " nothing was written there — free the folder or pick another --out",
                     status: .usage)
+                e.report = report  // the read is done: its verdict is not lost with the bundle
+                throw e
             }
         }
         if let htmlPath { try HTMLOutput.write(report, files: result.files, to: htmlPath) }

@@ -1,4 +1,5 @@
 import Foundation
+public import MRTDReader
 
 /// The one exit-status table of every `emrtd` command (docs/cli.md, `emrtd --help`).
 public enum ExitStatus: Int32, CaseIterable, Sendable {
@@ -102,6 +103,9 @@ public struct CLIError: Error, Sendable {
     public var status: ExitStatus
     /// Extra members of the JSON error object (the step-up commands' `step`, `field`, …).
     public var details: [String: String]
+    /// A finished read's report that must not be lost with the failure (an evidence bundle that could not be written
+    /// after the document was read): printed before the error line, and under `--json` the error object's `report`.
+    public var report: ReadReport?
 
     public init(_ code: ErrorCode, _ message: String, status: ExitStatus, details: [String: String] = [:]) {
         self.code = code
@@ -124,7 +128,12 @@ enum ErrorOutput {
             "code": e.code.rawValue, "message": e.message, "exitStatus": Int(e.status.rawValue),
         ]
         for (k, v) in e.details where error[k] == nil { error[k] = v }
-        let object: [String: Any] = ["schema": schema, "command": command, "error": error]
+        var object: [String: Any] = ["schema": schema, "command": command, "error": error]
+        if let report = e.report,
+            let kept = try? JSONSerialization.jsonObject(with: Data(Presentation.json(report).utf8))
+        {
+            object["report"] = kept
+        }
         let options: JSONSerialization.WritingOptions =
             pretty
             ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

@@ -65,7 +65,9 @@ public enum EMRTDCommand {
     static func run(_ command: CommandDecl, path: String, _ args: [String], environment: [String: String]) async
         -> Int32
     {
-        let wantsJSON = command.alwaysJSON || (command.acceptsJSON && args.contains { $0 == "--json" })
+        // A program that passes --json reads one JSON object on failure, also from a command without --json (whose
+        // failure is then that very option).
+        let wantsJSON = command.alwaysJSON || args.contains { $0 == "--json" }
         if !command.subcommands.isEmpty {
             guard let first = args.first else {
                 return report(

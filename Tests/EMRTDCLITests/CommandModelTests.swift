@@ -168,6 +168,9 @@ import Testing
         ["read", "--json", "--virtual", "bac", "--can", "123456", "--no-bac-fallback", "--allow-bac-fallback"],
         ["stepup", "decode"],
         ["stepup", "run", "/nonexistent/context.json", "--bogus"],
+        // commands without --json: their failure (that very option) is still the one JSON object
+        ["man", "--json"], ["serve", "--json"], ["simulate", "--json", "--sessions", "0"],
+        ["completion", "--json", "bash"],
     ])
     func underJSONEveryFailureIsOneJSONObjectOnStdout(args: [String]) throws {
         let r = try Emrtd.run(args)

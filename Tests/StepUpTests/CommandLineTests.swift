@@ -279,12 +279,24 @@ import Testing
         let r = await run(
             ["run", "-"] + args, env: env(s), stdin: Seeds.postContext(Seeds.readIDOperation()), chipReader: reader)
         #expect(r.code == 0, "\(r.rec.stderr)")
-        // the chip read takes --card-timeout as its card wait (the HTTP --timeout is not its business)
+        // the command's own chip reader waits --card-timeout for the card (the HTTP --timeout is not its business)
         let parsed = try StepUpCommand.run.parse(["-"] + args)
-        #expect(try ReadSetup.timeout(parsed, name: "card-timeout") == 45)
-        #expect(
-            try ReadSetup.options(parsed, key: try AccessOptions.key(from: parsed), timeoutOption: "card-timeout")
-                .representTimeout == 45)
+        let plan = try ReadIDPlan.make(
+            for: try SignicatOperationDocument.decode(Data(Seeds.readIDOperation().utf8)).operation)
+        #expect(try StepUpChipReader(arguments: parsed).readOptions(for: plan).representTimeout == 45)
+        let defaulted = try StepUpCommand.run.parse(["-", "--timeout", "3", "--can", "123456"])
+        #expect(try StepUpChipReader(arguments: defaulted).readOptions(for: plan).representTimeout == 30)
+    }
+
+    @Test func aBoundChallengeIsTheReadsAndNeedsDG15() throws {
+        let op = try SignicatOperationDocument.decode(Data(Seeds.readIDOperation().utf8)).operation
+        let plan = try ReadIDPlan.make(for: op, binding: .processId(sha256: { _ in Array(0..<32) }))
+        let parsed = try StepUpCommand.run.parse(["-", "--can", "123456", "--files", "DG1,DG2"])
+        let options = try StepUpChipReader(arguments: parsed).readOptions(for: plan)
+        #expect(options.activeAuthenticationChallenge == Array(0..<8))
+        #expect(options.files == [.dg1, .dg2, .dg15])
+        let unbound = try StepUpChipReader(arguments: parsed).readOptions(for: try ReadIDPlan.make(for: op))
+        #expect(unbound.activeAuthenticationChallenge == nil && unbound.files == [.dg1, .dg2])
     }
 
     @Test func readerOptionsGivenForVideoIDAreWarnedAbout() async throws {

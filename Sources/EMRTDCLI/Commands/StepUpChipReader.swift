@@ -14,9 +14,10 @@ import VirtualChip
 struct StepUpChipReader: ReadIDChipReader {
     let arguments: ParsedArguments
 
-    func read(_ plan: ReadIDPlan) async throws(CLIError) -> ReadIDChipResult {
+    /// What the read of `plan` is asked to do: the options of `emrtd read` (`--card-timeout` as its card wait),
+    /// the plan's files unless `--files` chose, and the plan's AA challenge unless `--aa-challenge` gave one.
+    func readOptions(for plan: ReadIDPlan) throws(CLIError) -> ReadOptions {
         let a = arguments
-        let command = "stepup run"
         var options: ReadOptions
         do {
             options = try ReadSetup.options(a, key: try AccessOptions.key(from: a), timeoutOption: "card-timeout")
@@ -29,6 +30,13 @@ struct StepUpChipReader: ReadIDChipReader {
             // Active Authentication verifies with DG15's key: a bound challenge needs it read.
             options.files?.insert(.dg15)
         }
+        return options
+    }
+
+    func read(_ plan: ReadIDPlan) async throws(CLIError) -> ReadIDChipResult {
+        let a = arguments
+        let command = "stepup run"
+        let options = try readOptions(for: plan)
         let out = try OutputFolder.prepare(a.value("out"), command: command)
         let html = try HTMLOutput.prepare(a.value("html"), command: command)
         let profiles = try ReadSetup.readerProfiles(a)

@@ -125,8 +125,6 @@ public struct CommandDecl: Sendable {
     public var allOptions: [OptionDecl] { options + [OptionDecl.help] }
 
     public func option(_ name: String) -> OptionDecl? { allOptions.first { $0.name == name } }
-
-    public var acceptsJSON: Bool { alwaysJSON || options.contains { $0.name == "json" } }
 }
 
 extension OptionDecl {

@@ -1,5 +1,6 @@
 import Foundation
 import PCSCTransport
+import Synchronization
 import Testing
 
 @testable import EMRTDCLI
@@ -593,6 +594,13 @@ import Testing
             let kept = try #require(j["report"] as? [String: Any])
             #expect(kept["schema"] as? String == "emrtd.report/1")
             #expect((kept["verification"] as? [String: Any])?["status"] as? String == "accepted")
+            // the same through `stepup run`'s error output
+            let printed = Mutex<[String]>([])
+            let io = StepUpCommandIO(
+                stdout: { line in printed.withLock { $0.append(line) } }, stderr: { _ in }, readStdin: { Data() })
+            #expect(StepUpSession(io: io, environment: [:]).report(error, command: "stepup run") == 2)
+            let stepUp = try #require(Emrtd.json(printed.withLock { $0.joined(separator: "\n") }))
+            #expect((stepUp["report"] as? [String: Any])?["schema"] as? String == "emrtd.report/1")
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: out.path) == ["other.txt"])
     }

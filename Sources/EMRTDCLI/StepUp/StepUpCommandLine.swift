@@ -122,8 +122,14 @@ struct StepUpSession {
         error["code"] = error["code"] ?? .string(e.code.rawValue)
         error["message"] = .string(e.message)
         error["exitStatus"] = .number(Double(e.status.rawValue))
-        printJSON(
-            .object(["schema": .string(ErrorOutput.schema), "command": .string(command), "error": .object(error)]))
+        var object: [String: JSONValue] = [
+            "schema": .string(ErrorOutput.schema), "command": .string(command), "error": .object(error),
+        ]
+        // a chip read that finished but could not write its bundle keeps its report (as ErrorOutput does)
+        if let report = e.report, let kept = try? JSONValue.parse(Data(Presentation.json(report).utf8)) {
+            object["report"] = kept
+        }
+        printJSON(.object(object))
         return e.status.rawValue
     }
 

@@ -38,8 +38,39 @@ public struct KioskAPI: Sendable {
             try checkOrigin(request)
             return try route(request)
         } catch {
+            // a person at the kiosk who opened the page without (or with a stale) sign-in sees a page, not JSON
+            if request.method == "GET", request.path == "/" || request.path == "/login",
+                error.status == 401 || error.status == 403
+            {
+                return Self.signInPage(status: error.status)
+            }
             return Self.error(error)
         }
+    }
+
+    /// The page a browser gets for `/` or `/login` without a valid sign-in: what happened and what to do, in plain
+    /// HTML (no script, no style: nothing the Content-Security-Policy would have to allow).
+    static func signInPage(status: Int) -> HTTPResponse {
+        let what =
+            status == 401
+            ? "This kiosk page is not signed in to the reading service."
+            : "The sign-in link is not valid (the service may have been given a new token)."
+        let html = """
+            <!DOCTYPE html>
+            <html lang="en">
+            <head><meta charset="utf-8"><title>Document reader: not signed in</title></head>
+            <body>
+            <h1 id="signin">Not signed in</h1>
+            <p>\(what)</p>
+            <p>Open the page through the kiosk's sign-in link, <code>/login?token=…</code>, with the token
+            <code>emrtd serve</code> was started with (see its <code>--token-file</code>).</p>
+            </body>
+            </html>
+            """
+        var headers = pageHeaders
+        if status == 401 { headers.append(("WWW-Authenticate", "Bearer")) }
+        return HTTPResponse(
+            status: status, contentType: "text/html; charset=utf-8", bytes: Array(html.utf8), headers: headers)
     }
 
     // MARK: - Defences

@@ -42,6 +42,29 @@ struct KioskPageTests {
         }
     }
 
+    /// A person who opens the page without its sign-in link sees a page that says what to do, not the API's JSON.
+    @Test func withoutSignInTheBrowserGetsAPageThatSaysWhatToDo() async throws {
+        try await withService { s in
+            for (path, token, status) in [
+                ("/", nil, 401), ("/", String(repeating: "0", count: 64), 403), ("/login?token=wrong", nil, 403),
+                ("/login", nil, 401),
+            ] as [(String, String?, Int)] {
+                let r = try s.http.request("GET", path, token: token)
+                #expect(r.status == status, "\(path)")
+                #expect(r.headers["content-type"] == "text/html; charset=utf-8", "\(path)")
+                #expect(r.text.contains("id=\"signin\"") && r.text.contains("/login?token="), "\(path)")
+                #expect(r.headers["content-security-policy"] == KioskPage.contentSecurityPolicy)
+                let lower = r.text.lowercased()
+                for bad in ["<script", "style=", "<style", s.token.lowercased()] { #expect(!lower.contains(bad)) }
+            }
+            // the API and the page's own files keep their JSON errors
+            for path in ["/kiosk.js", "/v1/readers"] {
+                let r = try s.http.request("GET", path, token: nil)
+                #expect(r.status == 401 && r.headers["content-type"] == "application/json", "\(path)")
+            }
+        }
+    }
+
     @Test func thePageHasTheStableIDsAndNothingInlineOrExternal() async throws {
         try await withService { s in
             let html = try s.http.request("GET", "/", token: s.token).text

@@ -174,6 +174,32 @@ public final class KioskService: Sendable {
         for j in expired { j.wipe() }
     }
 
+    /// How long the next read on a reader waits for the previous card session's end (its disconnect) at most.
+    static let sessionEndWait: Double = 5
+
+    /// Waits until `task` ends or `seconds` have passed, whichever comes first; true when the task ended. A task that
+    /// never ends is left running (awaiting a task's value cannot be cancelled), but nobody waits for it.
+    static func wait(for task: Task<Void, Never>, atMost seconds: Double) async -> Bool {
+        await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
+            let resumed = Mutex(false)
+            let finish: @Sendable (Bool) -> Void = { ended in
+                let first = resumed.withLock { r in
+                    defer { r = true }
+                    return !r
+                }
+                if first { done.resume(returning: ended) }
+            }
+            Task {
+                await task.value
+                finish(true)
+            }
+            Task {
+                try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+                finish(false)
+            }
+        }
+    }
+
     /// 128 random bits in hex.
     static func newID() -> String {
         var g = SystemRandomNumberGenerator()
@@ -185,7 +211,10 @@ public final class KioskService: Sendable {
     private func run(_ job: ReadJob, _ request: ReadRequest, attach: ResultAttachment?) async {
         job.setStatus(.waiting)
         // the reader was released when the previous read's result was ready; its card session ends just after
-        if let previous = sessionEnds.withLock({ $0[job.reader] }) { await previous.value }
+        // — but not forever: a disconnect that hangs (a wedged pcscd or driver) must not block this reader for good
+        if let previous = sessionEnds.withLock({ $0[job.reader] }) {
+            _ = await Self.wait(for: previous, atMost: Self.sessionEndWait)
+        }
         let transport: PCSCCardTransport
         let presented: ContinuousClock.Instant
         do {

@@ -154,7 +154,8 @@ struct ThroughPCSCTests {
         #expect(Emrtd.json(r.stdout)?["status"] as? String == "accepted")
     }
 
-    @Test func watchShowsTheCardComingAndGoing() async throws {
+    /// `emrtd watch` on the virtual reader while a document is presented and taken away; its stdout.
+    func watchWhileACardComesAndGoes(_ extra: [String] = []) async throws -> String {
         let slot = try await VPCDSlotLock.acquire()
         defer { _ = slot }
         let dir = Emrtd.temporaryDirectory()
@@ -162,7 +163,7 @@ struct ThroughPCSCTests {
         let s = try save("bac", in: dir)
         let watch = Process()
         watch.executableURL = Emrtd.executable
-        watch.arguments = ["watch", "--reader", PCSCTestEnvironment.readerName, "--timeout", "6"]
+        watch.arguments = ["watch", "--reader", PCSCTestEnvironment.readerName, "--timeout", "6"] + extra
         let out = Pipe()
         watch.standardOutput = out
         watch.standardError = FileHandle.nullDevice
@@ -172,31 +173,17 @@ struct ThroughPCSCTests {
         try await Task.sleep(for: .milliseconds(1500))
         stop(sim)
         watch.waitUntilExit()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).lowercased()
+        return String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    }
+
+    @Test func watchShowsTheCardComingAndGoing() async throws {
+        let text = try await watchWhileACardComesAndGoes().lowercased()
         #expect(text.contains("insert") || text.contains("present"), "\(text)")
         #expect(text.contains("remov"), "\(text)")
     }
 
     @Test func watchJSONIsOneEventObjectPerLineWithASchemaAndATime() async throws {
-        let slot = try await VPCDSlotLock.acquire()
-        defer { _ = slot }
-        let dir = Emrtd.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let s = try save("bac", in: dir)
-        let watch = Process()
-        watch.executableURL = Emrtd.executable
-        watch.arguments = ["watch", "--reader", PCSCTestEnvironment.readerName, "--timeout", "6", "--json"]
-        let out = Pipe()
-        watch.standardOutput = out
-        watch.standardError = FileHandle.nullDevice
-        try watch.run()
-        try await Task.sleep(for: .milliseconds(800))
-        let sim = try serve(s)
-        try await Task.sleep(for: .milliseconds(1500))
-        stop(sim)
-        watch.waitUntilExit()
-        let lines = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            .split(separator: "\n").map(String.init)
+        let lines = try await watchWhileACardComesAndGoes(["--json"]).split(separator: "\n").map(String.init)
         let events = lines.compactMap { Emrtd.json($0) }
         #expect(events.count == lines.count && !events.isEmpty, "every line is one JSON object: \(lines)")
         for e in events {

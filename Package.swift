@@ -148,7 +148,7 @@ let package = Package(
         .testTarget(name: "PackageTests", dependencies: ["MRTDTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "KioskServiceTests",
-            dependencies: ["KioskService", "HTTPServer", "emrtd", "MRTDTestSupport"],
+            dependencies: ["KioskService", "HTTPServer", "MRTDReader", "emrtd", "MRTDTestSupport"],
             // the Selenium script of KioskBrowserTests, run by python3
             exclude: ["Browser"], swiftSettings: strict),
         .testTarget(

@@ -316,7 +316,9 @@ public struct KioskAPI: Sendable {
         let faceAlt = report.faceImage.flatMap { $0.error == nil ? "Face (DG2)" : nil }
         return HTTPResponse(
             status: 200, contentType: "text/html; charset=utf-8",
-            bytes: Array(HTMLReport.fragment(report, faceAlt: faceAlt).utf8), headers: Self.pageHeaders)
+            bytes: Array(
+                HTMLReport.fragment(report, faceAlt: faceAlt, images: HTMLReport.displayable(job.documentImages)).utf8),
+            headers: Self.pageHeaders)
     }
 }
 

@@ -275,8 +275,9 @@ public final class KioskService: Sendable {
         let verification = DocumentVerifier.verify(result, trustStore: store, validationTime: .now)
         let verified = ContinuousClock.now
         let bundle = config.evidenceDirectory?.appendingPathComponent(job.id)
+        let document = result.document  // parsed once: the face and the document's other images
         let facePath = bundle.flatMap { dir in
-            result.document.faceImage.map { dir.appendingPathComponent(EvidenceBundle.faceImageName($0.format)).path }
+            document.faceImage.map { dir.appendingPathComponent(EvidenceBundle.faceImageName($0.format)).path }
         }
         var report = ReportBuilder.report(
             for: result, verification: verification, faceImagePath: facePath, faceCheck: await faceCheck.result())
@@ -290,7 +291,9 @@ public final class KioskService: Sendable {
         }
         var extra: [String: [UInt8]] = [:]
         if let attach { extra = await attach(report, verification) }
-        let face = result.document.faceImage.map { (bytes: $0.imageData, format: $0.format) }
+        let face = document.faceImage.map { (bytes: $0.imageData, format: $0.format) }
+        // as stored: a JPEG 2000 one is converted only if and when the result page is asked for
+        let images = HTMLReport.documentImages(document)
         let reportJSON = Array(config.reportJSON(report).utf8)
         release()
         // the result instant: everything is computed and encoded, the outcome is published next
@@ -298,7 +301,8 @@ public final class KioskService: Sendable {
             presented: presented, connected: connected, firstAPDU: clock.firstAPDU, chipRead: chipRead,
             verified: verified, result: .now, transportNanoseconds: result.statistics.nanoseconds)
         extra["timing"] = JSON.encode(timing.json)
-        job.finish(report: reportJSON, verdict: verification.status.rawValue, face: face, extra: extra)
+        job.finish(
+            report: reportJSON, verdict: verification.status.rawValue, face: face, images: images, extra: extra)
     }
 
     /// A failure while waiting for the card.

@@ -44,6 +44,8 @@ final class ReadJob: Sendable {
         var report: PersonalBytes?
         var verdict: String?
         var face: (bytes: PersonalBytes, format: ImageFormat)?
+        /// The document's other images (DG5, DG7, DG11, DG12) as stored, for the kiosk's result.
+        var images: [(label: String, mimeType: String, bytes: PersonalBytes)] = []
         var error: APIError?
         var finishedAt: ContinuousClock.Instant?
         var task: Task<Void, Never>?
@@ -74,9 +76,20 @@ final class ReadJob: Sendable {
         state.withLock { s in s.face.map { (bytes: $0.bytes.copy(), format: $0.format) } }
     }
 
+    /// Copies of the document's other images (DG5, DG7, DG11, DG12), as stored.
+    var documentImages: [HTMLReport.Image] {
+        state.withLock { s in
+            s.images.map { HTMLReport.Image(label: $0.label, bytes: $0.bytes.copy(), mimeType: $0.mimeType) }
+        }
+    }
+
     /// The buffers of personal data the job holds now (the tests check that forgetting overwrites them).
     var personalData: [PersonalBytes] {
-        state.withLock { s in [s.report, s.face?.bytes].compactMap { $0 } + s.extra.values }
+        state.withLock { s in Self.held(s) }
+    }
+
+    private static func held(_ s: State) -> [PersonalBytes] {
+        [s.report, s.face?.bytes].compactMap { $0 } + s.images.map(\.bytes) + s.extra.values
     }
 
     func setTask(_ t: Task<Void, Never>) { state.withLock { $0.task = t } }
@@ -197,13 +210,15 @@ final class ReadJob: Sendable {
 
     /// The read ended with a verdict.
     func finish(
-        report: [UInt8], verdict: String, face: (bytes: [UInt8], format: ImageFormat)?, extra: [String: [UInt8]] = [:]
+        report: [UInt8], verdict: String, face: (bytes: [UInt8], format: ImageFormat)?,
+        images: [HTMLReport.Image] = [], extra: [String: [UInt8]] = [:]
     ) {
         end(.done) { s in
             s.progress.phase = ReadPhase.done.rawValue
             s.report = PersonalBytes(copying: report)
             s.verdict = verdict
             s.face = face.map { (bytes: PersonalBytes(copying: $0.bytes), format: $0.format) }
+            s.images = images.map { (label: $0.label, mimeType: $0.mimeType, bytes: PersonalBytes(copying: $0.bytes)) }
             s.extra = extra.mapValues { PersonalBytes(copying: $0) }
         }
     }
@@ -236,9 +251,10 @@ final class ReadJob: Sendable {
     func wipe() {
         let (task, held) = state.withLock { s -> (Task<Void, Never>?, [PersonalBytes]) in
             let t = s.finishedAt == nil ? s.task : nil
-            let held = [s.report, s.face?.bytes].compactMap { $0 } + s.extra.values
+            let held = Self.held(s)
             s.report = nil
             s.face = nil
+            s.images = []
             s.extra = [:]
             s.task = nil
             return (t, held)

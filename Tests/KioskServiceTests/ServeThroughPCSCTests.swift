@@ -103,9 +103,19 @@ struct ServeThroughPCSCTests {
                     0x00, 0x00, 0x00, 0x0C, 0x6A, 0x50, 0x20, 0x20, 0x0D, 0x0A, 0x87, 0x0A,
                 ])
 
+            // the result the kiosk shows carries the document's other images (DG5, DG7, DG11, DG12), embedded
+            let page = try service.http.request("GET", "/v1/reads/\(id)/result.html", token: service.token)
+            #expect(page.status == 200)
+            for label in ["Displayed portrait (DG5)", "Displayed signature (DG7)", "Front of the document (DG12)"] {
+                #expect(page.text.contains("alt=\"\(label)\""), "\(label) missing from the result")
+            }
+            #expect(page.text.components(separatedBy: "src=\"data:image/jpeg;base64,").count >= 4)
+
             #expect(try service.http.request("DELETE", "/v1/reads/\(id)", token: service.token).status == 204)
             #expect(try service.read(id).status == 404)
             #expect(try service.http.request("GET", "/v1/reads/\(id)/face", token: service.token).status == 404)
+            #expect(
+                try service.http.request("GET", "/v1/reads/\(id)/result.html", token: service.token).status == 404)
         }
     }
 

@@ -167,3 +167,29 @@ import VirtualChip
         #expect(html.contains("<html lang=\"en\">") && html.contains("<meta charset=\"utf-8\">"))
     }
 }
+
+/// The document's other images as a browser can show them (the HTML report and the kiosk's result).
+@Suite("HTML report: displayable images")
+struct DisplayableImageTests {
+    @Test func aJPEG2000ImageIsShownAsJPEGAndABrokenOneIsNamed() async throws {
+        // a JPEG 2000 face from the virtual passport stands for a JPEG 2000 DG5 portrait
+        let result = try await VirtualDocument("pace-gm-brainpool-aes128").read()
+        let jp2 = try #require(result.document.faceImage).imageData
+        #expect(ImageFormat.detect(jp2) == .jpeg2000)
+        let broken = Array(jp2.prefix(40))
+        let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0]
+        let shown = HTMLReport.displayable([
+            HTMLReport.Image(label: "Displayed portrait (DG5)", bytes: jp2, mimeType: "image/jp2"),
+            HTMLReport.Image(label: "Broken (DG5)", bytes: broken, mimeType: "image/jp2"),
+            HTMLReport.Image(label: "Displayed signature (DG7)", bytes: jpeg, mimeType: "image/jpeg"),
+        ])
+        #expect(shown[0].mimeType == "image/jpeg" && shown[0].label == "Displayed portrait (DG5), shown as JPEG")
+        #expect(Array(shown[0].bytes.prefix(3)) == [0xFF, 0xD8, 0xFF])
+        #expect(shown[1].mimeType == "image/jp2" && shown[1].bytes == broken, "kept, and named as not showable")
+        #expect(shown[2].bytes == jpeg && shown[2].mimeType == "image/jpeg")
+        let report = ReportBuilder.report(for: result, verification: nil)
+        let fragment = HTMLReport.fragment(report, faceAlt: nil, images: shown)
+        #expect(fragment.contains("alt=\"Displayed portrait (DG5), shown as JPEG\""))
+        #expect(fragment.contains("Stored as image/jp2; a browser cannot show it"))
+    }
+}

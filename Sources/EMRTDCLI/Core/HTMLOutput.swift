@@ -42,7 +42,7 @@ enum HTMLOutput {
         if let stored = lds.faceImage, let jpeg = try? DisplayImage.displayJPEG(from: stored.imageData) {
             face = HTMLReport.Image(label: "Face (DG2)", bytes: jpeg, mimeType: "image/jpeg")
         }
-        return HTMLReport.render(report, face: face, images: HTMLReport.documentImages(lds))
+        return HTMLReport.render(report, face: face, images: HTMLReport.displayable(HTMLReport.documentImages(lds)))
     }
 
     /// Writes the page completely or not at all (a temporary file beside it, then renamed), mode 0600.

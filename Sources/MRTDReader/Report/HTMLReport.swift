@@ -1,3 +1,4 @@
+import FaceImaging
 import Foundation
 public import MRTDDocument
 
@@ -52,6 +53,16 @@ public enum HTMLReport {
         return out
     }
 
+    /// `images` as a browser can show them: a JPEG 2000 image that decodes is re-encoded as JPEG (the label says
+    /// so); anything else is kept as it is (`figure` names a type a browser cannot show instead of embedding it).
+    public static func displayable(_ images: [Image]) -> [Image] {
+        images.map { image in
+            guard image.mimeType == mimeType(.jpeg2000), let jpeg = try? DisplayImage.displayJPEG(from: image.bytes)
+            else { return image }
+            return Image(label: image.label + ", shown as JPEG", bytes: jpeg, mimeType: "image/jpeg")
+        }
+    }
+
     /// The page. `face` is the display image of DG2 (nil: none read or none displayable).
     public static func render(_ r: ReadReport, face: Image?, images: [Image] = []) -> String {
         var h = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -99,12 +110,13 @@ public enum HTMLReport {
     /// `render`, except that the banner's word is the verdict as the report spells it (`accepted`,
     /// `inconclusive`, `rejected`) in an element with id `verdict`, and the face is an empty `<img id="face">`
     /// that the page fills (nil `faceAlt`: no face image was read, a placeholder says so).
-    public static func fragment(_ r: ReadReport, faceAlt: String?) -> String {
+    /// `images`: the document's other images (DG5, DG7, DG11, DG12), embedded as `data:` URIs like `render`'s.
+    public static func fragment(_ r: ReadReport, faceAlt: String?, images: [Image] = []) -> String {
         let faceFigure =
             faceAlt.map { "<img id=\"face\" alt=\"\(escape($0))\">" }
             ?? "<div class=\"noimage\">No face image</div>"
-        return banner(r.verification, embedded: true) + "<main>\n" + content(r, faceFigure: faceFigure, images: [])
-            + "</main>\n" + footer(r)
+        return banner(r.verification, embedded: true) + "<main>\n"
+            + content(r, faceFigure: faceFigure, images: images) + "</main>\n" + footer(r)
     }
 
     // MARK: parts

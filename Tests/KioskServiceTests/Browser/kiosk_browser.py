@@ -308,6 +308,11 @@ try:
     name = surname(GOOD["mrz"])
     check(name in el("result").text, "the personal data is shown")
     check(len(driver.find_elements(By.CSS_SELECTOR, "#result table.checks tr")) > 3, "the checks are shown")
+    shown = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#result .images img'))"
+        ".map(i => [i.alt, i.complete && i.naturalWidth > 0])")
+    check(len(shown) >= 4 and all(ok for _, ok in shown),
+          f"the document's other images (DG5, DG7, DG11, DG12) are shown: {[alt for alt, _ in shown]}")
     check(GOOD["mrz"][44:53] not in driver.current_url, "the access data is not in the URL")
     read_id = driver.execute_script("return document.body.dataset.read")
     check(bool(read_id), "the page names the read on screen (data-read)")

@@ -78,7 +78,7 @@ public struct TrustStore: Sendable {
     private var crlIndexByIssuer: [String: [Int]] = [:]
     private var masterListIndexByContent: [ByteKey: Int] = [:]
 
-    private var pinnedRootKeys: Set<ByteKey> = []
+    private var signerRootKeys: Set<ByteKey> = []
     /// The roots pinned as such (not the CSCAs that also vouch for master lists): what the summary lists.
     private var explicitRootKeys: Set<ByteKey> = []
 
@@ -98,7 +98,7 @@ public struct TrustStore: Sendable {
     /// A root master-list signers may chain to, without listing it as a pinned root (a CSCA given directly).
     private mutating func acceptAsMasterListSignerRoot(_ root: Certificate) {
         // indexed: a PEM of thousands of self-signed CSCAs accepts each of them (a linear `contains` was quadratic)
-        if pinnedRootKeys.insert(ByteKey(root.encoded)).inserted { masterListSignerRoots.append(root) }
+        if signerRootKeys.insert(ByteKey(root.encoded)).inserted { masterListSignerRoots.append(root) }
     }
 
     /// The roots pinned with `pinMasterListSignerRoot` (the CSCAs given to `load` that also vouch for master

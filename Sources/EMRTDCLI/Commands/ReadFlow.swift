@@ -66,10 +66,14 @@ struct ReadFlow {
         }
         if let out {
             do { try EvidenceBundle.write(result, report: report, extraFiles: extraBundleFiles, to: out) } catch {
+                // in words, never the library's error (it names its folder problems by their Swift case)
+                let why =
+                    EvidenceBundle.checkFolder(out.path) == .notEmpty
+                    ? "files appeared in the folder after it was checked" : "a file could not be written there"
                 var e = CLIError(
                     .cannotWrite,
-                    "could not write the evidence bundle to \(out.path) (\(PlainWords.reason("\(error)", fallback: "the disk refused a file")));"
-                        + " nothing was written there — free the folder or pick another --out",
+                    "could not write the evidence bundle to \(out.path) (\(why)); nothing was written there — free the"
+                        + " folder or pick another --out",
                     status: .usage)
                 e.report = report  // the read is done: its verdict is not lost with the bundle
                 throw e

@@ -271,27 +271,3 @@ extension CommandDecl {
         return UsageError(m, code: .unknownOption)
     }
 }
-
-/// Transitional: the set-based option description of the old parser, for code written against it before the
-/// declarative model (e.g. a command added on another branch). It parses with the same parser as
-/// `CommandDecl`; fold such a command into a `CommandDecl` (one declaration in `EMRTDCommand.commands`) to get
-/// help, completion, man page and JSON errors.
-public struct OptionSpec: Sendable {
-    public var valued: Set<String>
-    public var flags: Set<String>
-    public var maxPositionals: Int
-
-    public init(valued: Set<String> = [], flags: Set<String> = [], maxPositionals: Int = 0) {
-        self.valued = valued
-        self.flags = flags
-        self.maxPositionals = maxPositionals
-    }
-
-    public func parse(_ args: [String]) throws(UsageError) -> ParsedArguments {
-        let options =
-            valued.sorted().map { OptionDecl($0, value: "VALUE", help: "", repeatable: true) }
-            + flags.subtracting(["help", "h"]).sorted().map { OptionDecl($0, help: "") }
-        let arguments = (0..<maxPositionals).map { ArgumentDecl("ARG\($0 + 1)", help: "", optional: true) }
-        return try CommandDecl("", summary: "", arguments: arguments, options: options).parse(args)
-    }
-}

@@ -17,8 +17,9 @@ let package = Package(
         .library(
             name: "EMRTDKit",
             targets: [
-                "ASN1TLV", "ISO7816", "MRTDCrypto", "MRTDDocument", "MRTDSecureMessaging",
+                "EMRTDKit", "ASN1TLV", "ISO7816", "MRTDCrypto", "MRTDDocument", "MRTDSecureMessaging",
                 "MRTDAccessControl", "MRTDTrust", "MRTDReader", "PCSCTransport", "VirtualChip", "StepUp", "FaceImaging",
+                "CanonicalJSON",
             ]),
     ],
     targets: [
@@ -37,6 +38,8 @@ let package = Package(
 
         // Pure Swift foundations
         .target(name: "ASN1TLV", swiftSettings: strict),
+        // The one JSON policy (sorted keys, unescaped slashes, pretty or compact) of every JSON EMRTDKit writes
+        .target(name: "CanonicalJSON", swiftSettings: strict),
         .target(name: "ISO7816", swiftSettings: strict),
 
         // The only importer of OpenSSL
@@ -53,12 +56,14 @@ let package = Package(
             name: "MRTDAccessControl",
             dependencies: ["ISO7816", "MRTDCrypto", "MRTDSecureMessaging", "ASN1TLV", "MRTDDocument"],
             swiftSettings: strict),
-        .target(name: "MRTDTrust", dependencies: ["MRTDDocument", "MRTDCrypto", "ASN1TLV"], swiftSettings: strict),
+        .target(
+            name: "MRTDTrust", dependencies: ["MRTDDocument", "MRTDCrypto", "ASN1TLV", "CanonicalJSON"],
+            swiftSettings: strict),
         .target(
             name: "MRTDReader",
             dependencies: [
                 "ISO7816", "ASN1TLV", "MRTDCrypto", "MRTDDocument", "MRTDSecureMessaging",
-                "MRTDAccessControl", "MRTDTrust", "FaceImaging",
+                "MRTDAccessControl", "MRTDTrust", "FaceImaging", "CanonicalJSON",
             ],
             swiftSettings: strict),
 
@@ -72,9 +77,10 @@ let package = Package(
             name: "VirtualChip",
             dependencies: [
                 "ISO7816", "MRTDCrypto", "MRTDSecureMessaging", "MRTDDocument", "MRTDTrust", "ASN1TLV", "FaceImaging",
+                "CanonicalJSON",
             ],
             swiftSettings: strict),
-        .target(name: "StepUp", dependencies: ["MRTDReader"], swiftSettings: strict),
+        .target(name: "StepUp", dependencies: ["MRTDReader", "CanonicalJSON"], swiftSettings: strict),
         // The only importer of libmicrohttpd
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDShims"], swiftSettings: strict),
         // `emrtd serve`'s service: readers, reads, events, retention, authentication (issue 14)
@@ -82,7 +88,7 @@ let package = Package(
             name: "KioskService",
             dependencies: [
                 "HTTPServer", "ISO7816", "MRTDCrypto", "MRTDDocument", "MRTDAccessControl", "MRTDTrust",
-                "MRTDReader", "PCSCTransport", "StepUp", "ASN1TLV", "FaceImaging",
+                "MRTDReader", "PCSCTransport", "StepUp", "ASN1TLV", "FaceImaging", "CanonicalJSON",
             ],
             swiftSettings: strict),
         .target(
@@ -90,7 +96,15 @@ let package = Package(
             dependencies: [
                 "ASN1TLV", "ISO7816", "MRTDCrypto", "MRTDDocument", "MRTDSecureMessaging",
                 "MRTDAccessControl", "MRTDTrust", "MRTDReader", "PCSCTransport", "VirtualChip", "StepUp",
-                "FaceImaging", "KioskService", "HTTPServer",
+                "FaceImaging", "KioskService", "HTTPServer", "CanonicalJSON",
+            ],
+            swiftSettings: strict),
+        // The umbrella module of the `EMRTDKit` product: re-exports the public API, plus the one-call reads
+        .target(
+            name: "EMRTDKit",
+            dependencies: [
+                "ASN1TLV", "CanonicalJSON", "ISO7816", "MRTDAccessControl", "MRTDDocument", "MRTDReader", "MRTDTrust",
+                "PCSCTransport", "VirtualChip",
             ],
             swiftSettings: strict),
         .executableTarget(name: "emrtd", dependencies: ["EMRTDCLI"], swiftSettings: strict),
@@ -145,7 +159,7 @@ let package = Package(
         .testTarget(
             name: "StepUpTests", dependencies: ["StepUp", "EMRTDCLI", "MRTDReader", "VirtualChip", "MRTDTestSupport"],
             swiftSettings: strict),
-        .testTarget(name: "PackageTests", dependencies: ["MRTDTestSupport"], swiftSettings: strict),
+        .testTarget(name: "PackageTests", dependencies: ["EMRTDKit", "MRTDTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "KioskServiceTests",
             dependencies: ["KioskService", "HTTPServer", "MRTDReader", "emrtd", "MRTDTestSupport"],

@@ -1,3 +1,4 @@
+import CanonicalJSON
 import Foundation
 
 /// Small JSON helpers for the API: request bodies are parsed with JSONSerialization (bounded by the
@@ -19,10 +20,7 @@ enum JSON {
     }
 
     static func encode(_ value: [String: Any]) -> [UInt8] {
-        let data =
-            (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes]))
-            ?? Data("{}".utf8)
-        return [UInt8](data)
+        [UInt8](CanonicalJSON.data(object: value, .compact))
     }
 
     /// `value` with `"key": <raw JSON>` added (the raw text is inserted as is: the report exactly as

@@ -1,9 +1,10 @@
 import ASN1TLV
+import CanonicalJSON
 public import Foundation
 import HTTPServer
 import ISO7816
 import MRTDDocument
-public import MRTDReader
+import MRTDReader
 public import MRTDTrust
 import PCSCTransport
 import Synchronization
@@ -25,15 +26,12 @@ public struct KioskConfiguration: Sendable {
     public var evidenceDirectory: URL?
     /// The tool's version for `/v1/health`.
     public var version: String
-    /// The report as `emrtd read --json` prints it (the CLI's own encoder).
-    public var reportJSON: @Sendable (ReadReport) -> String
     /// Whether non-loopback clients are expected (`--allow-remote`): Host may then be any IP literal.
     public var allowRemote: Bool
 
     public init(
         token: String, retentionSeconds: Double = 120, maxFinishedReads: Int = 16, maxSubscribers: Int = 64,
-        evidenceDirectory: URL? = nil, version: String, allowRemote: Bool = false,
-        reportJSON: @escaping @Sendable (ReadReport) -> String
+        evidenceDirectory: URL? = nil, version: String, allowRemote: Bool = false
     ) {
         self.token = token
         self.retentionSeconds = retentionSeconds
@@ -42,7 +40,6 @@ public struct KioskConfiguration: Sendable {
         self.evidenceDirectory = evidenceDirectory
         self.version = version
         self.allowRemote = allowRemote
-        self.reportJSON = reportJSON
     }
 }
 
@@ -253,35 +250,29 @@ public final class KioskService: Sendable {
         let connected = ContinuousClock.now
         job.card(present: true)
         job.setStatus(.reading)
-        let readStarted = ReadReport.timestamp(Date())
         let clock = FirstAPDUClock(transport)
-        // the face is decoded for the report as soon as DG2 is in, while the rest of the document is read
-        let faceCheck = EarlyFaceCheck()
-        var options = request.readOptions
-        options.fileCompleted = { file, bytes in if file == .dg2 { faceCheck.start(dg2: bytes) } }
-        let reader = DocumentReader(transport: clock, options: options)
-        let result: ReadResult
+        let reader = DocumentReader(transport: clock, options: request.readOptions)
+        let bundle = config.evidenceDirectory?.appendingPathComponent(job.id)
+        let read: VerifiedRead
+        // the chip read ends where verification starts (the use case says so with its `verifying` event)
+        let chipReadAt = Mutex<ContinuousClock.Instant?>(nil)
         do {
-            result = try await reader.read { job.progress($0) }
+            read = try await reader.readAndVerify(
+                trustStore: trust.withLock { $0 }, evidenceFolder: bundle,
+                progress: { event in
+                    if event.phase == .verifying { chipReadAt.withLock { $0 = .now } }
+                    job.progress(event)
+                })
         } catch {
             release()
             job.fail(Self.apiError(error))
             return
         }
-        let chipRead = ContinuousClock.now
-        guard !Task.isCancelled else { return }
-        job.progress(ReadEvent(phase: .verifying, message: "verifying"))
-        let store = trust.withLock { $0 }
-        let verification = DocumentVerifier.verify(result, trustStore: store, validationTime: .now)
         let verified = ContinuousClock.now
-        let bundle = config.evidenceDirectory?.appendingPathComponent(job.id)
+        let chipRead = chipReadAt.withLock { $0 } ?? verified
+        guard !Task.isCancelled else { return }
+        let (result, verification, report) = (read.result, read.verification, read.report)
         let document = result.document  // parsed once: the face and the document's other images
-        let facePath = bundle.flatMap { dir in
-            document.faceImage.map { dir.appendingPathComponent(EvidenceBundle.faceImageName($0.format)).path }
-        }
-        var report = ReportBuilder.report(
-            for: result, verification: verification, faceImagePath: facePath, faceCheck: await faceCheck.result())
-        report.readAt = readStarted
         if let root = config.evidenceDirectory, let bundle {
             do { try Evidence.write(result, report: report, root: root, to: bundle) } catch {
                 release()
@@ -294,7 +285,7 @@ public final class KioskService: Sendable {
         let face = document.faceImage.map { (bytes: $0.imageData, format: $0.format) }
         // as stored: a JPEG 2000 one is converted only if and when the result page is asked for
         let images = HTMLReport.documentImages(document)
-        let reportJSON = Array(config.reportJSON(report).utf8)
+        let reportJSON = CanonicalJSON.bytes(report)
         release()
         // the result instant: everything is computed and encoded, the outcome is published next
         let timing = ReadTiming(
@@ -452,23 +443,5 @@ enum Evidence {
         try FileManager.default.createDirectory(
             at: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try EvidenceBundle.write(result, report: report, to: dir)
-    }
-}
-
-/// The face's decoding for the report, started from DG2's bytes the moment DG2 is read (a detached task: the read
-/// goes on meanwhile, waiting on the card). The report uses it only when it was made from the very image the
-/// verified document holds (`ReportBuilder.faceImage`); a DG2 read again after a resumption starts a new one.
-final class EarlyFaceCheck: Sendable {
-    private let task = Mutex<Task<FaceDisplayCheck?, Never>?>(nil)
-
-    func start(dg2: [UInt8]) {
-        let started = Task.detached(priority: .userInitiated) { FaceDisplayCheck(dg2: dg2) }
-        task.withLock { $0 = started }
-    }
-
-    /// The check, once done; nil when none was started.
-    func result() async -> FaceDisplayCheck? {
-        guard let running = task.withLock({ $0 }) else { return nil }
-        return await running.value
     }
 }

@@ -1,3 +1,4 @@
+import CanonicalJSON
 import Foundation
 import MRTDReader
 
@@ -59,9 +60,7 @@ struct BenchReport: Sendable, Codable {
     var face: FaceBenchReport? = nil
 
     func jsonText() -> String {
-        let enc = JSONEncoder()
-        enc.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: (try? enc.encode(self)) ?? Data(), as: UTF8.self)
+        CanonicalJSON.string(self)
     }
 }
 

@@ -1,4 +1,5 @@
 import ASN1TLV
+import CanonicalJSON
 import Foundation
 import ISO7816
 import MRTDDocument
@@ -32,38 +33,24 @@ struct ReadFlow {
         let trace = tracePath == nil ? nil : APDUTrace()
         let reader = DocumentReader(transport: transport, options: options, trace: trace)
         let started = Date()
-        let result: ReadResult
+        let read: VerifiedRead
         do {
-            result = try await reader.read(progress: Presentation.progressPrinter(quiet: quiet))
+            read = try await reader.readAndVerify(
+                trustStore: trustStore, validationTime: validationTime, evidenceFolder: out,
+                progress: Presentation.progressPrinter(quiet: quiet))
         } catch {
             Console.endLive()
             writeTrace(trace, started: started)
-            switch error {
-            case .transport:
-                throw CLIError(
-                    .transport, "\(error.description) — check the reader and that the document lies still on it",
-                    status: .transport)
-            case .accessControl(let e):
-                var m = error.description
-                if e.code == .wrongPassword { m += " — check the MRZ/CAN" }
-                throw CLIError(.accessControl, m, status: .accessControl)
-            case .chip:
-                throw CLIError(
-                    .chip,
-                    "\(error.description) — try the read again; if it repeats, record the trace (--trace) and report it",
-                    status: .transport)
+            let failure = error.failure
+            switch failure.kind {
+            case .accessControl: throw CLIError(.accessControl, failure.message, status: .accessControl)
+            case .chip: throw CLIError(.chip, failure.message, status: .transport)
+            case .transport, .cardRemoved, .readerUnavailable, .cancelled:
+                throw CLIError(.transport, failure.message, status: .transport)
             }
         }
         writeTrace(trace, started: started)
-        let verification = DocumentVerifier.verify(result, trustStore: trustStore, validationTime: validationTime)
-        let facePath = out.flatMap { dir in
-            result.document.faceImage.map { dir.appendingPathComponent(EvidenceBundle.faceImageName($0.format)).path }
-        }
-        var report = ReportBuilder.report(for: result, verification: verification, faceImagePath: facePath)
-        report.readAt = Presentation.timestamp(started)
-        if let challenge = options.activeAuthenticationChallenge {
-            report.activeAuthenticationChallenge = Hex.encode(challenge)
-        }
+        let (result, verification, report) = (read.result, read.verification, read.report)
         if let out {
             do { try EvidenceBundle.write(result, report: report, extraFiles: extraBundleFiles, to: out) } catch {
                 // in words, never the library's error (it names its folder problems by their Swift case)
@@ -92,9 +79,7 @@ struct ReadFlow {
     func writeTrace(_ trace: APDUTrace?, started: Date) {
         guard let trace, let path = tracePath else { return }
         let file = TraceFile(startedAt: Presentation.timestamp(started), exchanges: trace.all)
-        let enc = JSONEncoder()
-        enc.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        if let data = try? enc.encode(file) {
+        if let data = try? CanonicalJSON.data(file) {
             let ok = FileManager.default.createFile(
                 atPath: path, contents: data, attributes: [.posixPermissions: 0o600])
             if !ok {
@@ -146,17 +131,11 @@ enum OutputFolder {
 /// Plain JSON text from dictionaries, with sorted keys and unescaped slashes (as every emrtd JSON output).
 enum JSONText {
     static func render(_ object: Any) -> String {
-        let data =
-            (try? JSONSerialization.data(
-                withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return String(decoding: data, as: UTF8.self)
+        String(decoding: CanonicalJSON.data(object: object), as: UTF8.self)
     }
 
     static func encode<T: Encodable>(_ value: T, pretty: Bool = true) -> String {
-        let enc = JSONEncoder()
-        enc.outputFormatting =
-            pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: (try? enc.encode(value)) ?? Data("{}".utf8), as: UTF8.self)
+        CanonicalJSON.string(value, pretty ? .pretty : .compact)
     }
 }
 

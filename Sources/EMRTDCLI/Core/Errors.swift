@@ -1,3 +1,4 @@
+import CanonicalJSON
 import Foundation
 public import MRTDReader
 
@@ -134,12 +135,7 @@ enum ErrorOutput {
         {
             object["report"] = kept
         }
-        let options: JSONSerialization.WritingOptions =
-            pretty
-            ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            : [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: options)) ?? Data()
-        return String(decoding: data, as: UTF8.self)
+        return String(decoding: CanonicalJSON.data(object: object, pretty ? .pretty : .compact), as: UTF8.self)
     }
 }
 

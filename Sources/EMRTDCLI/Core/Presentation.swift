@@ -1,12 +1,11 @@
+import CanonicalJSON
 import Foundation
 import MRTDReader
 
 /// Human-readable rendering of a report, and the progress line.
 enum Presentation {
     static func json(_ report: ReadReport) -> String {
-        let enc = JSONEncoder()
-        enc.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: (try? enc.encode(report)) ?? Data(), as: UTF8.self)
+        CanonicalJSON.string(report)
     }
 
     static func text(_ r: ReadReport) -> String {
@@ -82,7 +81,7 @@ enum Presentation {
             if quiet { return }
             var s = e.message
             if let total = e.bytesTotal, total > 0 { s += " \(e.bytesDone)/\(total)" }
-            if e.phase == .done {
+            if e.phase == .done || e.phase == .verifying {  // the read is over: the report follows
                 Console.endLive()
                 return
             }

@@ -1,4 +1,5 @@
 import ASN1TLV
+import CanonicalJSON
 import Foundation
 import ISO7816
 
@@ -34,10 +35,7 @@ enum PCSCCommandOutput {
     }
 
     static func compactJSON<T: Encodable>(_ value: T) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(value) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
+        CanonicalJSON.string(value, .compact)
     }
 
     static func hex(_ bytes: [UInt8]) -> String { Hex.encode(bytes) }

@@ -160,7 +160,7 @@ enum ServeCommand {
         let config = KioskConfiguration(
             token: token, retentionSeconds: s.retention, maxFinishedReads: s.maxFinished,
             evidenceDirectory: s.evidenceDir, version: EMRTDKitVersion.string,
-            allowRemote: s.allowRemote, reportJSON: { Presentation.json($0) })
+            allowRemote: s.allowRemote)
         let service = KioskService(configuration: config, trust: store)
         let quiet = s.quiet
         let signals = SignalWaiter(onReload: {

@@ -1,4 +1,5 @@
 import ASN1TLV
+import CanonicalJSON
 import FaceImaging
 public import Foundation
 import MRTDAccessControl
@@ -123,10 +124,8 @@ public enum EvidenceBundle {
                 }
             }
             let record = cloneRecord(CloneDetectionEvidence(result))
-            let enc = JSONEncoder()
-            enc.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            try put(Array(try enc.encode(record)), cloneDetectionFile)
-            if let report { try put(Array(try enc.encode(report)), reportFile) }
+            try put(Array(try CanonicalJSON.data(record)), cloneDetectionFile)
+            if let report { try put(Array(try CanonicalJSON.data(report)), reportFile) }
             for (name, bytes) in extraFiles.sorted(by: { $0.key < $1.key }) { try put(bytes, name) }
             // An empty folder given by the caller is replaced by the finished bundle.
             // rmdir, never a recursive removal: it fails if anything appeared in the folder meanwhile.

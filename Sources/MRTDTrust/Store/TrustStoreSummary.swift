@@ -1,4 +1,5 @@
 public import ASN1TLV
+import CanonicalJSON
 import Foundation
 import MRTDCrypto
 
@@ -74,9 +75,7 @@ extension TrustStore {
 
         /// Pretty-printed JSON with sorted keys (for `emrtd trust --json`).
         public func json() throws -> String {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            return String(decoding: try encoder.encode(self), as: UTF8.self)
+            String(decoding: try CanonicalJSON.data(self), as: UTF8.self)
         }
 
         /// A plain-text rendering, one fact per line.

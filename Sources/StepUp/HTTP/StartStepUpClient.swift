@@ -1,3 +1,4 @@
+import CanonicalJSON
 public import Foundation
 
 /// Where ReuseID's start step-up lives.
@@ -75,9 +76,7 @@ public struct StartStepUpClient: Sendable {
         let endpoint = try URLPolicy.validate(
             configuration.endpoint.absoluteString, field: "startStepUpURL",
             step: .configuration)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let body = try encoder.encode(wire)
+        let body = try CanonicalJSON.data(wire, .compact)
         var retriedWithFreshToken = false
         while true {
             let wasCached = await tokens.hasValidCachedToken

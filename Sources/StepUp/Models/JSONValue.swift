@@ -1,3 +1,4 @@
+import CanonicalJSON
 public import Foundation
 
 /// Any JSON value: used to keep responses whose shape is not public (the start step-up answer), to
@@ -55,7 +56,7 @@ public enum JSONValue: Hashable, Sendable, Codable {
 
     /// Converts any `Encodable` into a `JSONValue`.
     public init(encoding value: some Encodable) throws {
-        let data = try JSONEncoder().encode(value)
+        let data = try CanonicalJSON.data(value, .compact)
         self = try JSONDecoder().decode(JSONValue.self, from: data)
     }
 
@@ -106,9 +107,7 @@ public enum JSONValue: Hashable, Sendable, Codable {
 
     /// Pretty, key-sorted JSON text (what the CLI prints).
     public func prettyPrinted() -> String {
-        let e = JSONEncoder()
-        e.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        guard let d = try? e.encode(self), let s = String(data: d, encoding: .utf8) else { return "null" }
+        guard let d = try? CanonicalJSON.data(self), let s = String(data: d, encoding: .utf8) else { return "null" }
         return s
     }
 }

@@ -1,3 +1,4 @@
+import CanonicalJSON
 public import Foundation
 
 /// MobileID's operation context (docs/architecture.md §8.1 item 2, [doc]):
@@ -16,9 +17,7 @@ public struct OperationContext: Codable, Hashable, Sendable {
 
     /// Wraps an operation document (standard padded base64).
     public init(document: SignicatOperationDocument) throws {
-        let e = JSONEncoder()
-        e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        self.init(contextContentB64: try e.encode(document).base64EncodedString())
+        self.init(contextContentB64: try CanonicalJSON.data(document, .compact).base64EncodedString())
     }
 
     public init(from decoder: any Decoder) throws {

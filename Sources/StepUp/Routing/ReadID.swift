@@ -1,3 +1,4 @@
+import CanonicalJSON
 public import Foundation
 import MRTDReader
 
@@ -353,15 +354,13 @@ public struct ResultUploader: Sendable {
     @discardableResult
     public func upload(_ document: StepUpResultDocument, token: SecretString) async throws -> HTTPClientResponse {
         let url = try URLPolicy.validate(endpoint.absoluteString, field: "resultURL", step: .configuration)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let request = HTTPClientRequest(
             method: "POST", url: url,
             headers: [
                 "Authorization": "Bearer " + token.reveal(),
                 "Content-Type": "application/json", "Accept": "application/json",
             ],
-            body: try encoder.encode(document))
+            body: try CanonicalJSON.data(document, .compact))
         return try await http.send(request, step: .resultUpload, redactor: Redactor(secrets: [token]))
     }
 }

@@ -1,3 +1,4 @@
+import CanonicalJSON
 import Foundation
 
 /// VideoID's answer to `POST <url>/videoid.request` (docs/architecture.md §8.1 item 4, [doc]):
@@ -89,15 +90,13 @@ public struct VideoIDClient: Sendable {
                 missingFields: ["token"])
         }
         let redactor = Redactor(secrets: [token])
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
         let request = HTTPClientRequest(
             method: "POST", url: URLPolicy.join(base, Self.requestPath),
             headers: [
                 "Authorization": "Bearer " + token.reveal(),
                 "Content-Type": "application/json", "Accept": "application/json",
             ],
-            body: try encoder.encode(VideoIDAuthorizationRequest()))
+            body: try CanonicalJSON.data(VideoIDAuthorizationRequest(), .compact))
         let (json, response) = try await http.sendForJSON(request, step: .videoIDRequest, redactor: redactor)
         guard case .object = json else {
             throw StepUpError(

@@ -1,4 +1,5 @@
 import ASN1TLV
+import CanonicalJSON
 public import Foundation
 import MRTDCrypto
 import MRTDDocument
@@ -113,10 +114,8 @@ public enum ProfileStore {
             dateOfBirth: profile.dateOfBirth, dateOfExpiry: profile.dateOfExpiry, can: profile.can,
             mrz: profile.mrz, supportsBAC: profile.supportsBAC, files: files, link: link,
             chipAuthentication: ca, activeAuthenticationKeyFile: aaFile, trust: trust, forgery: forgery)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         do {
-            try write([UInt8](try encoder.encode(manifest)), directory, manifestName)
+            try write([UInt8](try CanonicalJSON.data(manifest)), directory, manifestName)
         } catch let e as GeneratorError {
             throw e
         } catch {

@@ -308,24 +308,17 @@ public final class KioskService: Sendable {
         }
     }
 
-    /// A failed read, by the CLI's exit-status classes (access control 4, transport 3).
+    /// A failed read, by the read use case's one classification (`ReadError.failure`, which the CLI's exit statuses
+    /// follow too: access control 4, the rest 3).
     static func apiError(_ error: ReadError) -> APIError {
-        switch error {
-        case .accessControl(let e):
-            let hint = e.code == .wrongPassword ? " — check the MRZ/CAN" : ""
-            return APIError(422, "access_control_failed", error.description + hint)
-        case .transport(let t, let resumptions):
-            switch t.kind {
-            case .cancelled: return APIError(409, "cancelled", "the read was cancelled")
-            case .readerUnavailable, .noReader: return APIError(503, "reader_unavailable", error.description)
-            case .cardRemoved, .noCard, .timeout, .cardReset, .protocolError:
-                return APIError(
-                    410, "card_removed",
-                    "the document was removed and not presented again in time"
-                        + (resumptions > 0 ? " (after \(resumptions) resumption\(resumptions == 1 ? "" : "s"))" : ""))
-            default: return APIError(502, "transport", error.description)
-            }
-        case .chip: return APIError(502, "chip", error.description)
+        let failure = error.failure
+        switch failure.kind {
+        case .accessControl: return APIError(422, "access_control_failed", failure.message)
+        case .cancelled: return APIError(409, "cancelled", failure.message)
+        case .readerUnavailable: return APIError(503, "reader_unavailable", failure.message)
+        case .cardRemoved: return APIError(410, "card_removed", failure.message)
+        case .transport: return APIError(502, "transport", failure.message)
+        case .chip: return APIError(502, "chip", failure.message)
         }
     }
 

@@ -120,7 +120,7 @@ extension ReadError {
             return ReadFailure(
                 kind: .chip,
                 message:
-                    "\(description) — try the read again; if it repeats, record the trace (--trace) and report it")
+                    "\(description) — try the read again; if it repeats, record an APDU trace and report it")
         }
     }
 }

@@ -51,7 +51,8 @@ struct ServeThroughPCSCTests {
             let dg2 = events.events.filter { $0.name == "progress" && $0.data["file"] as? String == "DG2" }
             #expect(dg2.contains { ($0.data["total"] as? Int ?? 0) > 0 })
 
-            let done = try #require(try service.read(id).json)
+            let doneAnswer = try service.read(id)
+            let done = try #require(doneAnswer.json)
             #expect(done["status"] as? String == "done")
             let report = try #require(done["report"] as? [String: Any])
             Harness.stop(sim)
@@ -64,6 +65,9 @@ struct ServeThroughPCSCTests {
                 "--timeout", "15",
             ])
             #expect(cli.status == 0, "\(cli.stderr)")
+            // one read use case and one encoder: the service's report is the CLI's, byte for byte but for timings
+            let served = try #require(Self.rawMember("report", of: doneAnswer.text))
+            #expect(Self.withoutTimings(served) == Self.withoutTimings(cli.stdout.trimmingCharacters(in: .newlines)))
             let expected = try #require(
                 (try? JSONSerialization.jsonObject(with: Data(cli.stdout.utf8))) as? [String: Any])
             #expect(Set(report.keys) == Set(expected.keys))
@@ -117,6 +121,46 @@ struct ServeThroughPCSCTests {
             #expect(
                 try service.http.request("GET", "/v1/reads/\(id)/result.html", token: service.token).status == 404)
         }
+    }
+
+    /// The raw JSON text of `key`'s object in `json` (as the service embedded it), by a string-aware brace count.
+    static func rawMember(_ key: String, of json: String) -> String? {
+        let chars = Array(json.utf8)
+        guard let r = json.range(of: "\"\(key)\":") else { return nil }
+        var i = json.utf8.distance(from: json.utf8.startIndex, to: r.upperBound.samePosition(in: json.utf8)!)
+        while i < chars.count, chars[i] != UInt8(ascii: "{") { i += 1 }
+        let start = i
+        var depth = 0
+        var inString = false
+        var escaped = false
+        while i < chars.count {
+            let c = chars[i]
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if c == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if c == UInt8(ascii: "\"") {
+                    inString = false
+                }
+            } else if c == UInt8(ascii: "\"") {
+                inString = true
+            } else if c == UInt8(ascii: "{") {
+                depth += 1
+            } else if c == UInt8(ascii: "}") {
+                depth -= 1
+                if depth == 0 { return String(decoding: chars[start...i], as: UTF8.self) }
+            }
+            i += 1
+        }
+        return nil
+    }
+
+    /// `report` with the values of its timing fields (when the read ran and how long its parts took) blanked.
+    static func withoutTimings(_ report: String) -> String {
+        report.replacingOccurrences(
+            of: #""(readAt|validationTime|elapsedMs|ms)" : ("[^"]*"|[0-9.]+)"#, with: "\"$1\" : \"…\"",
+            options: .regularExpression)
     }
 
     @Test func wrongMRZFailsWithTheAccessControlCode() async throws {

@@ -90,6 +90,11 @@ let package = Package(
                 "HTTPServer", "ISO7816", "MRTDCrypto", "MRTDDocument", "MRTDAccessControl", "MRTDTrust",
                 "MRTDReader", "PCSCTransport", "StepUp", "ASN1TLV", "FaceImaging", "CanonicalJSON",
             ],
+            // the kiosk page's HTML, CSS and JavaScript, embedded in the binary (no files to install beside it)
+            resources: [
+                .embedInCode("Resources/kiosk.html"), .embedInCode("Resources/kiosk-page.css"),
+                .embedInCode("Resources/kiosk.js"),
+            ],
             swiftSettings: strict),
         .target(
             name: "EMRTDCLI",

@@ -166,6 +166,8 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "PackageTests", dependencies: ["EMRTDKit", "MRTDTestSupport"], swiftSettings: strict),
         .testTarget(
+            name: "HTTPServerTests", dependencies: ["HTTPServer", "MRTDTestSupport"], swiftSettings: strict),
+        .testTarget(
             name: "KioskServiceTests",
             dependencies: ["KioskService", "HTTPServer", "MRTDReader", "emrtd", "MRTDTestSupport"],
             // the Selenium script of KioskBrowserTests, run by python3

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import HTTPServer
+import MRTDTestSupport
 import Testing
 
 /// The idle-connection timeout (docs/service.md "Security": a connection idle for 30 s is closed): a client

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import MRTDTestSupport
 import Synchronization
 import Testing
 

@@ -14,6 +14,8 @@ struct ReadFlow {
     /// The checked `--html` file (see `HTMLOutput.prepare`).
     var htmlPath: String? = nil
     var quiet = false
+    /// `--allow-expired`: a document past its date of expiry may still be accepted (the report records it).
+    var allowExpired = false
     /// Files written into the bundle beside the read's own (demo: the generated test CSCA).
     var extraBundleFiles: [String: [UInt8]] = [:]
 
@@ -55,7 +57,8 @@ struct ReadFlow {
             }
         }
         writeTrace(trace, started: started)
-        let verification = DocumentVerifier.verify(result, trustStore: trustStore, validationTime: validationTime)
+        let verification = DocumentVerifier.verify(
+            result, trustStore: trustStore, validationTime: validationTime, allowExpired: allowExpired)
         let facePath = out.flatMap { dir in
             result.document.faceImage.map { dir.appendingPathComponent(EvidenceBundle.faceImageName($0.format)).path }
         }

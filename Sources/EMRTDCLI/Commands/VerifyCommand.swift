@@ -15,7 +15,9 @@ enum VerifyCommand {
         arguments: [ArgumentDecl("DIR", help: "the bundle folder written by read/demo --out", kind: .directory)],
         options: Options.trust + [
             OptionDecl(
-                "at", value: "TIME", help: "validate certificates at this time: 2026-11-29 or 2026-11-29T12:00:00Z",
+                "at", value: "TIME",
+                help:
+                    "validate certificates and the document's expiry at this time: 2026-11-29 or 2026-11-29T12:00:00Z",
                 default: "now"),
             Options.allowExpired, Options.json, HTMLOutput.option,
         ],

@@ -88,7 +88,8 @@ public struct VerificationOutcome: Sendable, Hashable {
 /// Authentication key or DG15 listed in the SOD, PACE-CAM in EF.CardAccess, EF.CardSecurity or DG14 — that
 /// was not proven (refused, withheld, left out of the read, not performed) fails; only a document offering
 /// none is `NOT_AVAILABLE`. Offline, CA and PACE-CAM are `notChecked` (nothing ties a transcript to a real
-/// session). DG1, and DG2 when the SOD lists it, must be read and hash-checked (`identityDataGroups`).
+/// session). DG1, and DG2 when the SOD lists it, must be read and hash-checked (`identityDataGroups`). DG1's date
+/// of expiry, hash-checked, is compared with the validation time (`documentValidity`, `DocumentValidity`).
 public enum DocumentVerifier {
     /// `allowExpired`: accept a document past its date of expiry (`documentValidity` still fails and says so).
     public static func verify(

@@ -20,6 +20,12 @@ public enum ResponseChaining {
     /// framing (DO'87' header, padding, DO'99', DO'8E': under 64 bytes).
     public static let maximumBytes = 65_536 + 64
 
+    /// Whether a chained response that has brought `bytes` data bytes may take GET RESPONSE number `part` (the
+    /// bounds above; the one rule for every place that collects '61xx', also the T=0 transport's).
+    public static func mayContinue(part: Int, bytes: Int) -> Bool {
+        (part <= maximumParts || bytes >= part * minimumAveragePartBytes) && bytes <= maximumBytes
+    }
+
     /// Collects the rest of `first` with GET RESPONSE through `send` while it says '61xx'.
     /// `command` is the command `first` answers (its CLA's logical-channel bits are kept).
     /// Throws `TransportError(.protocolError)` when the card keeps chaining beyond the limits above.
@@ -33,8 +39,7 @@ public enum ResponseChaining {
         var parts = 0
         while response.statusWord.isMoreDataAvailable {
             parts += 1
-            guard parts <= maximumParts || data.count >= parts * minimumAveragePartBytes, data.count <= maximumBytes
-            else {
+            guard mayContinue(part: parts, bytes: data.count) else {
                 throw TransportError(
                     .protocolError, function: "GET RESPONSE",
                     "the card kept answering 61xx (more than \(maximumParts) parts of under \(minimumAveragePartBytes) bytes on average, or more than \(maximumBytes) bytes)"

@@ -21,6 +21,8 @@ extension DocumentReader {
     /// - Parameters:
     ///   - trustStore: the CSCAs (and CRLs) passive authentication anchors to.
     ///   - validationTime: the time certificates and the document's validity are checked at (now for a live read).
+    ///   - allowExpired: a document past its date of expiry may still be accepted (the report records that it was
+    ///     allowed); by default it is not.
     ///   - evidenceFolder: the folder the evidence bundle will be written to, if any: the report names the face
     ///     image's file there. This call writes nothing (`EvidenceBundle.write` does).
     ///   - progress: called from the reading task for each step (keep it quick).
@@ -28,7 +30,7 @@ extension DocumentReader {
     ///   Authentication challenge the caller gave (`ReadOptions.activeAuthenticationChallenge`).
     /// - Throws: `ReadError` when the document could not be read; `ReadError.failure` classifies it.
     public func readAndVerify(
-        trustStore: TrustStore, validationTime: ASN1Time = .now, evidenceFolder: URL? = nil,
+        trustStore: TrustStore, validationTime: ASN1Time = .now, allowExpired: Bool = false, evidenceFolder: URL? = nil,
         progress: (@Sendable (ReadEvent) -> Void)? = nil
     ) async throws(ReadError) -> VerifiedRead {
         let started = Date()
@@ -42,7 +44,8 @@ extension DocumentReader {
         }
         let result = try await reader.read(progress: progress)
         progress?(ReadEvent(phase: .verifying, message: "verifying"))
-        let verification = DocumentVerifier.verify(result, trustStore: trustStore, validationTime: validationTime)
+        let verification = DocumentVerifier.verify(
+            result, trustStore: trustStore, validationTime: validationTime, allowExpired: allowExpired)
         let facePath = evidenceFolder.flatMap { dir in
             result.document.faceImage.map { dir.appendingPathComponent(EvidenceBundle.faceImageName($0.format)).path }
         }

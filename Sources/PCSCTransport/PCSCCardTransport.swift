@@ -269,12 +269,13 @@ public final class PCSCCardTransport: CardTransport {
             again.ne = sw2 == 0 ? 256 : sw2
             response = try once(again)
         }
-        // 61xx: more data; GET RESPONSE until done (bounded: 64 KiB of 256-byte chunks).
+        // 61xx: more data; GET RESPONSE until done (bounded as `ResponseChaining`: small parts are followed, a
+        // trickle is not)
         var data = response.data
         var rounds = 0
         while response.statusWord.isMoreDataAvailable {
             rounds += 1
-            guard rounds <= 257 else {
+            guard ResponseChaining.mayContinue(part: rounds, bytes: data.count) else {
                 throw TransportError(
                     .protocolError, function: "SCardTransmit", "the card kept answering 61xx to GET RESPONSE")
             }

@@ -13,6 +13,12 @@ public struct ChipFaults: Sendable, Hashable {
     /// response is cut as bytes (DO'87'/'99'/'8E'), and GET RESPONSE is taken plain, without touching the
     /// session. Any other command discards what was left of a chain.
     public var chainResponsesLongerThan: Int?
+    /// With `chainResponsesLongerThan`: each GET RESPONSE brings at most this many bytes, and '61xx' announces
+    /// at most this many (a chip with a small buffer, e.g. 60 bytes per part).
+    public var chainPartSize: Int?
+    /// With `chainResponsesLongerThan`: a chained response never ends — once its bytes are sent, every GET
+    /// RESPONSE brings one more byte ('00') with '6101' (a hostile chip).
+    public var chainNeverEnds: Bool
     /// '6Cxx' on plain READ BINARY: a plain READ BINARY whose answer would bring fewer bytes than Ne
     /// (the end of the file, or the chip's own limit) is refused with '6Cxx', xx = the bytes it would
     /// bring ('00' for 256), so that the reader asks again with that Le.
@@ -26,10 +32,13 @@ public struct ChipFaults: Sendable, Hashable {
     public var delay: Double
 
     public init(
-        chainResponsesLongerThan: Int? = nil, wrongLeOnPlainReads: Bool = false, shortReads: Bool = false,
-        emptyReadsFromOffset: Int? = nil, delay: Double = 0
+        chainResponsesLongerThan: Int? = nil, chainPartSize: Int? = nil, chainNeverEnds: Bool = false,
+        wrongLeOnPlainReads: Bool = false, shortReads: Bool = false, emptyReadsFromOffset: Int? = nil,
+        delay: Double = 0
     ) {
         self.chainResponsesLongerThan = chainResponsesLongerThan
+        self.chainPartSize = chainPartSize
+        self.chainNeverEnds = chainNeverEnds
         self.wrongLeOnPlainReads = wrongLeOnPlainReads
         self.shortReads = shortReads
         self.emptyReadsFromOffset = emptyReadsFromOffset
@@ -55,12 +64,18 @@ extension ChipEngine {
         if var chain = pendingChain {
             pendingChain = nil
             if bytes.count >= 4, bytes[0] & 0xFC == 0, bytes[1] == 0xC0, let c = try? CommandAPDU(bytes: bytes) {
-                let n = min(c.ne ?? 256, chain.data.count)
+                if chain.data.isEmpty && faults.chainNeverEnds {
+                    pendingChain = chain
+                    return ResponseAPDU(data: [0x00], statusWord: StatusWord(0x61, 0x01))
+                }
+                let n = min(c.ne ?? 256, chain.data.count, faults.chainPartSize.map { max(1, $0) } ?? Int.max)
                 let part = Array(chain.data.prefix(n))
                 chain.data = chain.data.dropFirst(n)
-                if chain.data.isEmpty { return ResponseAPDU(data: part, statusWord: chain.statusWord) }
+                if chain.data.isEmpty && !faults.chainNeverEnds {
+                    return ResponseAPDU(data: part, statusWord: chain.statusWord)
+                }
                 pendingChain = chain
-                return ResponseAPDU(data: part, statusWord: StatusWord(0x61, UInt8(min(chain.data.count, 256) & 0xFF)))
+                return ResponseAPDU(data: part, statusWord: StatusWord(0x61, announced(chain.data.count)))
             }
         }
         var response = process(bytes)
@@ -75,9 +90,17 @@ extension ChipEngine {
             let first = Array(response.data.prefix(limit))
             let rest = response.data[limit...]
             pendingChain = PendingChain(data: rest, statusWord: response.statusWord)
-            return ResponseAPDU(data: first, statusWord: StatusWord(0x61, UInt8(min(rest.count, 256) & 0xFF)))
+            return ResponseAPDU(data: first, statusWord: StatusWord(0x61, announced(rest.count)))
         }
         return response
+    }
+
+    /// SW2 of a '61xx': the bytes left ('00' = 256 or more), at most `chainPartSize`; '01' for a chain that never
+    /// ends and has sent its bytes.
+    func announced(_ left: Int) -> UInt8 {
+        if left == 0 { return 0x01 }
+        let n = min(left, 256, faults.chainPartSize.map { max(1, $0) } ?? 256)
+        return UInt8(n & 0xFF)
     }
 
     /// How many of the `n` bytes READ BINARY could bring at `offset` it does bring (`shortReads`).

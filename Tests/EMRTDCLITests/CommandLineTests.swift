@@ -7,7 +7,7 @@ import Testing
         "dataGroupHashes", "unlistedDataGroups", "sodSignature", "documentSignerCertificate",
         "cscaChain", "cscaCountryMatchesIssuingState", "revocation", "cardSecuritySignature",
         "chipAuthentication", "paceChipAuthenticationMapping", "activeAuthentication",
-        "identityDataGroups", "readScope",
+        "identityDataGroups", "readScope", "documentValidity",
     ]
     /// The Utopia specimen of the built-in virtual passport (ICAO 9303-4 specimen data, not personal data).
     static let specimenMRZ = "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<L898902C36UTO7408122F3104150ZE184226B<<<<<16"
@@ -54,9 +54,12 @@ import Testing
         #expect(offline["status"] as? String == live["status"] as? String)
         #expect(offline["chipVerification"] as? String == "SUCCEEDED")
 
-        // without a trust anchor: rejected, never silently trusting the bundle's own certificate
+        // without a trust anchor: inconclusive (cannot tell), never silently trusting the bundle's own certificate
         let untrusted = try Emrtd.run(["verify", dir.path, "--json"])
-        #expect(untrusted.status == 11)
+        #expect(untrusted.status == 10)
+        let why = try #require(Emrtd.json(untrusted.stdout)?["verification"] as? [String: Any])
+        #expect(why["chipVerification"] as? String == "NOT_CHECKED")
+        #expect((why["reason"] as? String)?.contains("no trust anchor (CSCA) for UTO") == true, "\(why)")
 
         // one flipped byte in DG2: rejected
         let dg2 = dir.appendingPathComponent("DG2.bin")
@@ -82,6 +85,31 @@ import Testing
     func verdictExitCodes(args: [String], status: Int32) throws {
         let r = try Emrtd.run(args + ["--quiet"])
         #expect(r.status == status, "\(args): \(r.stderr)")
+    }
+
+    /// An expired (genuine) document: not accepted by `emrtd read` (exit 10, and says why), accepted only with
+    /// --allow-expired, which the report records.
+    @Test func anExpiredDocumentIsNotAcceptedWithoutTheOptIn() throws {
+        let read = [
+            "read", "--virtual", "pace-gm-brainpool-aes128+expired-document", "--document-number", "L898902C3",
+            "--birth-date", "740812", "--expiry-date", "210430", "--quiet",
+        ]
+        let r = try Emrtd.run(read + ["--json"])
+        #expect(r.status == 10, "\(r.stderr)")
+        let v = try #require(Emrtd.json(r.stdout)?["verification"] as? [String: Any])
+        #expect(v["status"] as? String == "inconclusive" && v["chipVerification"] as? String == "SUCCEEDED")
+        #expect(v["allowExpired"] as? Bool == false)
+        let validity = (v["checks"] as? [[String: Any]] ?? []).first { $0["name"] as? String == "documentValidity" }
+        #expect(validity?["status"] as? String == "failed")
+        let text = try Emrtd.run(read)
+        #expect(text.status == 10)
+        #expect(text.stdout.contains("Inconclusive: the document expired on 2021-04-30"), "\(text.stdout)")
+        #expect(text.stdout.contains("Document has not expired"))
+
+        let allowed = try Emrtd.run(read + ["--json", "--allow-expired"])
+        #expect(allowed.status == 0, "\(allowed.stderr)")
+        let w = try #require(Emrtd.json(allowed.stdout)?["verification"] as? [String: Any])
+        #expect(w["status"] as? String == "accepted" && w["allowExpired"] as? Bool == true)
     }
 
     @Test(arguments: [

@@ -94,6 +94,48 @@ import Testing
         #expect(r.data == [9])
     }
 
+    @Test func smallPartsAreFollowedBeyond260Parts() async throws {
+        // an extended response of 65,000 bytes in 60-byte parts: 1,084 parts, each averaging 60 bytes
+        let total = 65_000
+        var sent = 60
+        var commands = 0
+        let r = try await ResponseChaining.collect(
+            ResponseAPDU(data: [UInt8](repeating: 1, count: 60), sw: 0x613C), after: .getResponse(ne: 1)
+        ) { _ in
+            commands += 1
+            let n = min(60, total - sent)
+            sent += n
+            return ResponseAPDU(data: [UInt8](repeating: 1, count: n), sw: sent == total ? 0x9000 : 0x613C)
+        }
+        #expect(r.data.count == total && r.statusWord == .success)
+        #expect(commands > ResponseChaining.maximumParts)
+    }
+
+    @Test(arguments: [1, 31])
+    func tinyPartsStopAfter260(partSize: Int) async throws {
+        var commands = 0
+        await #expect(throws: TransportError.self) {
+            _ = try await ResponseChaining.collect(
+                ResponseAPDU(data: [UInt8](repeating: 0, count: partSize), sw: 0x6101), after: .getResponse(ne: 1)
+            ) { _ in
+                commands += 1
+                return ResponseAPDU(data: [UInt8](repeating: 0, count: partSize), sw: 0x6101)
+            }
+        }
+        #expect(commands == ResponseChaining.maximumParts)
+    }
+
+    @Test func endlessLargePartsStopAtTheByteBound() async throws {
+        var commands = 0
+        await #expect(throws: TransportError.self) {
+            _ = try await ResponseChaining.collect(ResponseAPDU(sw: 0x6100), after: .getResponse(ne: 1)) { _ in
+                commands += 1
+                return ResponseAPDU(data: [UInt8](repeating: 0, count: 40), sw: 0x6128)
+            }
+        }
+        #expect(commands <= ResponseChaining.maximumBytes / ResponseChaining.minimumAveragePartBytes + 1)
+    }
+
     @Test func sixtyOneZeroAsksFor256() async throws {
         var asked: [Int?] = []
         _ = try await ResponseChaining.collect(ResponseAPDU(sw: 0x6100), after: .getResponse(ne: 1)) { c in

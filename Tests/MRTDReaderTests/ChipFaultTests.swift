@@ -74,6 +74,33 @@ import VirtualChip
         #expect(t.statistics.apdus == ResponseChaining.maximumParts + 1)
     }
 
+    @Test(
+        "61xx in small parts (60 bytes per GET RESPONSE): read whole, also an extended response of many parts",
+        arguments: ["extended", "short-only", "pace-cam"])
+    func smallChainedParts(profile: String) async throws {
+        let doc = try VirtualDocument(
+            generated: Self.generate(profile), faults: ChipFaults(chainResponsesLongerThan: 60, chainPartSize: 60))
+        let r = try await doc.read()
+        expectComplete(doc, r)
+        let getResponses = r.statistics.apdusByInstruction[0xC0] ?? 0
+        #expect(getResponses > 0)
+        if profile == "extended" {
+            // one extended READ BINARY of DG2 alone took more GET RESPONSEs than the old bound of 260 parts
+            #expect((doc.generated.profile.files[.dg2]?.count ?? 0) / 60 > ResponseChaining.maximumParts)
+        }
+    }
+
+    @Test("61xx one byte at a time, forever: the read fails with a bounded number of commands")
+    func tricklingChainIsBounded() async throws {
+        let doc = try VirtualDocument(
+            generated: Self.generate("extended"),
+            faults: ChipFaults(chainResponsesLongerThan: 300, chainPartSize: 1, chainNeverEnds: true))
+        await #expect(throws: ReadError.self) { _ = try await doc.read() }
+        let apdus = doc.transport.statistics.apdus
+        // each chained answer stops after 260 one-byte parts; a read gives up after a few such answers
+        #expect(apdus < 20 * (ResponseChaining.maximumParts + 1), "\(apdus) APDUs")
+    }
+
     // MARK: 6Cxx on plain reads
 
     @Test("6Cxx on plain READ BINARY: asked again with the exact length")

@@ -64,7 +64,11 @@ import VirtualChip
         let v = try #require(r.verification)
         #expect(v.checks.count >= 5)
         for c in v.checks {
-            #expect(html.contains("<th scope=\"row\">\(HTMLReport.escape(c.name))</th>"), "\(c.name) missing")
+            // the check's title for people, its code as the row's tooltip
+            #expect(
+                html.contains(
+                    "<th scope=\"row\" title=\"\(HTMLReport.escape(c.name))\">\(HTMLReport.escape(c.title))</th>"),
+                "\(c.name) missing")
             #expect(html.contains(HTMLReport.escape(c.detail)), "\(c.name) detail missing")
             #expect(html.contains("<td class=\"status\">\(HTMLReport.escape(c.statusText))</td>"))
         }

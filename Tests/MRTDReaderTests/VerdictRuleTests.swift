@@ -9,7 +9,7 @@ import Testing
         .passed(.dataGroupHashes, ""), .passed(.unlistedDataGroups, ""), .passed(.sodSignature, ""),
         .passed(.documentSignerCertificate, ""), .passed(.cscaChain, ""), .passed(.cscaCountryMatchesIssuingState, ""),
         .notChecked(.revocation, ""), .notPresent(.cardSecuritySignature, ""), .passed(.identityDataGroups, ""),
-        .notChecked(.readScope, ""),
+        .notChecked(.readScope, ""), .passed(.documentValidity, ""),
     ]
 
     func clone(_ ca: CheckStatus, _ cam: CheckStatus, _ aa: CheckStatus) -> [VerificationCheck] {
@@ -47,6 +47,11 @@ import Testing
             var checks = Self.paOK.filter { $0.name != name }
             checks.append(VerificationCheck(name, status, ""))
             let d = VerdictRule.decide(checks + clone(.passed, .notPresent, .passed))
+            if name == .cscaChain && status == .notChecked {
+                // no trust anchor for the issuing state: cannot tell
+                #expect(d.chipVerification == .notChecked && d.status == .inconclusive)
+                continue
+            }
             #expect(d.chipVerification == .failed, "\(name) \(status)")
             #expect(d.status == .rejected)
         }
@@ -81,10 +86,50 @@ import Testing
             for c in VerificationOutcome.CloneDetection.allCases {
                 let s = VerdictRule.status(chipVerification: v, cloneDetection: c)
                 let want: VerificationOutcome.Status =
-                    v != .succeeded ? .rejected : (c == .failed ? .inconclusive : .accepted)
+                    v == .failed
+                    ? .rejected : v == .notChecked ? .inconclusive : (c == .failed ? .inconclusive : .accepted)
                 #expect(s == want, "\(v) \(c)")
+                let unusable = VerdictRule.status(chipVerification: v, cloneDetection: c, documentUsable: false)
+                #expect(unusable == (v == .failed ? .rejected : .inconclusive), "\(v) \(c) unusable")
             }
         }
+    }
+
+    /// A missing trust anchor is NOT_CHECKED only when it is all that is missing: with another required check not
+    /// passed (e.g. no document signer, so no SOD signature), chip verification fails.
+    @Test func aMissingAnchorIsInconclusiveOnlyWhenNothingElseIsMissing() {
+        let base = Self.paOK.filter { $0.name != .cscaChain } + [.notChecked(.cscaChain, "no trust anchor for UTO")]
+        #expect(VerdictRule.decide(base + clone(.passed, .notPresent, .notPresent)).status == .inconclusive)
+        for (name, status) in [
+            (CheckName.sodSignature, CheckStatus.notChecked), (.dataGroupHashes, .failed), (.revocation, .failed),
+        ] {
+            let checks = base.filter { $0.name != name } + [VerificationCheck(name, status, "")]
+            let d = VerdictRule.decide(checks + clone(.passed, .notPresent, .notPresent))
+            #expect(d.chipVerification == .failed && d.status == .rejected, "\(name) \(status)")
+        }
+    }
+
+    /// documentValidity: an expired document is inconclusive unless the caller allows it; a validity that was not
+    /// checked (DG1 not vouched for) or is missing never lets the document be accepted.
+    @Test(arguments: [
+        (CheckStatus?.some(.passed), false, VerificationOutcome.Status.accepted),
+        (.passed, true, .accepted),
+        (.failed, false, .inconclusive),
+        (.failed, true, .accepted),
+        (.notChecked, false, .inconclusive),
+        (.notChecked, true, .inconclusive),
+        (.notPresent, true, .inconclusive),
+        (nil, true, .inconclusive),
+    ])
+    func documentValidityFold(validity: CheckStatus?, allowExpired: Bool, want: VerificationOutcome.Status) {
+        var checks = Self.paOK.filter { $0.name != .documentValidity } + clone(.passed, .notPresent, .notPresent)
+        if let validity { checks.append(VerificationCheck(.documentValidity, validity, "")) }
+        let d = VerdictRule.decide(checks, allowExpired: allowExpired)
+        #expect(d.status == want)
+        #expect(d.chipVerification == .succeeded)
+        // a forged document that also expired is still rejected
+        let forged = checks.filter { $0.name != .dataGroupHashes } + [.failed(.dataGroupHashes, "")]
+        #expect(VerdictRule.decide(forged, allowExpired: allowExpired).status == .rejected)
     }
 
     /// docs/report.md's verdict table names every check, with the role the code gives it.
@@ -101,6 +146,7 @@ import Testing
             case .chipVerification(required: false): #expect(role == "chip verification", "\(name)")
             case .cloneDetection: #expect(role == "clone detection", "\(name)")
             case .informational: #expect(role == "informational", "\(name)")
+            case .documentValidity: #expect(role == "document validity", "\(name)")
             }
         }
     }

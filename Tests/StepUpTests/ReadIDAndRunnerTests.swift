@@ -86,7 +86,8 @@ import Testing
         (.succeeded, .failed, .inconclusive),
         (.failed, .succeeded, .rejected),
         (.failed, .notAvailable, .rejected),
-        (.notChecked, .succeeded, .rejected),
+        // NOT_CHECKED: no trust anchor for the issuing state, cannot tell (docs/report.md "Verdict")
+        (.notChecked, .succeeded, .inconclusive),
     ])
     func statusFollowsDesign42(_ v: ChipVerification, _ c: ChipCloneDetection, _ want: StepUpStatus) {
         #expect(StepUpStatus.derived(chipVerification: v, chipCloneDetection: c) == want)

@@ -21,7 +21,7 @@ enum DemoCommand {
                 default: SpecimenGenerator.defaultProfileName),
             OptionDecl("list-profiles", help: "list the built-in virtual documents with their MRZ and CAN, and exit"),
             OptionDecl("can", help: "use the CAN instead of the MRZ as the PACE password (PACE profiles only)"),
-            Options.json, Options.out, Options.trace, HTMLOutput.option, Options.quiet,
+            Options.allowExpired, Options.json, Options.out, Options.trace, HTMLOutput.option, Options.quiet,
         ],
         schema: "emrtd.report/1", exits: [.ok, .usage, .transport, .accessControl, .trust, .inconclusive, .rejected],
         run: { try await run($0) })
@@ -66,7 +66,7 @@ enum DemoCommand {
             capabilities: profile.link.extendedLength ? .extended : .shortOnly)
         let flow = ReadFlow(
             json: a.flag("json"), out: out, tracePath: a.value("trace"), htmlPath: html, quiet: a.flag("quiet"),
-            extraBundleFiles: ["test-csca.cer": generated.cscaCertificate])
+            allowExpired: a.flag("allow-expired"), extraBundleFiles: ["test-csca.cer": generated.cscaCertificate])
         if !a.flag("quiet") {
             Console.err("emrtd demo: virtual document '\(profile.name)' (Utopia specimen, generated test PKI)")
         }

@@ -155,7 +155,7 @@ enum ReadCommand {
             Everything that can be checked before a document is asked for (options, --trust, --profiles, --out)
             is checked first.
             """,
-        options: Options.access + Options.trust + Options.reader + [Options.json, Options.quiet],
+        options: Options.access + Options.trust + Options.reader + [Options.allowExpired, Options.json, Options.quiet],
         schema: "emrtd.report/1", exits: [.ok, .usage, .transport, .accessControl, .trust, .inconclusive, .rejected],
         run: { try await run($0) })
 
@@ -170,12 +170,15 @@ enum ReadCommand {
         let virtual = try ReadSetup.virtualDocument(a)
         ReadSetup.addGenerated(virtual?.1, to: &store, a)
         if store.isEmpty && !a.flag("quiet") {
-            Console.err("emrtd read: no --trust given: the document cannot be anchored to a CSCA and will be rejected")
+            Console.err(
+                "emrtd read: no --trust given: the document cannot be anchored to a CSCA, so the verdict is at best inconclusive"
+            )
         }
         let transport = try await ReadSetup.transport(
             a, virtual: virtual?.0, profiles: profiles, timeout: options.representTimeout)
         let flow = ReadFlow(
-            json: a.flag("json"), out: out, tracePath: a.value("trace"), htmlPath: html, quiet: a.flag("quiet"))
+            json: a.flag("json"), out: out, tracePath: a.value("trace"), htmlPath: html, quiet: a.flag("quiet"),
+            allowExpired: a.flag("allow-expired"))
         let o = try await flow.run(transport: transport, options: options, trustStore: store)
         flow.print(o)
         return ReadFlow.exitCode(for: o.verification.status)

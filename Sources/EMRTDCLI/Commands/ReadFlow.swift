@@ -15,6 +15,8 @@ struct ReadFlow {
     /// The checked `--html` file (see `HTMLOutput.prepare`).
     var htmlPath: String? = nil
     var quiet = false
+    /// `--allow-expired`: a document past its date of expiry may still be accepted (the report records it).
+    var allowExpired = false
     /// Files written into the bundle beside the read's own (demo: the generated test CSCA).
     var extraBundleFiles: [String: [UInt8]] = [:]
 
@@ -36,7 +38,7 @@ struct ReadFlow {
         let read: VerifiedRead
         do {
             read = try await reader.readAndVerify(
-                trustStore: trustStore, validationTime: validationTime, evidenceFolder: out,
+                trustStore: trustStore, validationTime: validationTime, allowExpired: allowExpired, evidenceFolder: out,
                 progress: Presentation.progressPrinter(quiet: quiet))
         } catch {
             Console.endLive()

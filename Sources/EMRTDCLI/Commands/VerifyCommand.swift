@@ -15,9 +15,11 @@ enum VerifyCommand {
         arguments: [ArgumentDecl("DIR", help: "the bundle folder written by read/demo --out", kind: .directory)],
         options: Options.trust + [
             OptionDecl(
-                "at", value: "TIME", help: "validate certificates at this time: 2026-11-29 or 2026-11-29T12:00:00Z",
+                "at", value: "TIME",
+                help:
+                    "validate certificates and the document's expiry at this time: 2026-11-29 or 2026-11-29T12:00:00Z",
                 default: "now"),
-            Options.json, HTMLOutput.option,
+            Options.allowExpired, Options.json, HTMLOutput.option,
         ],
         schema: "emrtd.report/1", exits: [.ok, .usage, .trust, .inconclusive, .rejected],
         run: { try await run($0) })
@@ -55,10 +57,11 @@ enum VerifyCommand {
                 hint +=
                     "; this bundle comes from a virtual document: its test CSCA is \(url.appendingPathComponent("test-csca.cer").path)"
             }
-            Console.err("emrtd verify: no trust anchor: the document will be rejected (\(hint))")
+            Console.err("emrtd verify: no trust anchor: the verdict is at best inconclusive (\(hint))")
         }
         let outcome = DocumentVerifier.verify(
-            files: loaded.files, evidence: loaded.evidence, trustStore: store, validationTime: at)
+            files: loaded.files, evidence: loaded.evidence, trustStore: store, validationTime: at,
+            allowExpired: a.flag("allow-expired"))
         var report = ReadReport()
         ReportBuilder.fill(&report, files: loaded.files, facts: [:], reference: at, faceImagePath: nil)
         report.verification = ReportBuilder.reportVerification(outcome)

@@ -29,6 +29,13 @@ enum Options {
             help: "pinned root for master-list signatures (a master list is refused without one)", repeatable: true),
     ]
 
+    /// The expiry opt-in of `read`, `demo` and `verify` (docs/report.md "Verdict").
+    static let allowExpired = OptionDecl(
+        "allow-expired",
+        help:
+            "accept a document past its date of expiry (the report records it); without it an expired document is inconclusive"
+    )
+
     static let out = OptionDecl(
         "out", value: "DIR", kind: .directory,
         help: "write the evidence bundle into DIR (new or empty; files readable by you only)")

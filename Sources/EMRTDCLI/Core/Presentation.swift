@@ -14,6 +14,7 @@ enum Presentation {
             out.append(
                 "VERDICT: \(v.status.uppercased())  (chip verification \(v.chipVerification), clone detection \(v.chipCloneDetection))"
             )
+            if let why = v.reason, !why.isEmpty { out.append("         \(HTMLReport.sentence(status: v.status, why))") }
         }
         if let d = r.document {
             out.append("")
@@ -54,7 +55,8 @@ enum Presentation {
                 case "notPresent": mark = "n/a "
                 default: mark = "--  "
                 }
-                out.append("  [\(mark)] \(pad(c.name, 31)) \(c.detail)")
+                out.append("  [\(mark)] \(c.title)")
+                out.append("         \(c.detail)")
             }
         }
         if let t = r.transport {

@@ -146,11 +146,25 @@ public enum HTMLReport {
         h +=
             embedded
             ? "<span class=\"word\" id=\"verdict\">\(escape(status))</span>" : "<span class=\"word\">\(word)</span>"
-        h += "<span class=\"explain\">\(escape(explain))"
+        // why, in one sentence: the verification's reason (a report without one: the generic explanation)
+        let why = v?.reason.flatMap { $0.isEmpty ? nil : $0 } ?? explain
+        h += "<span class=\"explain\">\(escape(sentence(status: status, why)))"
         if let v {
             h += " — chip verification \(escape(v.chipVerification)), clone detection \(escape(v.chipCloneDetection))"
         }
         return h + "</span></header>\n"
+    }
+
+    /// "Rejected: the data group 2 hash does not match the signed one." — the verdict word and the reason.
+    public static func sentence(status: String, _ reason: String) -> String {
+        let word: String
+        switch status {
+        case "accepted": word = "Accepted"
+        case "inconclusive": word = "Inconclusive"
+        case "rejected": word = "Rejected"
+        default: word = "Not verified"
+        }
+        return "\(word): \(reason)."
     }
 
     static func figure(_ image: Image?, id: String?, missing: String) -> String {
@@ -192,7 +206,7 @@ public enum HTMLReport {
         var h = "<section class=\"wide\"><h2>Checks</h2><table class=\"checks\">"
         for c in v.checks {
             h +=
-                "<tr class=\"\(escape(c.status))\"><th scope=\"row\">\(escape(c.name))</th><td class=\"status\">\(escape(c.statusText))</td>"
+                "<tr class=\"\(escape(c.status))\"><th scope=\"row\" title=\"\(escape(c.name))\">\(escape(c.title))</th><td class=\"status\">\(escape(c.statusText))</td>"
             h += "<td>\(escape(c.detail))</td></tr>"
         }
         return h + "</table></section>\n"

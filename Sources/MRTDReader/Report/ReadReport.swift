@@ -178,15 +178,21 @@ public struct ReadReport: Codable, Sendable, Hashable {
         public var status: String
         /// The validation time used (ISO 8601).
         public var validationTime: String?
+        /// Why the verdict is what it is, one sentence for people (`VerificationOutcome.reason`).
+        public var reason: String?
+        /// Whether the caller accepted a document past its date of expiry (`--allow-expired`).
+        public var allowExpired: Bool?
         public init(
             checks: [Check], chipVerification: String, chipCloneDetection: String, status: String,
-            validationTime: String?
+            validationTime: String?, reason: String? = nil, allowExpired: Bool? = nil
         ) {
             self.checks = checks
             self.chipVerification = chipVerification
             self.chipCloneDetection = chipCloneDetection
             self.status = status
             self.validationTime = validationTime
+            self.reason = reason
+            self.allowExpired = allowExpired
         }
     }
 

@@ -137,7 +137,8 @@ public enum ReportBuilder {
                 ReadReport.Check(name: $0.name.rawValue, status: $0.status.rawValue, detail: $0.detail)
             },
             chipVerification: v.chipVerification.rawValue, chipCloneDetection: v.chipCloneDetection.rawValue,
-            status: v.status.rawValue, validationTime: v.validationTime.description)
+            status: v.status.rawValue, validationTime: v.validationTime.description, reason: v.reason,
+            allowExpired: v.allowExpired)
     }
 
     static func describe(_ o: FileReadOutcome) -> String {

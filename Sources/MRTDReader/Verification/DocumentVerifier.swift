@@ -70,6 +70,12 @@ public struct VerificationOutcome: Sendable, Hashable {
     public var status: Status
     public var validationTime: ASN1Time
     public var passiveAuthentication: PassiveAuthenticationReport?
+    /// Whether the caller accepts a document past its date of expiry (`documentValidity` failed does not then
+    /// prevent `accepted`); recorded in the report.
+    public var allowExpired: Bool = false
+    /// Why the verdict is what it is, in one sentence for people (no secrets, no personal data but the issuing
+    /// state and the date of expiry): e.g. "the data group 2 hash does not match the signed one".
+    public var reason: String = ""
 
     public func check(_ name: CheckName) -> VerificationCheck? { checks.first { $0.name == name } }
 }
@@ -82,11 +88,13 @@ public struct VerificationOutcome: Sendable, Hashable {
 /// Authentication key or DG15 listed in the SOD, PACE-CAM in EF.CardAccess, EF.CardSecurity or DG14 — that
 /// was not proven (refused, withheld, left out of the read, not performed) fails; only a document offering
 /// none is `NOT_AVAILABLE`. Offline, CA and PACE-CAM are `notChecked` (nothing ties a transcript to a real
-/// session). DG1, and DG2 when the SOD lists it, must be read and hash-checked (`identityDataGroups`).
+/// session). DG1, and DG2 when the SOD lists it, must be read and hash-checked (`identityDataGroups`). DG1's date
+/// of expiry, hash-checked, is compared with the validation time (`documentValidity`, `DocumentValidity`).
 public enum DocumentVerifier {
+    /// `allowExpired`: accept a document past its date of expiry (`documentValidity` still fails and says so).
     public static func verify(
         files: [LDSFile: [UInt8]], evidence: CloneDetectionEvidence, trustStore: TrustStore,
-        validationTime: ASN1Time, policy: PassiveAuthenticationPolicy = .icao9303
+        validationTime: ASN1Time, policy: PassiveAuthenticationPolicy = .icao9303, allowExpired: Bool = false
     ) -> VerificationOutcome {
         var checks: [VerificationCheck] = []
         var pa: PassiveAuthenticationReport? = nil
@@ -130,22 +138,27 @@ public enum DocumentVerifier {
         checks.append(activeAuthenticationCheck(facts))
         checks.append(identityCheck(facts))
         checks.append(readScopeCheck(facts))
+        let validity = documentValidity(facts, validationTime: validationTime)
+        checks.append(validity.check(allowExpired: allowExpired))
 
-        let verdict = VerdictRule.decide(checks)
-        return VerificationOutcome(
+        let verdict = VerdictRule.decide(checks, allowExpired: allowExpired)
+        var outcome = VerificationOutcome(
             checks: checks, chipVerification: verdict.chipVerification,
             chipCloneDetection: verdict.cloneDetection, status: verdict.status,
             validationTime: validationTime, passiveAuthentication: pa)
+        outcome.allowExpired = allowExpired
+        outcome.reason = reason(outcome, facts: facts, validity: validity)
+        return outcome
     }
 
     /// Verifies a live read.
     public static func verify(
         _ result: ReadResult, trustStore: TrustStore, validationTime: ASN1Time,
-        policy: PassiveAuthenticationPolicy = .icao9303
+        policy: PassiveAuthenticationPolicy = .icao9303, allowExpired: Bool = false
     ) -> VerificationOutcome {
         verify(
             files: result.files, evidence: CloneDetectionEvidence(result), trustStore: trustStore,
-            validationTime: validationTime, policy: policy)
+            validationTime: validationTime, policy: policy, allowExpired: allowExpired)
     }
 
     /// What the checks below share: the files, which data groups the SOD lists and which of those that the
@@ -157,6 +170,8 @@ public enum DocumentVerifier {
         let listed: Set<Int>
         /// Of DG1, DG2, DG14, DG15: those present, listed in the SOD and matching their hash there.
         let vouched: Set<LDSFile>
+        /// Data groups present and listed in the SOD whose hash does not match (for the verdict's reason).
+        let mismatched: [Int]
         let cardSecurityVouched: Bool
         /// DG14's SecurityInfos when DG14 is vouched for and parses.
         let dg14: SecurityInfos?
@@ -168,16 +183,19 @@ public enum DocumentVerifier {
             let lso = sod?.ldsSecurityObject
             listed = Set(lso?.dataGroupNumbers ?? [])
             var vouched = Set<LDSFile>()
+            var mismatched: [Int] = []
             if let lso, let hash = HashAlgorithm(oid: lso.hashAlgorithm.dotted) {
-                for f in [LDSFile.dg1, .dg2, .dg14, .dg15] {
-                    if let bytes = files[f], let expected = lso.hash(of: f),
-                        ConstantTime.equals(hash.hash(bytes), expected)
-                    {
-                        vouched.insert(f)
+                for (f, bytes) in files {
+                    guard let n = f.dataGroupNumber, let expected = lso.hash(of: f) else { continue }
+                    if ConstantTime.equals(hash.hash(bytes), expected) {
+                        if [LDSFile.dg1, .dg2, .dg14, .dg15].contains(f) { vouched.insert(f) }
+                    } else {
+                        mismatched.append(n)
                     }
                 }
             }
             self.vouched = vouched
+            self.mismatched = mismatched.sorted()
             cardSecurityVouched = checks.first { $0.name == .cardSecuritySignature }?.status == .passed
             var infos: SecurityInfos? = nil
             var err: String? = nil

@@ -127,7 +127,7 @@ extension PassiveAuthenticationCheck {
         guard let ds = e.documentSigner, let outcome = e.chain else {
             return .notChecked(.cscaChain, "no document signer certificate to chain")
         }
-        return chainCheck(.cscaChain, ds, outcome)
+        return chainCheck(.cscaChain, ds, outcome, missingAnchor: e.missingTrustAnchor)
     }
 
     /// The CSCA's country is the MRZ issuing state (9303-11 §5.1.1; codes per `CountryCodes`).
@@ -241,7 +241,13 @@ extension PassiveAuthenticationCheck {
             {
                 return .failed(.cardSecuritySignature, "EF.CardSecurity signer: \(problem)")
             }
-            let chain = chainCheck(.cardSecuritySignature, s.certificate, e.cardSecurityChain ?? .emptyStore)
+            let outcome = e.cardSecurityChain ?? .emptyStore
+            var missing: String? = nil
+            if case .noIssuer = outcome {
+                missing = PassiveAuthenticationEvidence.missingTrustAnchor(
+                    for: s.certificate, input: e.input, sodSigner: e.sodSigner, trustStore: e.trustStore)
+            }
+            let chain = chainCheck(.cardSecuritySignature, s.certificate, outcome, missingAnchor: missing)
             let attrs = s.hasSignedAttributes ? "" : " (no signed attributes: signature over eContent)"
             let sig =
                 "\(s.signatureAlgorithm.reportName) signature verified with \(s.certificate.subject) (serial \(s.certificate.serialHex))\(attrs)"
@@ -296,12 +302,25 @@ func signerValidityDetail(_ cert: Certificate, signingTime: ASN1Time?, validatio
 }
 
 /// Turns a chain outcome into a check, applying the CSCA rules (CA, keyCertSign, no unknown
-/// critical extension, valid when it issued the certificate below it).
-func chainCheck(_ name: CheckName, _ leaf: Certificate, _ outcome: ChainOutcome) -> VerificationCheck {
+/// critical extension, valid when it issued the certificate below it). `missingAnchor`: the issuing state the
+/// trust store holds no CSCA of (`PassiveAuthenticationEvidence.missingTrustAnchor`) — then not chaining is
+/// `notChecked` (cannot tell), while a certificate that does not chain to the state's CSCAs that are held fails.
+func chainCheck(_ name: CheckName, _ leaf: Certificate, _ outcome: ChainOutcome, missingAnchor: String?)
+    -> VerificationCheck
+{
     switch outcome {
     case .emptyStore:
-        return .notChecked(name, "the trust store holds no CSCA: cannot chain \(leaf.subject) (issuer \(leaf.issuer))")
+        return .notChecked(
+            name,
+            "no trust anchor for \(missingAnchor ?? "the issuing state"): the trust store holds no CSCA, so \(leaf.subject) (issuer \(leaf.issuer)) cannot be chained"
+        )
     case .noIssuer(let reason):
+        if let state = missingAnchor {
+            return .notChecked(
+                name,
+                "no trust anchor for \(state): the trust store holds no CSCA of \(state), so \(leaf.subject) (issuer \(leaf.issuer)) cannot be chained"
+            )
+        }
         return .failed(name, "no trust anchor: \(reason)")
     case .signatureFailed(let reason):
         return .failed(name, "certificate signature does not verify: \(reason)")

@@ -69,6 +69,10 @@ public struct PassiveAuthenticationEvidence: Sendable {
     /// EF.CardSecurity's signer verification and chain (nil when EF.CardSecurity was not read).
     public let cardSecuritySigner: Result<CMSVerifiedSigner, TrustError>?
     public let cardSecurityChain: ChainOutcome?
+    /// When the document signer does not chain because the trust store holds no CSCA at all of the document's
+    /// issuing state: that state (`missingTrustAnchor(for:)`); nil when it chains, or when CSCAs of the state are
+    /// held and did not issue it (a failure, not a gap in the trust material).
+    public let missingTrustAnchor: String?
 
     public init(input: PassiveAuthenticationInput, trustStore: TrustStore, validationTime: ASN1Time) {
         self.input = input
@@ -97,7 +101,14 @@ public struct PassiveAuthenticationEvidence: Sendable {
             sodSigner = .failure(e)
             documentSigner = nil
         }
-        chain = documentSigner.map { trustStore.chain(for: $0) }
+        let chain = documentSigner.map { trustStore.chain(for: $0) }
+        self.chain = chain
+        switch (chain, documentSigner) {
+        case (.emptyStore?, let ds?), (.noIssuer?, let ds?):
+            missingTrustAnchor = Self.missingTrustAnchor(
+                for: ds, input: input, sodSigner: sodSigner, trustStore: trustStore)
+        default: missingTrustAnchor = nil
+        }
         if let cs = input.cardSecurity {
             let signer = Result { () throws(TrustError) -> CMSVerifiedSigner in
                 let sd = try CMSSignedData(contentInfo: cs)
@@ -118,6 +129,38 @@ public struct PassiveAuthenticationEvidence: Sendable {
             cardSecuritySigner = nil
             cardSecurityChain = nil
         }
+    }
+}
+
+extension PassiveAuthenticationEvidence {
+    /// The document's issuing state as signed data give it: DG1's MRZ issuing state when the SOD signature verified
+    /// and DG1 matches its hash there, and the country of `signer`'s issuer name (the certificate whose key verified
+    /// the signature). Never an unsigned input: `input.issuingState` is not used.
+    static func signedIssuingStates(
+        signer: Certificate, input: PassiveAuthenticationInput, sodSigner: Result<CMSVerifiedSigner, TrustError>
+    ) -> [String] {
+        var states: [String] = []
+        if case .success = sodSigner, let lso = input.sod?.ldsSecurityObject,
+            let hash = AlgorithmIdentifier.hashes[lso.hashAlgorithm], let dg1 = input.dataGroups[1],
+            let expected = lso.dataGroupHashes[1], hash.hash(dg1) == expected,
+            let state = try? DG1File(bytes: dg1).mrz.issuingState.filter({ $0 != "<" }), !state.isEmpty
+        {
+            states.append(state)
+        }
+        if let c = signer.issuer.country, !c.isEmpty, !states.contains(c) { states.append(c) }
+        return states
+    }
+
+    /// Why `signer` may not chain although nothing is wrong with it: the trust store holds no CSCA of the
+    /// document's issuing state (`signedIssuingStates`). Returns that state (the first one), or nil when the store
+    /// holds a CSCA of any of them — or holds CSCAs and the state is unknown — so that not chaining is a failure.
+    static func missingTrustAnchor(
+        for signer: Certificate, input: PassiveAuthenticationInput,
+        sodSigner: Result<CMSVerifiedSigner, TrustError>, trustStore: TrustStore
+    ) -> String? {
+        let states = signedIssuingStates(signer: signer, input: input, sodSigner: sodSigner)
+        guard let first = states.first else { return trustStore.hasCSCAs ? nil : "the issuing state" }
+        return states.contains(where: trustStore.holdsCSCA(ofCountry:)) ? nil : first
     }
 }
 
@@ -177,7 +220,8 @@ public struct PassiveAuthenticationPolicy: Sendable {
         if case .success(let s) = evidence.sodSigner { signingTime = s.signingTime }
         return PassiveAuthenticationReport(
             checks: checks.map { $0.evaluate(evidence) }, validationTime: evidence.validationTime,
-            documentSigner: evidence.documentSigner, chain: chain, signingTime: signingTime)
+            documentSigner: evidence.documentSigner, chain: chain, signingTime: signingTime,
+            missingTrustAnchor: evidence.missingTrustAnchor)
     }
 }
 
@@ -190,6 +234,21 @@ public struct PassiveAuthenticationReport: Sendable, Hashable {
     public let chain: [Certificate]
     /// The SOD's signingTime, when the SOD signature verified and carries one.
     public let signingTime: ASN1Time?
+    /// The issuing state the trust store holds no CSCA of, when that is why the document signer does not chain
+    /// (`PassiveAuthenticationEvidence.missingTrustAnchor`).
+    public let missingTrustAnchor: String?
+
+    public init(
+        checks: [VerificationCheck], validationTime: ASN1Time, documentSigner: Certificate?, chain: [Certificate],
+        signingTime: ASN1Time?, missingTrustAnchor: String? = nil
+    ) {
+        self.checks = checks
+        self.validationTime = validationTime
+        self.documentSigner = documentSigner
+        self.chain = chain
+        self.signingTime = signingTime
+        self.missingTrustAnchor = missingTrustAnchor
+    }
 
     public subscript(name: CheckName) -> VerificationCheck? { checks.first { $0.name == name } }
 

@@ -19,6 +19,8 @@ public enum CheckName: String, Sendable, Hashable, Codable, CaseIterable {
     case identityDataGroups
     /// Which data groups the SOD lists were not read, and why (e.g. a read restricted by `--files`).
     case readScope
+    /// The document's date of expiry (DG1, hash-checked) against the validation time.
+    case documentValidity
 }
 
 /// One check of the verification report: `{name, status, detail}` (docs/architecture.md §4.2). `detail` is one

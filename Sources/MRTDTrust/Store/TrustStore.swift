@@ -304,6 +304,16 @@ public struct TrustStore: Sendable {
     public var isEmpty: Bool { entries.isEmpty }
     public var hasCSCAs: Bool { entries.contains(where: \.isCSCA) }
 
+    /// Whether the store holds a CSCA of `country` (an MRZ issuing state such as "UTO" or "D", or a certificate's
+    /// countryName such as "UT"; compared by `CountryCodes.matches`). Tells "no trust anchor for this state" from
+    /// "this state's CSCAs are here and did not issue the signer".
+    public func holdsCSCA(ofCountry country: String) -> Bool {
+        entries.contains { e in
+            guard e.isCSCA, let c = e.certificate.subject.country else { return false }
+            return CountryCodes.matches(certificateCountry: c, issuingState: country)
+        }
+    }
+
     public func certificates(subjectKeyIdentifier ski: [UInt8]) -> [Certificate] {
         (indexBySKI[ByteKey(ski)] ?? []).map { entries[$0].certificate }
     }

@@ -224,6 +224,13 @@ struct ProfileTests {
             #expect(try f.dg14ChipAuthenticationPublicValue() != f.chipCAPublicValue)
             #expect(try g.dg14ChipAuthenticationPublicValue() == g.chipCAPublicValue)
             #expect(try hashesMatchFiles(f) == [])
+        case .expiredDocument:
+            // a genuine document signed while valid: only the MRZ's date of expiry (DG1) differs, and the SOD vouches for it
+            #expect(changedFiles == [.dg1] && sodContentChanged)
+            #expect(try hashesMatchFiles(f) == [])
+            let mrz = try DG1File(bytes: forged.profile.files[.dg1]!).mrz
+            #expect(mrz.dateOfExpiry.raw == "210430" && forged.profile.dateOfExpiry == "210430")
+            #expect(forged.profile.mrz != genuine.profile.mrz)
         }
         if [.signerOfOtherCSCA, .cscaOfOtherCountry, .expiredSignerSignedInValidity, .signedOutsideSignerValidity]
             .contains(forgery)
@@ -240,7 +247,8 @@ struct ProfileTests {
             forgery.expectedOutcome.status
                 == (forgery == .expiredSignerSignedInValidity
                     ? "accepted"
-                    : [.activeAuthenticationKeyMismatch, .chipAuthenticationKeyMismatch].contains(forgery)
+                    : [.activeAuthenticationKeyMismatch, .chipAuthenticationKeyMismatch, .expiredDocument].contains(
+                        forgery)
                         ? "inconclusive" : "rejected"))
     }
 

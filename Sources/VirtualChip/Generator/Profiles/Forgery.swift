@@ -20,6 +20,9 @@ public enum Forgery: String, Sendable, Hashable, CaseIterable, Codable {
     case activeAuthenticationKeyMismatch = "aa-key-mismatch"
     /// DG14 holds a Chip Authentication key that is not the chip's.
     case chipAuthenticationKeyMismatch = "ca-key-mismatch"
+    /// Not a forgery: a genuine document whose date of expiry (30 April 2021) has passed — signed while valid,
+    /// every signature and hash verifies, and the verdict must still not be `accepted` (not valid for use).
+    case expiredDocument = "expired-document"
 
     /// The docs/architecture.md §4.2 check that must fail (nil: none must fail) and the expected verdict status.
     public var expectedOutcome: (failingCheck: String?, status: String) {
@@ -33,6 +36,7 @@ public enum Forgery: String, Sendable, Hashable, CaseIterable, Codable {
         case .revokedSigner: return ("revocation", "rejected")
         case .activeAuthenticationKeyMismatch: return ("activeAuthentication", "inconclusive")
         case .chipAuthenticationKeyMismatch: return ("chipAuthentication", "inconclusive")
+        case .expiredDocument: return ("documentValidity", "inconclusive")
         }
     }
 }

@@ -96,7 +96,8 @@ public enum SpecimenGenerator {
         options: GeneratorOptions = GeneratorOptions()
     ) throws(GeneratorError) -> GeneratedDocument {
         let cache = GeneratorKeyCache.shared
-        let specimen = options.specimen ?? spec.specimen
+        var specimen = options.specimen ?? spec.specimen
+        if forgery == .expiredDocument { specimen.dateOfExpiry = "210430" }
         var signingTime = options.signingTime
 
         // 1. The PKI (ICAO 9303-12 §7).

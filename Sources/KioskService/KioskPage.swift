@@ -1,6 +1,6 @@
 import MRTDReader
 
-/// The kiosk page served at `/` (issue 15 item 4, docs/kiosk.md): HTML, CSS and vanilla JavaScript shipped in
+/// The kiosk page served at `/` (docs/kiosk.md): HTML, CSS and vanilla JavaScript shipped in
 /// the binary, no build step, nothing fetched from elsewhere. The page is a client of the API v1 like any other:
 /// it reads the reader status from `/v1/readers` and `/v1/events`, starts a read with `POST /v1/reads`, follows
 /// `/v1/reads/{id}/events`, shows the result the HTML report's way (`/v1/reads/{id}/result.html`, styled by the

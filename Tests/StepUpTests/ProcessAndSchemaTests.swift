@@ -79,6 +79,16 @@ extension CommandLineTests {
         #expect(unbound.json?["processBinding"] == nil)
     }
 
+    @Test func aBindingAskedOfVideoIDIsSaidToBeIgnored() async throws {
+        let s = try StandInServer()
+        defer { s.stop() }
+        let r = await run(
+            ["run", "-", "--bind-process-id"], env: env(s),
+            stdin: Seeds.postContext(Seeds.videoIDOperation(url: s.videoIDURL)), sha256: { _ in Array(0..<32) })
+        #expect(r.code == 0, "\(r.rec.stderr)")
+        #expect(r.rec.stderr.contains("process-binding-ignored"), "\(r.rec.stderr)")
+    }
+
     @Test func decodeStartAndVideoIDRunCarryTheSchemaTheHelpNames() async throws {
         let s = try StandInServer()
         defer { s.stop() }

@@ -38,7 +38,7 @@ struct ReadFlow {
         } catch {
             Console.endLive()
             if !writeTrace(trace, started: started) {
-                Console.err("emrtd: could not write the APDU trace to \(Shown.path(tracePath ?? "")) either")
+                Console.err("emrtd: the APDU trace could not be written to \(Shown.path(tracePath ?? ""))")
             }
             switch error {
             case .transport:

@@ -455,6 +455,13 @@ struct StepUpSession {
             if StepUpRoute(op) == .videoID && !readerWords.isEmpty {
                 warn([StepUpWarning(code: "reader-options-ignored", message: "reader options are ignored for VideoID")])
             }
+            if StepUpRoute(op) == .videoID && bind {
+                warn([
+                    StepUpWarning(
+                        code: "process-binding-ignored",
+                        message: "--bind-process-id binds a chip read (Active Authentication); VideoID reads no chip")
+                ])
+            }
             let runner = StepUpRunner(
                 http: httpClient(timeout: timeout, verbose: verbose, extraRedactor: tokenRedactor),
                 chipReader: chipReader ?? StepUpChipReader(arguments: a), binding: binding, resultEndpoint: endpoint)

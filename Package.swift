@@ -83,7 +83,7 @@ let package = Package(
         .target(name: "StepUp", dependencies: ["MRTDReader", "CanonicalJSON"], swiftSettings: strict),
         // The only importer of libmicrohttpd
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDShims"], swiftSettings: strict),
-        // `emrtd serve`'s service: readers, reads, events, retention, authentication (issue 14)
+        // `emrtd serve`'s service: readers, reads, events, retention, authentication (docs/service.md)
         .target(
             name: "KioskService",
             dependencies: [

@@ -51,13 +51,39 @@ public enum EMRTDCommand {
     }
 
     static func unknownCommand(_ word: String, among names: [String], path: String?) -> CLIError {
-        let looksLikeName = Shown.isSafeName(word)
         let see = path.map { "emrtd \($0) --help" } ?? "emrtd --help"
+        let optionName = String(word.drop { $0 == "-" })
+        if path == nil, word.hasPrefix("-"), Shown.isSafeName(optionName) {
+            return optionInPlaceOfCommand(word, name: optionName, see: see)
+        }
+        let looksLikeName = Shown.isSafeName(word)
         var m =
             looksLikeName
             ? "unknown \(path == nil ? "command" : "subcommand") '\(word)'"
             : "an unknown \(path == nil ? "command" : "subcommand")"
         if looksLikeName, let s = Suggest.closest(word, among: names) { m += " — did you mean '\(s)'?" }
+        m += " (see \(see))"
+        return CLIError(.unknownCommand, m, status: .usage)
+    }
+
+    /// `emrtd --jsno`: an option where the command belongs. Named (it looks like an option name, never like access
+    /// data), with the closest option of any command and a command that takes it, since options follow the command.
+    static func optionInPlaceOfCommand(_ word: String, name: String, see: String) -> CLIError {
+        let holders = Completion.leaves.filter { $0.decl.options.contains { $0.name == name } }
+        var m: String
+        if let holder = holders.first {
+            m = "'\(word)' is an option, not a command: put it after the command, as in emrtd \(holder.path) --\(name)"
+        } else {
+            let names = Set(Completion.leaves.flatMap { $0.decl.options.map(\.name) } + ["help", "version"])
+            m = "unknown command '\(word)'"
+            if let s = Suggest.closest(name, among: names.sorted()) {
+                let holder = Completion.leaves.first { $0.decl.options.contains { $0.name == s } }?.path
+                m += " — did you mean --\(s)?"
+                if let holder, s != "help", s != "version" {
+                    m += " Options come after the command, as in emrtd \(holder) --\(s)"
+                }
+            }
+        }
         m += " (see \(see))"
         return CLIError(.unknownCommand, m, status: .usage)
     }

@@ -2,10 +2,10 @@ import MRTDReader
 
 /// The kiosk page served at `/` (docs/kiosk.md): HTML, CSS and vanilla JavaScript (the files in `Resources/`,
 /// embedded in the binary by SwiftPM), no build step, nothing fetched from elsewhere. The page is a client of the API
-/// v1 like any other: it reads the reader status from `/v1/readers` and `/v1/events`, starts a read with `POST /v1/reads`, follows
-/// `/v1/reads/{id}/events`, shows the result the HTML report's way (`/v1/reads/{id}/result.html`, styled by the
-/// report's own style sheet) and the face (`/v1/reads/{id}/face`), and `DELETE`s the read on "next person" or
-/// after the idle time.
+/// v1 like any other: it reads the reader status from `/v1/readers` and `/v1/events`, starts a read with
+/// `POST /v1/reads`, follows `/v1/reads/{id}/events`, shows the result the HTML report's way
+/// (`/v1/reads/{id}/result.html`, styled by the report's own style sheet) and the face (`/v1/reads/{id}/face`), and
+/// `DELETE`s the read on "next person" or after the idle time.
 public enum KioskPage {
     /// What `emrtd serve` configures about the page.
     public struct Settings: Sendable, Hashable {

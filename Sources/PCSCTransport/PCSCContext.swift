@@ -213,6 +213,9 @@ func waitForCardSync(_ ctx: SCARDCONTEXT, reader: String?, timeout: Double, canc
     }
 }
 
+/// Seconds for a message: whole seconds, or tenths below 10 s (a deadline's remainder is 1.9988…, not a figure
+/// anyone needs to read).
 func formatSeconds(_ s: Double) -> String {
-    s == s.rounded() ? String(Int(s)) : String(s)
+    let tenths = (s * 10).rounded() / 10
+    return tenths == tenths.rounded() || s >= 10 ? String(Int(s.rounded())) : String(tenths)
 }

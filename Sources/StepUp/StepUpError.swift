@@ -34,6 +34,8 @@ public struct StepUpError: Error, Hashable, Sendable, CustomStringConvertible {
         case invalidProcessId = "invalid-process-id"
         /// `defaultId` / `docType` not among `docTypes`, or an empty `docTypes`.
         case inconsistentProviderOptions = "inconsistent-provider-options"
+        /// A VideoID operation's `processType` names a process this glue cannot ask VideoID for.
+        case unsupportedProcessType = "unsupported-process-type"
         /// A VideoID answer without `authorization`.
         case missingAuthorization = "missing-authorization"
         /// HTTP 401 from the remote side.

@@ -4,7 +4,7 @@ import ISO7816
     import Glibc
 #endif
 
-/// Chip behaviour seen in the field (issue 11), off by default: each fault makes the virtual chip
+/// Chip behaviour seen in the field (clones of real chips' quirks), off by default: each fault makes the virtual chip
 /// answer as some issued chips do, so that the reader's handling of it is pinned by a test.
 public struct ChipFaults: Sendable, Hashable {
     /// Response chaining (ISO/IEC 7816-4 §5.3.4): every response with more than this many data bytes

@@ -3,7 +3,7 @@ import Testing
 
 @testable import EMRTDCLI
 
-/// `emrtd bench` (issue 7): the code path in --quick mode with one run per cell. Shape and invariants of the
+/// `emrtd bench`: the code path in --quick mode with one run per cell. Shape and invariants of the
 /// report only — performance is measured by the benchmark, never asserted by a test.
 @Suite struct BenchTests {
     static let rowKeys = [

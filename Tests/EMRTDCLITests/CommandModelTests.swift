@@ -381,7 +381,7 @@ import Testing
         #expect(line.contains("(default: on)"), "\(line)")
     }
 
-    // MARK: the remaining bullets of issue 13
+    // MARK: active authentication, access data and other option rules
 
     @Test func activeAuthenticationNeedsDG15AndTheChallengeIsEchoed() throws {
         let refused = try Emrtd.run([

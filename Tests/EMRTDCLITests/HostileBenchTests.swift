@@ -3,7 +3,7 @@ import Testing
 
 @testable import EMRTDCLI
 
-/// The hostile-input rows of `emrtd bench` (issue 11): every hostile input is refused, by the limit the row
+/// The hostile-input rows of `emrtd bench`: every hostile input is refused, by the limit the row
 /// names, and the genuine counterpart is accepted. Shape and refusals only — the costs are the benchmark's.
 @Suite struct HostileBenchTests {
     @Test func everyHostileRowIsRefusedAndEveryGenuineOneIsNot() async throws {

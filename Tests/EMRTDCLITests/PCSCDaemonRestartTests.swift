@@ -2,7 +2,7 @@ import Foundation
 import MRTDTestSupport
 import Testing
 
-/// pcscd restarted while `emrtd read` waits for a card or is reading one (issue 11 §4): the read establishes a
+/// pcscd restarted while `emrtd read` waits for a card or is reading one (docs/reliability.md): the read establishes a
 /// new PC/SC context once pcscd answers again and goes on within its timeout.
 ///
 /// Restarting the machine's pcscd would disturb every other PC/SC test running at the same time, so these tests

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The text output shows the personal data groups (issue 15 item 2) of the generated Utopia specimen, with
+/// The text output shows the personal data groups of the generated Utopia specimen, with
 /// the labels of the HTML report (`PersonalDataSection`).
 @Suite struct PersonalDataPresentationTests {
     @Test func demoTextShowsEveryPersonalDataGroup() throws {

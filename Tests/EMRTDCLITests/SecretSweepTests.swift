@@ -3,7 +3,7 @@ import Testing
 
 @testable import EMRTDCLI
 
-/// Issue 11 item 3: no error path of any command repeats access data. Every command (and step-up subcommand) is
+/// No error path of any command repeats access data. Every command (and step-up subcommand) is
 /// run with the specimen MRZ, its key parts and a CAN placed where they do not belong — as extra words, split
 /// in two, after flags, as unknown options, as values of the wrong option — and stdout + stderr are searched.
 @Suite struct SecretSweepTests {

@@ -3,7 +3,7 @@ import MRTDTestSupport
 import Testing
 
 /// `emrtd simulate` (the virtual chip behind vsmartcard's vpcd) and `emrtd read --reader 'Virtual PCD 00 00'`
-/// as separate processes, through libpcsclite and pcscd exactly as with a USB reader (issue 5 §5).
+/// as separate processes, through libpcsclite and pcscd exactly as with a USB reader.
 /// Skipped, with the reason printed, where pcscd or the vpcd driver is missing.
 @Suite(
     "emrtd simulate + emrtd read through pcscd and vpcd", .serialized,

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 11 W1/W2 end to end: `emrtd demo --out B`, tamper with B/clone-detection.json or B's files,
+/// Clone-detection evidence end to end: `emrtd demo --out B`, tamper with B/clone-detection.json or B's files,
 /// `emrtd verify B --trust B/test-csca.cer` — the verdict never rests on evidence passive authentication did
 /// not check (docs/report.md "Verdict").
 @Suite struct VerdictEvidenceTests {

@@ -2,7 +2,7 @@ import Foundation
 import MRTDTestSupport
 import Testing
 
-/// The kiosk page at `/` in a real browser (issue 15 item 4): headless Chromium driven by Selenium
+/// The kiosk page at `/` in a real browser: headless Chromium driven by Selenium
 /// (`Browser/kiosk_browser.py`, Debian's `chromium`, `chromium-driver` and `python3-selenium`) against `emrtd serve`
 /// and `emrtd simulate` through pcscd and vpcd. Skipped, with the reason shown, where pcscd/vpcd or the browser is
 /// missing — except under CI (`CI=true`), where a missing browser fails the test instead of skipping it.

@@ -3,7 +3,7 @@ import KioskService
 import MRTDTestSupport
 import Testing
 
-/// The kiosk page's files as `emrtd serve` delivers them (issue 15 item 4, docs/kiosk.md): behind the token, a strict
+/// The kiosk page's files as `emrtd serve` delivers them (docs/kiosk.md): behind the token, a strict
 /// Content-Security-Policy, nothing fetched from elsewhere, the stable ids, the idle time from `--kiosk-idle`.
 /// What the page does is tested in a browser (KioskBrowserTests).
 @Suite("emrtd serve: the kiosk page's files", .serialized, .timeLimit(.minutes(2)))

@@ -3,7 +3,7 @@ import Glibc
 import MRTDTestSupport
 import Testing
 
-/// The defences of `emrtd serve` (issue 14 "Security"): token, cookie login, Host and Origin checks,
+/// The defences of `emrtd serve` (docs/service.md "Security"): token, cookie login, Host and Origin checks,
 /// body limits, malformed input, access data checked before anything touches a reader.
 @Suite("emrtd serve: authentication and request checks", .serialized, .timeLimit(.minutes(3)))
 struct ServeSecurityTests {

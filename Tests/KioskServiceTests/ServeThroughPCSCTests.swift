@@ -4,7 +4,7 @@ import MRTDTestSupport
 import Testing
 
 /// `emrtd serve` and `emrtd simulate` as separate processes, through libpcsclite, pcscd and vpcd, with an
-/// HTTP client in the test (issue 14's acceptance). Skipped, with the reason printed, without pcscd/vpcd.
+/// HTTP client in the test, as a kiosk deployment runs it. Skipped, with the reason printed, without pcscd/vpcd.
 @Suite(
     "emrtd serve through pcscd and vpcd", .serialized, .timeLimit(.minutes(2)),
     .enabled(

@@ -5,7 +5,7 @@ import MRTDDocument
 import Testing
 
 /// A DG14 whose Chip Authentication key sits on an explicit curve of 8192 or 16384 bits is refused from the
-/// size of p, before any arithmetic (issue 11: an 8192-bit curve in DG14 cost 4–8 s during a live read, a
+/// size of p, before any arithmetic (an 8192-bit curve in DG14 cost 4–8 s during a live read, a
 /// 16384-bit one 50 s). The same initialiser builds the curves of PACE-CAM data and of signer keys.
 @Suite struct CurveLimitTests {
     static func dg14(fieldBits: Int) -> [UInt8] {

@@ -3,7 +3,7 @@ import MRTDTestSupport
 import Testing
 
 /// `CryptoLimits`: key and curve sizes are refused from their encoded length, before any arithmetic
-/// (issue 11: a 32768-bit signer key cost 11–13 s, a 16384-bit explicit curve 50 s, an 8192-bit one 4–8 s).
+/// (a 32768-bit signer key cost 11–13 s, a 16384-bit explicit curve 50 s, an 8192-bit one 4–8 s).
 @Suite struct CryptoLimitsTests {
     static func der(_ tag: UInt8, _ value: [UInt8]) -> [UInt8] {
         let n = value.count

@@ -3,7 +3,7 @@ import Testing
 @testable import MRTDCrypto
 
 /// EC point encodings are checked for shape (SEC 1 §2.3.4: prefix and length for the field width) before
-/// libcrypto is asked, and a point off the curve is refused with a plain reason (issue 11: refusing a hostile
+/// libcrypto is asked, and a point off the curve is refused with a plain reason (refusing a hostile
 /// point costs about what accepting a genuine one does; figures in docs/reliability.md).
 @Suite struct PointEncodingTests {
     let curve = ECCurve(named: .brainpoolP256r1)

@@ -3,7 +3,7 @@ import Testing
 
 @testable import MRTDDocument
 
-/// `LDSLimits`: every file kind has a cap checked before it is parsed (issue 11: a 16 MB EF.SOD of tiny
+/// `LDSLimits`: every file kind has a cap checked before it is parsed (a 16 MB EF.SOD of tiny
 /// elements cost 33 s / 886 MB, a 10 MB DG11 28 s / 844 MB, an EF.COM tag list of 1 MB 8–18 s). Hostile
 /// files are generated here.
 @Suite struct LDSLimitsTests {

@@ -4,7 +4,7 @@ import MRTDReader
 import Testing
 import VirtualChip
 
-/// Chip behaviour seen in the field (issue 11, item 5): each a `ChipFaults` mode of the virtual chip, read
+/// Chip behaviour seen in the field: each a `ChipFaults` mode of the virtual chip, read
 /// end to end through `DocumentReader`.
 @Suite struct ChipFaultTests {
     static func generate(_ name: String, dg2Size: Int? = nil, edit: ((inout DocumentProfile) -> Void)? = nil) throws

@@ -7,7 +7,7 @@ import MRTDTrust
 import Testing
 import VirtualChip
 
-/// Reader ↔ virtual chip, in process, through the real protocol stack (issue 2 and 4 acceptance).
+/// Reader ↔ virtual chip, in process, through the real protocol stack, with no reader needed.
 @Suite struct EndToEndTests {
     @Test(arguments: [
         ("bac", "BAC", nil as String?, "3DES"),

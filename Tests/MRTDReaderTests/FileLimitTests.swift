@@ -5,7 +5,7 @@ import MRTDReader
 import Testing
 
 /// The reader refuses a file whose declared length is above its kind's cap (`LDSLimits`) after the first
-/// chunk, before reading the rest (issue 11: an EF.COM tag list of 1 MB cost 8–18 s on a live read).
+/// chunk, before reading the rest (an EF.COM tag list of 1 MB cost 8–18 s on a live read).
 @Suite struct FileLimitTests {
     /// `tag` with a declared length of `length` and filler contents.
     static func file(_ tag: UInt8, length: Int) -> [UInt8] {

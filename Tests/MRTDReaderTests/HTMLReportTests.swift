@@ -5,7 +5,7 @@ import MRTDReader
 import Testing
 import VirtualChip
 
-/// The HTML report (issue 15 item 3): one self-contained page with every field of the report.
+/// The HTML report: one self-contained page with every field of the report.
 /// `EMRTD_HTML_REPORT_OUT=/path/report.html swift test --filter HTMLReportTests` also writes the page of the
 /// generated Utopia specimen there (docs/report-example.png shows such a page, taken by KioskBrowserTests).
 @Suite struct HTMLReportTests {

@@ -4,7 +4,7 @@ import MRTDReader
 import Testing
 import VirtualChip
 
-/// A card pulled off the reader mid-read (issue 3 acceptance): after re-presentation the read resumes and
+/// A card pulled off the reader mid-read: after re-presentation the read resumes and
 /// completes with byte-identical files, or ends with a clear transport error — never with wrong bytes.
 @Suite struct ResumeTests {
     @Test(arguments: ["short-only", "bac", "pace-cam"])

@@ -4,7 +4,7 @@ import MRTDReader
 import Testing
 import VirtualChip
 
-/// APDU counts (issue 3 acceptance), asserted from the transport's statistics.
+/// APDU counts (the read's cost on a slow link), asserted from the transport's statistics.
 @Suite struct TransportEfficiencyTests {
     func dg2Reads(_ r: ReadResult) -> Int { r.fileFacts[.dg2]?.apdus ?? -1 }
 

@@ -7,7 +7,7 @@ import MRTDTrust
 import Testing
 import VirtualChip
 
-/// Issue 11 W1–W4: clone-detection evidence counts only when it rests on data passive authentication
+/// Clone-detection evidence counts only when it rests on data passive authentication
 /// checked, a withheld mechanism or identity data group never reads as accepted, offline verification
 /// cannot be talked into more than a transcript proves (docs/report.md "Verdict").
 @Suite struct VerdictBindingTests {
@@ -115,7 +115,7 @@ import VirtualChip
         #expect(genuine.chipCloneDetection == .failed)
         #expect(genuine.status == .inconclusive)
 
-        // The forgery of issue 11: CA_IC = 1 and PK_map,IC = EF.CardSecurity's key satisfy the equation.
+        // An attacker's chip: CA_IC = 1 and PK_map,IC = EF.CardSecurity's key satisfy the equation.
         let cs = try #require(r.files[.cardSecurity])
         let key = try ChipAuthentication.parameters(from: SecurityInfos.parseCardSecurity(cs)).chipPublicKey
         var e = bundleEvidence(r)

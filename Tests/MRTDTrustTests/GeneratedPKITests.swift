@@ -417,7 +417,7 @@ struct GeneratedPKITests {
         #expect(summary.countries.count == countries.count)
         #expect(summary.countries.allSatisfy { $0.cscas.count == 20 })
 
-        // The list is used: a document under CSCA #17 chains.
+        // The list is used: a document under CSCA number 17 chains.
         let options17 = TestPKIOptions(
             country: countries[17 % countries.count], organization: "Test \(countries[17 % countries.count])",
             keyTag: "ml-17")

@@ -7,7 +7,7 @@ import Testing
 
 /// `TrustLimits`: trust material is read only from regular files, never beyond its cap, PEM files are
 /// counted before they are decoded, and a master list's signature is checked before its certificates are
-/// parsed (issue 11: a sparse file aborted the loader, a FIFO blocked it forever, 100 MB of zeros cost
+/// parsed (a sparse file aborted the loader, a FIFO blocked it forever, 100 MB of zeros cost
 /// 33 s, 5,000 / 20,000 self-signed CSCAs in one PEM 13 s / over 2 minutes, an unsigned 14 MB master list
 /// up to 53 s and 1.9 GB). Hostile inputs are generated here; nothing big is committed.
 @Suite struct TrustLimitsTests {

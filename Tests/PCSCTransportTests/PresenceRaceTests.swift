@@ -9,7 +9,7 @@ import VirtualChip
     import Glibc
 #endif
 
-/// Presence races and PC/SC faults (issue 11, item 4), through pcscd and vpcd: a card that flickers out
+/// Presence races and PC/SC faults, through pcscd and vpcd: a card that flickers out
 /// between "present" and the connection, a card reset by another application, pcscd restarted.
 @Suite(
     "PC/SC presence races and faults", .serialized,

@@ -2,10 +2,10 @@ import Foundation
 import MRTDTestSupport
 import Testing
 
-/// No document in the repository cites a file outside it (issue 13): the design lives in docs/architecture.md,
-/// vectors name their published sources, and every relative link of a Markdown page opens a file of the
-/// repository. Public inputs the tests read in place (the `shared/fixtures` folder beside the checkout) are named
-/// as inputs, not cited as documents.
+/// No document in the repository cites a file outside it, since its readers have nothing else: the design lives
+/// in docs/architecture.md, vectors name their published sources, and every relative link of a Markdown page
+/// opens a file of the repository. Public inputs the tests read in place (the `shared/fixtures` folder beside the
+/// checkout) are named as inputs, not cited as documents.
 struct DocumentCitationTests {
     /// Names of the project's original brief and of the shared folders beside the checkout that are documents,
     /// not inputs. Built from parts so that this file does not match itself.

@@ -2,7 +2,7 @@ import Foundation
 import MRTDTestSupport
 import Testing
 
-/// One home per concept (issue 12): no type name is declared at the top level of two modules, so no caller
+/// One home per concept: no type name is declared at the top level of two modules, so no caller
 /// has to qualify a name with its module and no reader has to guess which of two types a name means.
 struct TypeNameTests {
     /// The top-level types (struct, enum, class, actor, protocol, typealias) each module of Sources/ declares.

@@ -338,7 +338,7 @@ import Testing
     @Test func runReadIDWithProcessBindingAndUpload() async throws {
         let s = try StandInServer()
         defer { s.stop() }
-        let reader = FakeChipReader(status: .accepted)
+        let reader = FakeChipReader(status: .accepted, activeAuthentication: true)
         let sha: @Sendable ([UInt8]) -> [UInt8] = { _ in Array(0..<32) }
         let r = await run(
             ["run", "-", "--bind-process-id", "--can", "123456", "--result-url", s.resultURL, "--verbose"],
@@ -347,7 +347,13 @@ import Testing
         #expect(reader.plans.first?.activeAuthenticationChallenge == Array(0..<8))
         let upload = try #require(s.requests(to: "/results").first)
         #expect(upload.header("Authorization") == "Bearer \(Seeds.token)")
-        #expect(try JSONValue.parse(upload.body) == r.json)
+        // the upload is the printed document without its local evidence paths
+        var printed = try #require(r.json?.objectValue)
+        #expect(printed["processBinding"] == .string("proven"))
+        #expect(printed["evidence"]?["bundlePath"] == .string("/tmp/evidence/0dca14cf"))
+        printed["evidence"] = nil
+        #expect(try JSONValue.parse(upload.body) == .object(printed))
+        #expect(!upload.bodyText.contains("/tmp/evidence"), "\(upload.bodyText)")
         expectNoSecret(r.rec.everything, s.allSecrets)
     }
 

@@ -3,7 +3,7 @@ import Testing
 
 @testable import StepUp
 
-/// The step-up result's verdict (issue 11 W4, issue 12): never accepted without the identity fields.
+/// The step-up result's verdict, spoken through the reader's rule: never accepted without the identity fields.
 @Suite struct StepUpVerdictTests {
     func plan() throws -> ReadIDPlan {
         let op = try SignicatOperationDocument.decode(

@@ -117,7 +117,7 @@ final class FakeChipReader: ReadIDChipReader, @unchecked Sendable {
 
     convenience init(
         status: StepUpStatus, verification: ChipVerification = .succeeded,
-        clone: ChipCloneDetection = .succeeded
+        clone: ChipCloneDetection = .succeeded, activeAuthentication: Bool = false
     ) {
         self.init(
             .success(
@@ -129,7 +129,8 @@ final class FakeChipReader: ReadIDChipReader, @unchecked Sendable {
                         dateOfExpiry: "2032-04-15", gender: "F", firstName: "ANNA MARIA",
                         lastName: "ERIKSSON", personalIdentificationNumber: "ZE184226B"),
                     evidence: EvidenceReference(
-                        bundlePath: "/tmp/evidence/0dca14cf", reportPath: "/tmp/evidence/0dca14cf/report.json"))))
+                        bundlePath: "/tmp/evidence/0dca14cf", reportPath: "/tmp/evidence/0dca14cf/report.json"),
+                    activeAuthenticationPassed: activeAuthentication)))
     }
 
     var plans: [ReadIDPlan] {

@@ -98,16 +98,12 @@ private func op(_ of: String, _ with: String) -> String {
 
     @Test(arguments: badContexts)
     func badContextYieldsItsError(_ c: BadInput) throws {
-        do {
-            _ = try StepUpInput.parse(Data(c.input.utf8))
-            Issue.record("\(c.name): accepted")
-        } catch let e as StepUpError {
-            #expect(e.code == c.code, "\(c.name): \(e)")
-            #expect(e.field == c.field, "\(c.name): \(e)")
-            #expect(!e.reason.isEmpty)
-            if c.field != nil { #expect(e.expected != nil, "\(c.name) names no expectation") }
-            #expect(!e.description.contains(Seeds.token))
-        }
+        let e = try #require(throws: StepUpError.self, "\(c.name)") { try StepUpInput.parse(Data(c.input.utf8)) }
+        #expect(e.code == c.code, "\(c.name): \(e)")
+        #expect(e.field == c.field, "\(c.name): \(e)")
+        #expect(!e.reason.isEmpty)
+        if c.field != nil { #expect(e.expected != nil, "\(c.name) names no expectation") }
+        #expect(!e.description.contains(Seeds.token))
     }
 
     /// Every negative case above has a positive twin: the seed itself is valid.
@@ -117,13 +113,10 @@ private func op(_ of: String, _ with: String) -> String {
     }
 
     @Test func inputThatIsNotJSONAtAll() {
-        #expect(throws: StepUpError.self) { try StepUpInput.parse(Data("hello".utf8)) }
-        do { _ = try StepUpInput.parse(Data("hello".utf8)) } catch let e as StepUpError {
-            #expect(e.code == .malformedJSON)
-        } catch { Issue.record("\(error)") }
-        do { _ = try StepUpInput.parse(Data("[1]".utf8)) } catch let e as StepUpError {
-            #expect(e.code == .notAnObject)
-        } catch { Issue.record("\(error)") }
+        let text = #expect(throws: StepUpError.self) { try StepUpInput.parse(Data("hello".utf8)) }
+        #expect(text?.code == .malformedJSON)
+        let array = #expect(throws: StepUpError.self) { try StepUpInput.parse(Data("[1]".utf8)) }
+        #expect(array?.code == .notAnObject)
     }
 
     @Test(arguments: ["http://127.0.0.1:8080/v2", "http://localhost/v2", "http://[::1]:9/v2", "https://a.example/v2/"])
@@ -136,25 +129,21 @@ private func op(_ of: String, _ with: String) -> String {
         "http://10.0.0.1/v2",
     ])
     func httpToOtherHostsIsRefused(_ url: String) {
-        do {
-            _ = try URLPolicy.validate(url, field: "url", step: .validateOperation)
-            Issue.record("\(url) accepted")
-        } catch let e as StepUpError {
-            #expect(e.code == .insecureURL)
-        } catch { Issue.record("\(error)") }
+        let e = #expect(throws: StepUpError.self, "\(url) accepted") {
+            try URLPolicy.validate(url, field: "url", step: .validateOperation)
+        }
+        #expect(e?.code == .insecureURL)
     }
 
     @Test func preOperationObjectIsValidForRoutingButNotForProofing() throws {
         let input = try StepUpInput.parse(Data(Seeds.preOperationContext.utf8))
         #expect(StepUpRoute(input.operation) == .videoID)
-        do {
+        let e = try #require(throws: StepUpError.self, "pre-operation object accepted for proofing") {
             try input.operation.requireReadyForProofing()
-            Issue.record("pre-operation object accepted for proofing")
-        } catch let e as StepUpError {
-            #expect(e.code == .notReadyForProofing)
-            #expect(e.missingFields == ["version", "token", "url", "processId"])
-            #expect(e.reason.contains("version, token, url, processId"))
         }
+        #expect(e.code == .notReadyForProofing)
+        #expect(e.missingFields == ["version", "token", "url", "processId"])
+        #expect(e.reason.contains("version, token, url, processId"))
     }
 
     @Test func operationWithTokenButNoProcessIdNamesOnlyThat() throws {
@@ -198,15 +187,11 @@ private func op(_ of: String, _ with: String) -> String {
     @Test(arguments: badStarts)
     func badStartRequestYieldsItsError(_ c: BadInput) {
         #expect(c.input != Seeds.startRequest || c.name.hasPrefix("missing"))
-        do {
-            _ = try JSONDecoder().decode(StartStepUpRequest.self, from: Data(c.input.utf8))
-            Issue.record("\(c.name): accepted")
-        } catch let e as StepUpError {
-            #expect(e.code == c.code, "\(c.name): \(e)")
-            #expect(e.field == c.field, "\(c.name): \(e)")
-        } catch {
-            Issue.record("\(c.name): \(error)")
+        let e = #expect(throws: StepUpError.self, "\(c.name): accepted") {
+            try JSONDecoder().decode(StartStepUpRequest.self, from: Data(c.input.utf8))
         }
+        #expect(e?.code == c.code, "\(c.name): \(String(describing: e))")
+        #expect(e?.field == c.field, "\(c.name): \(String(describing: e))")
     }
 
     @Test func startRequestBuiltFromFlagsValidatesToo() throws {

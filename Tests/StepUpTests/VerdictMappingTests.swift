@@ -3,7 +3,7 @@ import Testing
 
 @testable import StepUp
 
-/// StepUp speaks the reader's verdict rule through exhaustive mappings (issue 12), never a copy of it.
+/// StepUp speaks the reader's verdict rule through exhaustive mappings, never a copy of it.
 @Suite struct VerdictMappingTests {
     @Test func derivedIsTheReadersRuleForEveryCombination() {
         for v in VerificationOutcome.ChipVerification.allCases {

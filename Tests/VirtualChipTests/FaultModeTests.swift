@@ -5,7 +5,7 @@ import Testing
 
 @testable import VirtualChip
 
-/// `ChipFaults`: the virtual chip answering as some issued chips do (issue 11, item 5), command by command.
+/// `ChipFaults`: the virtual chip answering as some issued chips do, command by command.
 @Suite struct FaultModeTests {
     static let cardAccess = FileSystemTests.cardAccess
     static let dg2 = FileSystemTests.dg2

@@ -1,7 +1,7 @@
 import Foundation
 
 /// `emrtd bench`: APDUs, bytes, CPU and modelled reading time per profile and phase, against the floor
-/// (issue 7). Runs entirely in process against the virtual chip; never a timed test.
+/// (docs/performance.md). Runs entirely in process against the virtual chip; never a timed test.
 enum BenchCommand {
     static let command = CommandDecl(
         "bench", summary: "measure APDUs, bytes, CPU and modelled link time per phase (build with -c release)",
@@ -135,7 +135,7 @@ struct BenchSettings: Sendable {
         Matrix: BAC/3DES, PACE-GM-ECDH brainpoolP256r1/AES-128, PACE-GM-ECDH P-256/AES-256, PACE-IM, PACE-CAM,
         PACE-GM-DH/3DES × short APDUs only / extended length × DG2 of 15 KB / 60 KB. Also: the cost of the
         OpenSSL primitives each phase needs, the German and Dutch master lists loaded and compared with
-        `openssl cms -verify`, hostile inputs refused beside genuine ones of the same kind (issue 11), peak memory,
+        `openssl cms -verify`, hostile inputs refused beside genuine ones of the same kind, peak memory,
         and RSS before/after 1,000 consecutive reads.
 
         CPU is process CPU time (CLOCK_PROCESS_CPUTIME_ID) with the virtual chip's own time measured inside a

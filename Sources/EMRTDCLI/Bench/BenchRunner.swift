@@ -50,7 +50,7 @@ struct BenchReport: Sendable, Codable {
     var primitives: [Primitive]
     var rows: [BenchRow]
     var trustStore: TrustBenchReport
-    /// Refusing hostile inputs beside genuine ones (issue 11; docs/reliability.md).
+    /// Refusing hostile inputs beside genuine ones (docs/reliability.md).
     var hostileInput: HostileBenchReport
     var memory: Memory
     var acceptance: [Acceptance]
@@ -155,7 +155,7 @@ struct BenchRunner {
             folder: settings.masterLists, runs: settings.trustOnly ? max(settings.runs, 9) : settings.quick ? 3 : 9,
             document: trustDoc.0, result: trustDoc.1)
 
-        // 4b. Hostile inputs beside genuine ones of the same kind (issue 11).
+        // 4b. Hostile inputs beside genuine ones of the same kind.
         let hostile = await HostileBench.run(runs: settings.quick ? 3 : 5, log: log)
 
         // 5. Memory growth over consecutive reads (a fast profile).
@@ -192,7 +192,7 @@ struct BenchRunner {
         return report
     }
 
-    /// The acceptance points of issue 7 that one run can judge.
+    /// The performance goals (docs/performance.md) that one run can judge.
     static func acceptance(_ r: BenchReport) -> [BenchReport.Acceptance] {
         var out: [BenchReport.Acceptance] = []
         let phaseRows = r.rows.filter { $0.phase != "total" && $0.phase != "passive-authentication" }
@@ -370,7 +370,7 @@ extension BenchReport {
             "  \(memory.loopReads) consecutive reads with verification (\(memory.loopCase)) in \(f(memory.loopSeconds)) s: RSS \(memory.rssBeforeLoopMB.map(f) ?? "?") → \(memory.rssAfterLoopMB.map(f) ?? "?") MB (\(memory.growthMB.map(f) ?? "?") MB)"
         )
         out.append("")
-        out.append("== acceptance (issue 7)")
+        out.append("== acceptance (docs/performance.md)")
         for a in acceptance {
             out.append("  [\(a.met.map { $0 ? "met" : "NOT met" } ?? "see doc")] \(a.criterion): \(a.detail)")
         }

@@ -108,7 +108,7 @@ struct PhaseMark: Sendable {
 
 /// A `CardEmulator` in front of the virtual chip that forwards every call and accounts for the APDUs, the
 /// bytes each way and the CPU time spent inside the chip, so that the benchmark can report the chip's
-/// own work separately from the engine's (issue 7). It also keeps the timeline of phase marks (set from
+/// own work separately from the engine's. It also keeps the timeline of phase marks (set from
 /// the reader's progress events) and cuts the SELECT of the eMRTD application out as a phase of its own.
 final class MeteredChip: CardEmulator {
     private struct State {

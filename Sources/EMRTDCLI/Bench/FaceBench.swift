@@ -2,7 +2,7 @@ import FaceImaging
 import Foundation
 import VirtualChip
 
-/// The face row of `emrtd bench` (issue 15): a typical passport face — a colour JPEG 2000 (JP2) file of about
+/// The face row of `emrtd bench`: a typical passport face — a colour JPEG 2000 (JP2) file of about
 /// 20 KB, as DG2 stores it — decoded with OpenJPEG and re-encoded as JPEG with libjpeg-turbo, the work
 /// `--out`, the HTML report and `emrtd serve`'s face endpoint do per read. The image is the generator's
 /// synthetic specimen face (with grain, so that it compresses like a photograph), 480 × 600.

@@ -5,9 +5,9 @@ import MRTDDocument
 import MRTDTrust
 import VirtualChip
 
-/// What refusing a hostile input costs beside what a genuine input of the same kind costs (issue 11, item 2;
-/// docs/reliability.md "Limits"). Goal: at most 3× the genuine cost and never more than 100 MB. Every
-/// hostile input is the worst case the issue reported, generated here (nothing big is kept on disk after
+/// What refusing a hostile input costs beside what a genuine input of the same kind costs
+/// (docs/reliability.md "Limits"). Goal: at most 3× the genuine cost and never more than 100 MB. Every
+/// hostile input is the worst case reported from the field, generated here (nothing big is kept on disk after
 /// the run); each is run through the same entry point as its genuine counterpart.
 struct HostileBenchReport: Sendable, Codable {
     struct Row: Sendable, Codable {
@@ -340,7 +340,7 @@ extension HostileBenchReport {
     func textLines() -> [String] {
         func f(_ x: Double) -> String { String(format: "%.3f", x) }
         var out = [
-            "== hostile input (issue 11: refusing costs at most 3× a genuine input of the kind, never more than 100 MB)"
+            "== hostile input (refusing costs at most 3× a genuine input of the kind, never more than 100 MB)"
         ]
         for r in rows {
             out.append(

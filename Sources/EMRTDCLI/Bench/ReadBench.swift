@@ -18,7 +18,7 @@ struct BenchCase: Sendable, Hashable {
     var label: String { "\(profile) \(apduMode) DG2 \(dg2Size / 1000) KB" }
 }
 
-/// The link model (issue 7): every APDU costs one reader + chip turnaround, every byte its time at the air
+/// The link model: every APDU costs one reader + chip turnaround, every byte its time at the air
 /// data rate, and every secure-messaging APDU the chip's own crypto cost.
 struct LinkModel: Sendable, Codable, Hashable {
     var kbps: Double = 424
@@ -98,7 +98,7 @@ struct PreparedDocument: Sendable {
         // The chip says whether it takes extended length in the ATR's card capabilities (ISO/IEC 7816-4 §8.1.1.2.7:
         // historical bytes 80 73 xx xx 40 / 00). The reader needs it when the chip has no EF.CardAccess to probe with
         // (BAC), and a short-only chip so described gets no extended probe although the reader path takes
-        // extended APDUs (issue 11): both cells run on an extended-capable reader.
+        // extended APDUs (fewer, larger reads): both cells run on an extended-capable reader.
         let historical: [UInt8] = [0x80, 0x73, 0x00, 0x00, c.extended ? 0x40 : 0x00]
         let body: [UInt8] = [0x80 | UInt8(historical.count), 0x80, 0x01] + historical
         profile.link.atr = [0x3B] + body + [body.reduce(0, ^)]

@@ -3,7 +3,7 @@ import Foundation
 import MRTDReader
 import MRTDTrust
 
-/// Results of the trust-store workloads (issue 7 §3).
+/// Results of the trust-store workloads (docs/performance.md).
 struct TrustBenchReport: Sendable, Codable {
     struct OpenSSLRun: Sendable, Codable {
         /// The command line (paths shortened to file names).

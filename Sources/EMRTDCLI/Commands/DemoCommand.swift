@@ -42,6 +42,7 @@ enum DemoCommand {
         }
         let out = try OutputFolder.prepare(a.value("out"), command: inv.command)
         let html = try HTMLOutput.prepare(a.value("html"), command: inv.command)
+        let tracePath = try ReadFlow.prepareTrace(a.value("trace"))
         let generated = try VirtualProfiles.generate(name, option: "--profile")
         var store = TrustStore()
         do {
@@ -65,7 +66,7 @@ enum DemoCommand {
             emulator: chip, name: "virtual chip (\(profile.name))",
             capabilities: profile.link.extendedLength ? .extended : .shortOnly)
         let flow = ReadFlow(
-            json: a.flag("json"), out: out, tracePath: a.value("trace"), htmlPath: html, quiet: a.flag("quiet"),
+            json: a.flag("json"), out: out, tracePath: tracePath, htmlPath: html, quiet: a.flag("quiet"),
             allowExpired: a.flag("allow-expired"), extraBundleFiles: ["test-csca.cer": generated.cscaCertificate])
         if !a.flag("quiet") {
             Console.err("emrtd demo: virtual document '\(profile.name)' (Utopia specimen, generated test PKI)")

@@ -10,16 +10,26 @@ import VirtualChip
 
 /// Options shared by `read` and `stepup run`.
 enum ReadSetup {
+    /// `--files`: names separated by commas and/or spaces (`DG1,DG2`, `"DG1 DG2"`), any case, `EF.` optional.
     static func files(_ text: String?) throws(UsageError) -> Set<LDSFile>? {
         guard let text else { return nil }
         var out = Set<LDSFile>()
-        for part in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !part.isEmpty {
-            let name = part.uppercased().hasPrefix("EF.") ? String(part.dropFirst(3)) : part
+        let parts = text.split(whereSeparator: { $0 == "," || $0.isWhitespace })
+        for (index, part) in parts.enumerated() {
+            let name = part.uppercased().hasPrefix("EF.") ? String(part.dropFirst(3)) : String(part)
             guard let f = LDSFile.allCases.first(where: { $0.rawValue.uppercased() == name.uppercased() }) else {
-                let shown =
-                    part.range(of: #"^(EF\.)?[A-Za-z]{2,12}[0-9]{0,2}$"#, options: .regularExpression) != nil
-                    ? "'\(part)'" : "a name"
-                throw UsageError("--files: unknown file \(shown) (use COM, SOD, DG1…DG16, CardAccess, CardSecurity)")
+                // The name is quoted unless it could be access data typed in the wrong place; its place says which.
+                let place = parts.count > 1 ? " (name \(index + 1) of \(parts.count))" : ""
+                let plain =
+                    part.count <= 24 && part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == ".") }
+                let what =
+                    plain && !Shown.couldBeAccessData(part)
+                    ? "unknown file '\(part)'\(place)"
+                    : "unknown file\(place), not repeated here: it could be access data"
+                throw UsageError(
+                    "--files: \(what) — use COM, SOD, DG1…DG16, CardAccess, CardSecurity,"
+                        + " separated by commas or spaces (e.g. --files DG1,DG2,SOD)",
+                    code: .badValue)
             }
             out.insert(f)
         }
@@ -99,7 +109,7 @@ enum ReadSetup {
     /// The transport: a PC/SC reader (waiting for a card), or the in-process virtual chip with `--virtual`.
     static func transport(
         _ a: ParsedArguments, virtual: DocumentProfile?, profiles: ReaderProfiles,
-        timeout: Double
+        timeout: Double, timeoutOption: String = "timeout"
     ) async throws(CLIError) -> any CardTransport {
         if let p = virtual {
             return LocalCardTransport(
@@ -109,11 +119,14 @@ enum ReadSetup {
         do {
             if !a.flag("quiet") {
                 Console.err(
-                    "Waiting for a document\(a.value("reader").map { " on \($0)" } ?? "") (up to \(Int(timeout)) s)…")
+                    "Waiting for a document\(a.value("reader").map { " on \($0)" } ?? "") (up to \(seconds(timeout)) s)…"
+                )
             }
             return try await PCSCCardTransport.connectWhenPresented(
                 readerQuery: a.value("reader"), timeout: timeout,
                 profiles: profiles)
+        } catch let e as TransportError where e.kind == .timeout {
+            throw CLIError(.transport, noDocumentMessage(timeout: timeout, option: timeoutOption), status: .transport)
         } catch let e as TransportError {
             throw CLIError(.transport, e.description + PCSCCommandOutput.hint(e), status: .transport)
         } catch {
@@ -122,6 +135,17 @@ enum ReadSetup {
                 "the reader could not be used — check that pcscd runs and the reader is plugged in (emrtd readers)",
                 status: .transport)
         }
+    }
+
+    /// The card wait ran out: the time asked for (whole seconds, or tenths) and what to do about it.
+    static func noDocumentMessage(timeout: Double, option: String) -> String {
+        "no document was presented within \(seconds(timeout)) s — place the document flat on the reader (emrtd readers"
+            + " shows whether pcscd sees it) and run the command again, or allow more time with --\(option) SECONDS"
+    }
+
+    /// Seconds for a message: whole seconds, or tenths below 10 s.
+    static func seconds(_ s: Double) -> String {
+        s.rounded() == s || s >= 10 ? String(Int(s.rounded())) : String(format: "%.1f", s)
     }
 
     /// Trust store from the options, loaded before any document is asked for.
@@ -165,6 +189,7 @@ enum ReadCommand {
         let options = try ReadSetup.options(a, key: key)
         let out = try OutputFolder.prepare(a.value("out"), command: inv.command)
         let html = try HTMLOutput.prepare(a.value("html"), command: inv.command)
+        let tracePath = try ReadFlow.prepareTrace(a.value("trace"))
         let profiles = try ReadSetup.readerProfiles(a)
         var store = try ReadSetup.trust(a, command: inv.command)
         let virtual = try ReadSetup.virtualDocument(a)
@@ -177,7 +202,7 @@ enum ReadCommand {
         let transport = try await ReadSetup.transport(
             a, virtual: virtual?.0, profiles: profiles, timeout: options.representTimeout)
         let flow = ReadFlow(
-            json: a.flag("json"), out: out, tracePath: a.value("trace"), htmlPath: html, quiet: a.flag("quiet"),
+            json: a.flag("json"), out: out, tracePath: tracePath, htmlPath: html, quiet: a.flag("quiet"),
             allowExpired: a.flag("allow-expired"))
         let o = try await flow.run(transport: transport, options: options, trustStore: store)
         flow.print(o)

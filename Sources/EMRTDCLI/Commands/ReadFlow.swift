@@ -42,7 +42,9 @@ struct ReadFlow {
                 progress: Presentation.progressPrinter(quiet: quiet))
         } catch {
             Console.endLive()
-            writeTrace(trace, started: started)
+            if !writeTrace(trace, started: started) {
+                Console.err("emrtd: the APDU trace could not be written to \(Shown.path(tracePath ?? ""))")
+            }
             let failure = error.failure
             switch failure.kind {
             case .accessControl: throw CLIError(.accessControl, failure.message, status: .accessControl)
@@ -51,7 +53,7 @@ struct ReadFlow {
                 throw CLIError(.transport, failure.message, status: .transport)
             }
         }
-        writeTrace(trace, started: started)
+        let traceWritten = writeTrace(trace, started: started)
         let (result, verification, report) = (read.result, read.verification, read.report)
         if let out {
             do { try EvidenceBundle.write(result, report: report, extraFiles: extraBundleFiles, to: out) } catch {
@@ -69,6 +71,15 @@ struct ReadFlow {
             }
         }
         if let htmlPath { try HTMLOutput.write(report, files: result.files, to: htmlPath) }
+        if !traceWritten {
+            var e = CLIError(
+                .cannotWrite,
+                "could not write the APDU trace to \(Shown.path(tracePath ?? "")) after the read (the file was"
+                    + " writable when checked; is the disk full?)",
+                status: .usage)
+            e.report = report  // the read is done: its verdict is not lost with the trace
+            throw e
+        }
         return Outcome(report: report, result: result, verification: verification, bundle: out)
     }
 
@@ -76,18 +87,20 @@ struct ReadFlow {
         Console.out(json ? Presentation.json(o.report) : Presentation.text(o.report))
     }
 
+    /// `--trace FILE`, checked before a document is asked for, as `--out` and `--html` are.
+    static func prepareTrace(_ path: String?) throws(CLIError) -> String? {
+        try OutputFile.prepare(path, option: "--trace", what: "the APDU trace")
+    }
+
     /// The trace file (docs/cli.md "Trace file"): one JSON object, keys sorted, with the read's start time and
-    /// per-exchange times relative to it.
-    func writeTrace(_ trace: APDUTrace?, started: Date) {
-        guard let trace, let path = tracePath else { return }
+    /// per-exchange times relative to it. Returns false when it could not be written (the file was checked before
+    /// the read, so only a change since, such as a full disk, gets here).
+    @discardableResult
+    func writeTrace(_ trace: APDUTrace?, started: Date) -> Bool {
+        guard let trace, let path = tracePath else { return true }
         let file = TraceFile(startedAt: Presentation.timestamp(started), exchanges: trace.all)
-        if let data = try? CanonicalJSON.data(file) {
-            let ok = FileManager.default.createFile(
-                atPath: path, contents: data, attributes: [.posixPermissions: 0o600])
-            if !ok {
-                Console.err("emrtd: could not write the trace to \(path) (check the folder exists and is writable)")
-            }
-        }
+        guard let data = try? CanonicalJSON.data(file) else { return false }
+        return FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600])
     }
 
     static func exitCode(for status: VerificationOutcome.Status) -> Int32 {

@@ -39,13 +39,15 @@ struct StepUpChipReader: ReadIDChipReader {
         let options = try readOptions(for: plan)
         let out = try OutputFolder.prepare(a.value("out"), command: command)
         let html = try HTMLOutput.prepare(a.value("html"), command: command)
+        let tracePath = try ReadFlow.prepareTrace(a.value("trace"))
         let profiles = try ReadSetup.readerProfiles(a)
         var store = try ReadSetup.trust(a, command: command)
         let virtual = try ReadSetup.virtualDocument(a)
         ReadSetup.addGenerated(virtual?.1, to: &store, a)
         let transport = try await ReadSetup.transport(
-            a, virtual: virtual?.0, profiles: profiles, timeout: options.representTimeout)
-        let flow = ReadFlow(json: true, out: out, tracePath: a.value("trace"), htmlPath: html, quiet: a.flag("quiet"))
+            a, virtual: virtual?.0, profiles: profiles, timeout: options.representTimeout, timeoutOption: "card-timeout"
+        )
+        let flow = ReadFlow(json: true, out: out, tracePath: tracePath, htmlPath: html, quiet: a.flag("quiet"))
         let o = try await flow.run(transport: transport, options: options, trustStore: store)
         return ReadIDChipResult(report: o.report, verification: o.verification, bundle: o.bundle)
     }

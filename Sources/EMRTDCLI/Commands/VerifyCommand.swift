@@ -42,6 +42,17 @@ enum VerifyCommand {
         let html = try HTMLOutput.prepare(a.value("html"), command: inv.command)
         let (store, refused) = try TrustOptions.store(from: a)
         for r in refused { Console.err(TrustOptions.refusalLine(r, command: inv.command)) }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isFolder) else {
+            throw CLIError(
+                .badBundle, "\(Shown.path(dir)) does not exist — give a folder written by emrtd read --out",
+                status: .usage)
+        }
+        guard isFolder.boolValue else {
+            throw CLIError(
+                .badBundle, "\(Shown.path(dir)) is a file, not a folder — give a folder written by emrtd read --out",
+                status: .usage)
+        }
         let url = URL(fileURLWithPath: dir)
         let loaded: (files: [LDSFile: [UInt8]], evidence: CloneDetectionEvidence)
         do { loaded = try EvidenceBundle.load(from: url) } catch {

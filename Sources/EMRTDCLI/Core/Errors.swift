@@ -77,8 +77,9 @@ public enum ErrorCode: String, CaseIterable, Sendable {
         case .unknownProfile: return "no built-in virtual document or saved profile of that name"
         case .outputNotUsable:
             return
-                "`--out`, `--save` or `--evidence-dir` names a folder that cannot be created or written (`--out` and `--save`: or is not empty, or is `/`)"
-        case .cannotWrite: return "a file (bundle, trace) could not be written"
+                "`--out`, `--save` or `--evidence-dir` names a folder that cannot be created or written (`--out` and `--save`: or is not empty, or is `/`); `--html` or `--trace` a file that cannot be written (checked before the read)"
+        case .cannotWrite:
+            return "a file (bundle, page, trace) could not be written after the read (its report is kept)"
         case .badBundle: return "the folder given to `verify` is not a readable evidence bundle"
         case .badReaderProfiles: return "the `--profiles` file is not a valid emrtd.readers/1 file"
         case .trustMaterial: return "`--trust`/`--ml-signer-root` material cannot be loaded or holds no CSCA"
@@ -198,9 +199,48 @@ enum Shown {
         isSafeName(word) ? "'\(word)'" : fallback
     }
 
-    /// A path is quoted when it exists (a real file the user pointed at); a path that does not exist may be a
-    /// value typed in the wrong place and is not repeated.
+    /// Whether a word could be access data (an MRZ or a line of it, a document number, a date, a CAN): it holds
+    /// the MRZ filler `<`, a run of 6 digits, or is 6–12 capital letters and digits with at least 3 digits.
+    static func couldBeAccessData(_ word: Substring) -> Bool {
+        if word.contains("<") { return true }
+        var run = 0
+        for c in word {
+            run = c.isASCII && c.isNumber ? run + 1 : 0
+            if run >= 6 { return true }
+        }
+        let capitalsAndDigits = word.allSatisfy { $0.isASCII && ($0.isUppercase || $0.isNumber) }
+        return capitalsAndDigits && (6...12).contains(word.count) && word.filter(\.isNumber).count >= 3
+    }
+
+    /// A path as the user gave it. One that exists is a real file the user pointed at and is quoted whole; in one
+    /// that does not exist (it may be a value typed in the wrong place) each word that could be access data is
+    /// shown as `…`, so that the message still says which path it is.
     static func path(_ path: String) -> String {
-        FileManager.default.fileExists(atPath: path) ? path : "(the path given, which does not exist)"
+        if FileManager.default.fileExists(atPath: path) { return path }
+        var out = ""
+        var word = ""
+        func flush() {
+            out += couldBeAccessData(Substring(word)) ? "…" : word
+            word = ""
+        }
+        for c in path {
+            if c.isLetter || c.isNumber || c == "<" {
+                word.append(c)
+            } else {
+                flush()
+                out.append(c)
+            }
+        }
+        flush()
+        return out.isEmpty ? "(an empty path)" : out
+    }
+
+    /// "the 2nd of 3 --trust paths" when an option was given more than once, else "".
+    static func position(_ index: Int, of count: Int, option: String) -> String {
+        guard count > 1 else { return "" }
+        let n = index + 1
+        let suffix =
+            (11...13).contains(n % 100) ? "th" : n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th"
+        return " (the \(n)\(suffix) of \(count) \(option) paths)"
     }
 }

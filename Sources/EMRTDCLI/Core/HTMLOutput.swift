@@ -10,28 +10,9 @@ enum HTMLOutput {
         "html", value: "FILE", kind: .file,
         help: "also write the report as one self-contained, printable HTML page (face included; readable by you only)")
 
-    /// Checked before a document is asked for: FILE's folder exists and is writable, and FILE is not a folder.
+    /// Checked before a document is asked for (`OutputFile.prepare`).
     static func prepare(_ path: String?, command: String) throws(CLIError) -> String? {
-        guard let path else { return nil }
-        guard !path.isEmpty else {
-            throw CLIError(.outputNotUsable, "--html is empty: name the page's file", status: .usage)
-        }
-        let url = URL(fileURLWithPath: path).standardizedFileURL
-        var isDir: ObjCBool = false
-        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir), isDir.boolValue {
-            throw CLIError(
-                .outputNotUsable, "--html \(Shown.path(path)) is a folder: name a file for the page", status: .usage)
-        }
-        let parent = url.deletingLastPathComponent().path
-        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDir), isDir.boolValue,
-            access(parent, W_OK) == 0
-        else {
-            throw CLIError(
-                .outputNotUsable,
-                "--html \(Shown.path(path)) cannot be written: its folder does not exist or is not writable",
-                status: .usage)
-        }
-        return url.path
+        try OutputFile.prepare(path, option: "--html", what: "the page")
     }
 
     /// The page for `report` over the files it was made from: the face (JPEG as stored, JPEG 2000 re-encoded as
@@ -62,5 +43,36 @@ enum HTMLOutput {
                 .cannotWrite, "could not write the HTML report to \(Shown.path(path)); nothing was written there",
                 status: .usage)
         }
+    }
+}
+
+/// A file an option names for output (`--html`, `--trace`), checked before a document is asked for: FILE is not a
+/// folder and can be opened for writing. The check opens it (creating it, then removing what it created): only
+/// that answers for root, for whom `access(2)` says yes to anything, and for files such as `/proc/x`.
+enum OutputFile {
+    static func prepare(_ path: String?, option: String, what: String) throws(CLIError) -> String? {
+        guard let path else { return nil }
+        guard !path.isEmpty else {
+            throw CLIError(.outputNotUsable, "\(option) is empty: name the file for \(what)", status: .usage)
+        }
+        let url = URL(fileURLWithPath: path).standardizedFileURL
+        var isDir: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir)
+        if exists, isDir.boolValue {
+            throw CLIError(
+                .outputNotUsable, "\(option) \(Shown.path(path)) is a folder: name a file for \(what)", status: .usage)
+        }
+        let fd = open(url.path, O_WRONLY | O_CREAT, 0o600)
+        if fd >= 0 {
+            close(fd)
+            if !exists { unlink(url.path) }
+        }
+        guard fd >= 0 else {
+            throw CLIError(
+                .outputNotUsable,
+                "\(option) \(Shown.path(path)) cannot be written: its folder does not exist or is not writable",
+                status: .usage)
+        }
+        return url.path
     }
 }

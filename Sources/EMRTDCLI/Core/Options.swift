@@ -57,7 +57,7 @@ enum Options {
             "profiles", value: "FILE", kind: .file,
             help: "reader profiles (schema emrtd.readers/1) instead of the built-in copy of hardware/readers.json"),
         OptionDecl(
-            "files", value: "LIST", help: "comma-separated files to read, e.g. DG1,DG2,DG15",
+            "files", value: "LIST", help: "files to read, separated by commas or spaces, e.g. DG1,DG2,DG15",
             default: "every file the SOD lists"),
         OptionDecl(
             "allow-bac-fallback", help: "use BAC when PACE fails although the chip offers PACE",

@@ -1,3 +1,4 @@
+import Foundation
 import MRTDTrust
 
 /// Builds a trust store from `--trust PATH` (repeatable) and `--ml-signer-root PATH` (repeatable).
@@ -5,6 +6,13 @@ enum TrustOptions {
     static func store(from a: ParsedArguments) throws(CLIError) -> (TrustStore, [TrustStore.Refusal]) {
         var store = TrustStore()
         for root in a.all("ml-signer-root") {
+            guard FileManager.default.fileExists(atPath: root) else {
+                throw CLIError(
+                    .trustMaterial,
+                    "--ml-signer-root \(Shown.path(root)) does not exist — give the DER or PEM certificate of the"
+                        + " master-list signer's root",
+                    status: .trust)
+            }
             do { try store.pinMasterListSignerRoot(path: root) } catch {
                 throw CLIError(
                     .trustMaterial,
@@ -13,11 +21,20 @@ enum TrustOptions {
             }
         }
         var refused: [TrustStore.Refusal] = []
-        for path in a.all("trust") {
+        let paths = a.all("trust")
+        for (index, path) in paths.enumerated() {
+            let which = Shown.position(index, of: paths.count, option: "--trust")
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw CLIError(
+                    .trustMaterial,
+                    "--trust \(Shown.path(path)) does not exist\(which) — give CSCA certificates, a folder of them, a"
+                        + " master list or a CRL",
+                    status: .trust)
+            }
             do { refused += try store.load(path: path) } catch {
                 throw CLIError(
                     .trustMaterial,
-                    "--trust \(Shown.path(path)) cannot be used: \(PlainWords.reason(error.reason, fallback: "not readable trust material", hiding: [path])) — give CSCA certificates, a folder of them, a master list or a CRL",
+                    "--trust \(Shown.path(path))\(which) cannot be used: \(PlainWords.reason(error.reason, fallback: "not readable trust material", hiding: [path])) — give CSCA certificates, a folder of them, a master list or a CRL",
                     status: .trust)
             }
         }

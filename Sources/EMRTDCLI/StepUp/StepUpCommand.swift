@@ -19,6 +19,11 @@ enum StepUpCommand {
                 "credentials are never taken from flags: set \(StepUpEnvironment.clientId) and \(StepUpEnvironment.clientSecret)"
             )
         })
+    /// The schema of `decode`'s, `start`'s and VideoID `run`'s JSON output; the ReadID result document has its own
+    /// (`StepUpResultDocument.schemaName`).
+    static let schema = "emrtd.stepup/1"
+    static let runSchemas =
+        "\(schema) (VideoID launch data) or \(StepUpResultDocument.schemaName) (ReadID result)"
     static let exits: [ExitStatus] = [
         .ok, .usage, .transport, .accessControl, .trust, .remote, .inconclusive, .rejected,
     ]
@@ -28,7 +33,7 @@ enum StepUpCommand {
         discussion: "Prints the route (videoid/readid) and which fields identity proofing still needs.",
         arguments: [context],
         options: [OptionDecl("require-proofing", help: "fail (exit 2) unless the object is ready for proofing")],
-        schema: "emrtd.stepup/1", alwaysJSON: true, exits: [.ok, .usage],
+        schema: schema, alwaysJSON: true, exits: [.ok, .usage],
         run: { inv in await forward(inv, "decode") })
 
     static let start = CommandDecl(
@@ -61,7 +66,7 @@ enum StepUpCommand {
                 default: "30"),
             verbose,
         ],
-        schema: "emrtd.stepup/1", alwaysJSON: true, exits: [.ok, .usage, .remote], refused: credentialFlags,
+        schema: schema, alwaysJSON: true, exits: [.ok, .usage, .remote], refused: credentialFlags,
         run: { inv in await forward(inv, "start") })
 
     /// The reader options handed to the chip read (those of `emrtd read` except its --timeout and --json, which
@@ -74,9 +79,12 @@ enum StepUpCommand {
         "run", summary: "route a post-operation context: VideoID launch data, or a ReadID chip read",
         discussion: """
             VideoID (signicatvideoid/videoid): POST <url>/videoid.request, prints the launch data
-              {id, processId, url, authorization, docType?, docTypes?, idDefault?}.
+              {schema, id, processId, url, authorization, docType?, docTypes?, idDefault?}.
             ReadID (readid): reads the document chip and prints the result document
-              {processId, provider, status, consolidatedIdentityData, evidence}; exit 0/10/11.
+              {schema, processId, provider, status, consolidatedIdentityData, processBinding?, evidence};
+              exit 0/10/11. The uploaded copy (--result-url) leaves out evidence (local paths).
+            --bind-process-id without Active Authentication (no DG15) proves nothing: processBinding is
+              "unproven" and a warning says so.
             The ACCESS and reader options are those of emrtd read; --card-timeout is its --timeout.
             """,
         arguments: [context],
@@ -97,13 +105,13 @@ enum StepUpCommand {
                 default: "30"),
             verbose,
         ] + readerOptions,
-        schema: "emrtd.stepup/1", alwaysJSON: true, exits: exits, refused: credentialFlags,
+        schema: runSchemas, alwaysJSON: true, exits: exits, refused: credentialFlags,
         run: { inv in await forward(inv, "run") })
 
     static let command = CommandDecl(
         "stepup", summary: "the Signicat ReuseID step-up glue (decode, start, run)",
         discussion: "See docs/stepup.md. Every step-up command prints one JSON object on stdout, also on failure.",
-        subcommands: [decode, start, run], schema: "emrtd.stepup/1", alwaysJSON: true, exits: exits)
+        subcommands: [decode, start, run], schema: runSchemas, alwaysJSON: true, exits: exits)
 
     static func forward(_ inv: Invocation, _ sub: String) async -> Int32 {
         await StepUpSession(io: .standard(), environment: inv.environment)

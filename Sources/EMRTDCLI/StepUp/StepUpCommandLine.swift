@@ -173,7 +173,7 @@ struct StepUpSession {
         switch e.code {
         case .invalidBase64, .unsupportedMimeType, .malformedJSON, .notAnObject, .missingVersion, .unsupportedVersion,
             .notAStepUp, .unknownProvider, .insecureURL, .invalidURL, .invalidProcessId, .inconsistentProviderOptions,
-            .missingField, .invalidFieldType:
+            .unsupportedProcessType, .missingField, .invalidFieldType:
             return e.step == .configuration || e.step == .validateStartRequest
                 ? "correct the option or environment variable named" : "give the operation context as ReuseID sent it"
         case .notReadyForProofing:
@@ -285,6 +285,7 @@ struct StepUpSession {
             warn(decoded.warnings)
             if requireProofing { try op.requireReadyForProofing() }
             var out: [String: JSONValue] = [
+                "schema": .string(StepUpCommand.schema),
                 "input": .string(decoded.context == nil ? "operation" : "context"),
                 "phase": decoded.phase.map { .string($0.rawValue) } ?? .null,
                 "wrapped": .bool(decoded.document.wrapped),
@@ -389,6 +390,7 @@ struct StepUpSession {
             if sent.provider == nil { sent.provider = .signicatVideoID }
             let redactor = await tokens.redactor
             var out: [String: JSONValue] = [
+                "schema": .string(StepUpCommand.schema),
                 "request": (try? JSONValue(encoding: sent)) ?? .null,
                 "response": response.body.redacted(by: redactor),
                 "endpoint": .string(StepUpHTTPClient.describe(client.configuration.endpoint)),
@@ -453,13 +455,22 @@ struct StepUpSession {
             if StepUpRoute(op) == .videoID && !readerWords.isEmpty {
                 warn([StepUpWarning(code: "reader-options-ignored", message: "reader options are ignored for VideoID")])
             }
+            if StepUpRoute(op) == .videoID && bind {
+                warn([
+                    StepUpWarning(
+                        code: "process-binding-ignored",
+                        message: "--bind-process-id binds a chip read (Active Authentication); VideoID reads no chip")
+                ])
+            }
             let runner = StepUpRunner(
                 http: httpClient(timeout: timeout, verbose: verbose, extraRedactor: tokenRedactor),
                 chipReader: chipReader ?? StepUpChipReader(arguments: a), binding: binding, resultEndpoint: endpoint)
             switch try await runner.run(op) {
             case .videoID(let launch, let warnings):
                 warn(warnings)
-                printJSON((try? JSONValue(encoding: launch)) ?? .null)
+                var object = (try? JSONValue(encoding: launch))?.objectValue ?? [:]
+                object["schema"] = .string(StepUpCommand.schema)
+                printJSON(.object(object))
                 return ExitStatus.ok.rawValue
             case .readID(let document, let warnings, _, let uploadError):
                 warn(warnings)

@@ -2,7 +2,7 @@ import FaceImaging
 import Foundation
 public import MRTDDocument
 
-/// The report as one self-contained HTML page (issue 15, docs/report.md "HTML report"): a verdict banner
+/// The report as one self-contained HTML page (docs/report.md "HTML report"): a verdict banner
 /// (word, symbol and colour — never colour alone), the face, every data field of the report, each check with
 /// its status and detail, access control and transport facts, the tool version and the validation time.
 ///

@@ -15,7 +15,7 @@ public enum CheckName: String, Sendable, Hashable, Codable, CaseIterable {
     case dataGroupHashes, unlistedDataGroups, sodSignature, documentSignerCertificate, cscaChain
     case cscaCountryMatchesIssuingState, revocation, cardSecuritySignature
     case chipAuthentication, paceChipAuthenticationMapping, activeAuthentication
-    /// DG1, and DG2 when the SOD lists it, read and matching the SOD (issue 11 W4).
+    /// DG1, and DG2 when the SOD lists it, read and matching the SOD (who the holder is).
     case identityDataGroups
     /// Which data groups the SOD lists were not read, and why (e.g. a read restricted by `--files`).
     case readScope

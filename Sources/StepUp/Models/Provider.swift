@@ -58,6 +58,9 @@ public struct Provider: Hashable, Sendable, Codable, CustomStringConvertible {
 
     public var description: String { rawValue }
 
+    /// The same provider in the lower-case spelling ReuseID documents (`ReadID` → `readid`), for what is sent.
+    public var normalized: Provider { Provider(validated: rawValue.lowercased(), kind) }
+
     /// Same provider kind, whatever the spelling.
     public func isSameProvider(as other: Provider) -> Bool { kind == other.kind }
 }

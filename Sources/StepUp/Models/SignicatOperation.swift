@@ -51,7 +51,9 @@ public struct VideoIDProviderOptions: Codable, Hashable, Sendable {
 ///   i.e. one without `token`, `url` and `processId` (the pre-operation object carries only
 ///   `operation`, `provider` and `processType` [doc]);
 /// - `url` must be HTTPS (HTTP only to loopback); `processId` must be a UUID;
-/// - `docType`/`defaultId` must be among `docTypes`.
+/// - `docType`/`defaultId` must be among `docTypes`;
+/// - for VideoID, `processType` must be absent or `substantial` (the process VideoID is asked for); ReadID's chip
+///   read has one process whatever the level, so there it is carried, not used.
 ///
 /// **Proofing** needs `version`, `token`, `url` and `processId` as well: `requireReadyForProofing()`
 /// names the missing ones. Unknown extra fields are ignored. `token` is a `SecretString`.
@@ -150,6 +152,9 @@ public struct SignicatOperation: Codable, Hashable, Sendable {
                 reason: "`processId` is not a UUID")
         }
         try videoidProviderOptions?.validate(step: step)
+        if provider.kind == .videoID {
+            _ = try VideoIDAuthorizationRequest.process(forProcessType: processType, step: step)
+        }
     }
 
     /// The proofing fields that are absent (empty when ready), in a fixed order.

@@ -62,7 +62,8 @@ enum VideoIDOptionRules {
 /// - `userId` is a UUID (every documented example); it is written in lower case.
 /// - `deviceId` is an opaque non-empty string: the documented example is *not* a UUID.
 /// - `provider` may be absent: ReuseID then uses VideoID [doc]; `StartStepUpClient` writes
-///   `signicatvideoid` explicitly in that case.
+///   `signicatvideoid` explicitly in that case. A provider given in another case (`ReadID`) is sent in the
+///   lower-case spelling ReuseID documents, as the routing reads it (`Provider.normalized`).
 /// - `videoidProviderOptions` with provider `readid` is **refused** (`providerOptionsNotApplicable`):
 ///   the options only concern VideoID and silently sending them would hide an integration mistake.
 public struct StartStepUpRequest: Codable, Hashable, Sendable {
@@ -78,7 +79,7 @@ public struct StartStepUpRequest: Codable, Hashable, Sendable {
     ) throws {
         self.userId = userId
         self.deviceId = deviceId
-        self.provider = provider
+        self.provider = provider?.normalized
         self.videoidProviderOptions = videoidProviderOptions
         try validate()
     }

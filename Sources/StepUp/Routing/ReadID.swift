@@ -218,16 +218,20 @@ public struct ReadIDChipResult: Sendable, Hashable {
     public var chipCloneDetection: ChipCloneDetection
     public var document: ReadIDDocumentFields
     public var evidence: EvidenceReference
+    /// Whether Active Authentication passed over the plan's challenge: only then does a bound read
+    /// (`ProcessBinding.processId`) prove that it happened for the step-up process.
+    public var activeAuthenticationPassed: Bool
 
     public init(
         status: StepUpStatus, chipVerification: ChipVerification, chipCloneDetection: ChipCloneDetection,
-        document: ReadIDDocumentFields, evidence: EvidenceReference
+        document: ReadIDDocumentFields, evidence: EvidenceReference, activeAuthenticationPassed: Bool = false
     ) {
         self.status = status
         self.chipVerification = chipVerification
         self.chipCloneDetection = chipCloneDetection
         self.document = document
         self.evidence = evidence
+        self.activeAuthenticationPassed = activeAuthenticationPassed
     }
 }
 
@@ -277,12 +281,20 @@ public struct ConsolidatedIdentityData: Codable, Hashable, Sendable {
     }
 }
 
+/// Whether a read bound to its step-up process (`ProcessBinding.processId`) proved it: `proven` when Active
+/// Authentication passed over the challenge derived from the processId, `unproven` when the chip did not perform it
+/// (no DG15, no Active Authentication) or it failed — the read then says nothing about which process it served.
+public enum ProcessBindingResult: String, Codable, Hashable, Sendable {
+    case proven, unproven
+}
+
 /// The result document of the ReadID branch (docs/architecture.md §8.1 item 5):
-/// `{schema, processId, provider, status, consolidatedIdentityData{…}, evidence}`.
+/// `{schema, processId, provider, status, consolidatedIdentityData{…}, processBinding?, evidence}`.
 ///
 /// `status` is never better than what `chipVerification` and `chipCloneDetection` allow
 /// (`StepUpStatus.derived`): if the reader claims more, the stricter verdict wins and a warning
-/// says so.
+/// says so. `evidence` names local files of the machine that read: it is printed, never uploaded
+/// (`uploadBody`).
 public struct StepUpResultDocument: Codable, Hashable, Sendable {
     public static let schemaName = "emrtd.stepup-result/1"
 
@@ -291,18 +303,32 @@ public struct StepUpResultDocument: Codable, Hashable, Sendable {
     public var provider: String
     public var status: StepUpStatus
     public var consolidatedIdentityData: ConsolidatedIdentityData
+    /// Present when the read was bound to the process (`--bind-process-id`).
+    public var processBinding: ProcessBindingResult?
     public var evidence: EvidenceReference
 
     public init(
         schema: String = StepUpResultDocument.schemaName, processId: String, provider: String,
-        status: StepUpStatus, consolidatedIdentityData: ConsolidatedIdentityData, evidence: EvidenceReference
+        status: StepUpStatus, consolidatedIdentityData: ConsolidatedIdentityData,
+        processBinding: ProcessBindingResult? = nil, evidence: EvidenceReference
     ) {
         self.schema = schema
         self.processId = processId
         self.provider = provider
         self.status = status
         self.consolidatedIdentityData = consolidatedIdentityData
+        self.processBinding = processBinding
         self.evidence = evidence
+    }
+
+    /// The JSON the result endpoint receives: the document without `evidence`, whose paths name files on the
+    /// reading machine that the backend cannot open and has no business knowing.
+    public func uploadBody() throws -> Data {
+        guard case .object(var members) = try JSONValue.parse(try CanonicalJSON.data(self, .compact)) else {
+            return try CanonicalJSON.data(self, .compact)  // unreachable: a struct encodes as an object
+        }
+        members["evidence"] = nil
+        return try CanonicalJSON.data(JSONValue.object(members), .compact)
     }
 
     /// Builds the document from a plan and the chip result; returns the warnings it produced.
@@ -320,7 +346,7 @@ public struct StepUpResultDocument: Codable, Hashable, Sendable {
                         + "\(result.chipVerification.rawValue) / chipCloneDetection \(result.chipCloneDetection.rawValue) "
                         + "allow at most \(derived.rawValue)"))
         }
-        // Never accepted without saying who the holder is (issue 11 W4): DG1 unread or withheld.
+        // Never accepted without saying who the holder is: DG1 unread or withheld.
         if status == .accepted && !result.document.hasIdentity {
             status = .rejected
             warnings.append(
@@ -329,12 +355,23 @@ public struct StepUpResultDocument: Codable, Hashable, Sendable {
                     message: "the chip reader reported accepted without the identity fields (document number, "
                         + "issuing country, dates of birth and expiry, name): the result is rejected"))
         }
+        var binding: ProcessBindingResult? = nil
+        if plan.activeAuthenticationChallenge != nil {
+            binding = result.activeAuthenticationPassed ? .proven : .unproven
+            if binding == .unproven {
+                warnings.append(
+                    StepUpWarning(
+                        code: "process-binding-unproven",
+                        message: "the read was bound to the process, but Active Authentication did not pass (the "
+                            + "chip has no DG15 or refused it): nothing proves this read served this process"))
+            }
+        }
         let doc = StepUpResultDocument(
             processId: plan.processId, provider: plan.provider.rawValue, status: status,
             consolidatedIdentityData: ConsolidatedIdentityData(
                 chipVerification: result.chipVerification,
                 chipCloneDetection: result.chipCloneDetection, document: result.document),
-            evidence: result.evidence)
+            processBinding: binding, evidence: result.evidence)
         return (doc, warnings)
     }
 }
@@ -360,7 +397,7 @@ public struct ResultUploader: Sendable {
                 "Authorization": "Bearer " + token.reveal(),
                 "Content-Type": "application/json", "Accept": "application/json",
             ],
-            body: try CanonicalJSON.data(document, .compact))
+            body: try document.uploadBody())
         return try await http.send(request, step: .resultUpload, redactor: Redactor(secrets: [token]))
     }
 }

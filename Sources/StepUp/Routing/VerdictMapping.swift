@@ -54,7 +54,8 @@ extension ReadIDChipResult {
     public init(_ outcome: VerificationOutcome, document: ReadIDDocumentFields, evidence: EvidenceReference) {
         self.init(
             status: StepUpStatus(outcome.status), chipVerification: ChipVerification(outcome.chipVerification),
-            chipCloneDetection: ChipCloneDetection(outcome.chipCloneDetection), document: document, evidence: evidence)
+            chipCloneDetection: ChipCloneDetection(outcome.chipCloneDetection), document: document, evidence: evidence,
+            activeAuthenticationPassed: outcome.check(.activeAuthentication)?.status == .passed)
     }
 }
 

@@ -30,6 +30,20 @@ public struct VideoIDAuthorizationResponse: Codable, Hashable, Sendable {
 public struct VideoIDAuthorizationRequest: Codable, Hashable, Sendable {
     public var process: String
     public init(process: String = "Unattended") { self.process = process }
+
+    /// The VideoID process for the operation's `processType` (docs/stepup.md §4): `substantial` — the one level
+    /// whose VideoID process is documented — is `Unattended`, and so is an absent `processType`; any other value
+    /// is refused (`unsupported-process-type`) rather than silently run as a substantial-level process.
+    public static func process(forProcessType processType: String?, step: StepUpError.Step) throws -> String {
+        guard let processType else { return "Unattended" }
+        guard processType.lowercased() == "substantial" else {
+            throw StepUpError(
+                .unsupportedProcessType, step: step, field: "processType", expected: "\"substantial\" (or absent)",
+                reason: "VideoID is asked for the Unattended process, which serves processType \"substantial\" "
+                    + "only; \"\(processType.prefix(32))\" is not supported")
+        }
+        return "Unattended"
+    }
 }
 
 /// What the VideoID SDK is started with (docs/architecture.md §8.1 item 4, [doc]): the operation's `url`, the
@@ -73,7 +87,8 @@ public struct VideoIDClient: Sendable {
 
     public init(http: StepUpHTTPClient) { self.http = http }
 
-    /// `POST <url>/videoid.request` with `Authorization: Bearer <token>` and `{"process": "Unattended"}`
+    /// `POST <url>/videoid.request` with `Authorization: Bearer <token>` and `{"process": "Unattended"}` (the
+    /// process `processType` asks for, see `VideoIDAuthorizationRequest.process(forProcessType:step:)`)
     /// → launch data. Requires a VideoID operation that is ready for proofing.
     public func authorize(_ operation: SignicatOperation) async throws -> VideoIDLaunchData {
         guard operation.provider.kind == .videoID else {
@@ -83,6 +98,8 @@ public struct VideoIDClient: Sendable {
                 reason: "provider \"\(operation.provider.rawValue)\" is not VideoID")
         }
         try operation.requireReadyForProofing()
+        let process = try VideoIDAuthorizationRequest.process(
+            forProcessType: operation.processType, step: .videoIDRequest)
         let base = try operation.endpointURL()
         guard let token = operation.token else {
             throw StepUpError(
@@ -96,7 +113,7 @@ public struct VideoIDClient: Sendable {
                 "Authorization": "Bearer " + token.reveal(),
                 "Content-Type": "application/json", "Accept": "application/json",
             ],
-            body: try CanonicalJSON.data(VideoIDAuthorizationRequest(), .compact))
+            body: try CanonicalJSON.data(VideoIDAuthorizationRequest(process: process), .compact))
         let (json, response) = try await http.sendForJSON(request, step: .videoIDRequest, redactor: redactor)
         guard case .object = json else {
             throw StepUpError(

@@ -147,10 +147,12 @@ struct ProfileTests {
     }
 
     @Test func unknownNamesAreRejectedWithAStableCode() {
-        #expect(throws: GeneratorError.self) { try SpecimenGenerator.generate(named: "no-such-profile") }
-        do { _ = try SpecimenGenerator.generate(named: "bac+no-such-forgery") } catch {
-            #expect(error.code == .unknownProfile)
+        let profile = #expect(throws: GeneratorError.self) { try SpecimenGenerator.generate(named: "no-such-profile") }
+        #expect(profile?.code == .unknownProfile)
+        let forgery = #expect(throws: GeneratorError.self) {
+            try SpecimenGenerator.generate(named: "bac+no-such-forgery")
         }
+        #expect(forgery?.code == .unknownProfile)
     }
 
     // MARK: Forgeries

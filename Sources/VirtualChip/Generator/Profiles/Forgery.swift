@@ -1,4 +1,4 @@
-/// Forged variants of a generated document (issue 4 §7), each breaking exactly one thing so that a verifier
+/// Forged variants of a generated document, each breaking exactly one thing so that a verifier
 /// test can check that exactly the right check fails.
 public enum Forgery: String, Sendable, Hashable, CaseIterable, Codable {
     /// DG1 (the holder's name) is changed after the SOD was signed: its hash no longer matches.

@@ -101,6 +101,7 @@ import Testing
             case .chipVerification(required: false): #expect(role == "chip verification", "\(name)")
             case .cloneDetection: #expect(role == "clone detection", "\(name)")
             case .informational: #expect(role == "informational", "\(name)")
+            case .accessControl: #expect(role == "access control", "\(name)")
             }
         }
     }

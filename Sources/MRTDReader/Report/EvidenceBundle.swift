@@ -37,7 +37,16 @@ public enum EvidenceBundle {
             var chipMappingPublicKey: String
             var curve: Curve
         }
+        /// The access control the live read used (for the offline `downgrade` check; quoted, never trusted).
+        struct AccessControlUsed: Codable {
+            var `protocol`: String
+            var password: String
+            var protocolOID: String?
+            var parameterId: Int?
+            var fellBackToBAC: Bool
+        }
         var schema = "emrtd.clone-detection/1"
+        var accessControl: AccessControlUsed?
         var chipAuthentication: CA
         var activeAuthentication: AA?
         var activeAuthenticationFailure: String?
@@ -164,8 +173,13 @@ public enum EvidenceBundle {
                     generator: Hex.encode(c.curve.generator), order: Hex.encode(c.curve.order),
                     cofactor: Hex.encode(c.curve.cofactor)))
         }
+        let ac = e.accessControl.map {
+            CloneDetectionRecord.AccessControlUsed(
+                protocol: $0.protocol.rawValue, password: $0.passwordType.description, protocolOID: $0.protocolOID,
+                parameterId: $0.parameterId, fellBackToBAC: $0.fellBackToBAC)
+        }
         return CloneDetectionRecord(
-            chipAuthentication: ca, activeAuthentication: aa,
+            accessControl: ac, chipAuthentication: ca, activeAuthentication: aa,
             activeAuthenticationFailure: e.activeAuthenticationFailure,
             activeAuthenticationNotPerformed: e.activeAuthenticationNotPerformed,
             chipAuthenticationMapping: cam)
@@ -211,6 +225,7 @@ public enum EvidenceBundle {
                 throw BundleError(description: "\(cloneDetectionFile) is malformed: \(error)")
             }
             evidence.chipAuthentication = recordedOutcome(r.chipAuthentication)
+            evidence.accessControl = r.accessControl.flatMap(recordedAccessControl)
             if let aa = r.activeAuthentication {
                 guard let c = Hex.decode(aa.challenge), let s = Hex.decode(aa.signature),
                     let k = Hex.decode(aa.publicKeyInfo)
@@ -229,6 +244,27 @@ public enum EvidenceBundle {
                 "the bundle has no \(cloneDetectionFile) (no Active Authentication transcript)"
         }
         return (files, evidence)
+    }
+
+    /// The live read's access control as the record states it (quoted offline, never trusted); nil when the record
+    /// names no protocol this verifier knows.
+    static func recordedAccessControl(_ r: CloneDetectionRecord.AccessControlUsed) -> AccessControlFacts? {
+        let password = PACEPasswordType.allCases.first { $0.description == r.password } ?? .mrz
+        switch r.protocol {
+        case AccessControlProtocol.bac.rawValue:
+            return AccessControlFacts(
+                protocol: .bac, passwordType: .mrz, mapping: nil, keyAgreement: nil, cipher: .tripleDES,
+                parameterId: nil, protocolOID: nil, fellBackToBAC: r.fellBackToBAC)
+        case AccessControlProtocol.pace.rawValue:
+            guard let p = r.protocolOID.flatMap(ASN1ObjectIdentifier.init).flatMap(PACEProtocol.init) else {
+                return nil
+            }
+            return AccessControlFacts(
+                protocol: .pace, passwordType: password, mapping: p.mapping, keyAgreement: p.keyAgreement,
+                cipher: p.cipher, parameterId: r.parameterId, protocolOID: p.oid.dotted, fellBackToBAC: false)
+        default:
+            return nil
+        }
     }
 
     /// The live read's Chip Authentication outcome as the record states it (quoted offline, never trusted).

@@ -9,8 +9,8 @@ public import MRTDTrust
 /// - `chipCloneDetection` (over `chipAuthentication`, `paceChipAuthenticationMapping`, `activeAuthentication`):
 ///   `FAILED` when one failed; else `SUCCEEDED` when one passed; else `NOT_AVAILABLE` when every one is
 ///   `notPresent` (the document offers no mechanism); else `FAILED` (a mechanism is offered but nothing proved it).
-/// - `status`: `rejected` unless chip verification succeeded; else `inconclusive` when clone detection failed;
-///   else `accepted`.
+/// - `status`: `rejected` unless chip verification succeeded; else `inconclusive` when clone detection failed
+///   or an access-control check (`downgrade`) failed; else `accepted`.
 ///
 /// The checks carry the downgrade protection: a clone-detection check is `notPresent` only when the
 /// document (its SOD, DG14, EF.CardAccess/EF.CardSecurity) offers no such mechanism, never because a file
@@ -23,6 +23,8 @@ public enum VerdictRule {
         case cloneDetection
         /// Says something a person should know; never changes the verdict by itself.
         case informational
+        /// How the session was protected (`downgrade`): failed keeps `status` from `accepted` (at most `inconclusive`).
+        case accessControl
     }
 
     /// Every check name's role (exhaustive: a new check name must be placed here).
@@ -34,6 +36,7 @@ public enum VerdictRule {
             .chipVerification(required: false)
         case .chipAuthentication, .paceChipAuthenticationMapping, .activeAuthentication: .cloneDetection
         case .readScope: .informational
+        case .downgrade: .accessControl
         }
     }
 
@@ -81,6 +84,10 @@ public enum VerdictRule {
     {
         let v = chipVerification(checks)
         let c = cloneDetection(checks)
-        return (v, c, status(chipVerification: v, cloneDetection: c))
+        var s = status(chipVerification: v, cloneDetection: c)
+        if s == .accepted, checks.contains(where: { role(of: $0.name) == .accessControl && $0.status == .failed }) {
+            s = .inconclusive
+        }
+        return (v, c, s)
     }
 }

@@ -19,6 +19,9 @@ public enum CheckName: String, Sendable, Hashable, Codable, CaseIterable {
     case identityDataGroups
     /// Which data groups the SOD lists were not read, and why (e.g. a read restricted by `--files`).
     case readScope
+    /// The access control used against what the signed data (DG14, EF.CardSecurity) list: BAC, or a weaker PACE,
+    /// although a stronger protocol is listed (docs/report.md, "Downgrade").
+    case downgrade
 }
 
 /// One check of the verification report: `{name, status, detail}` (docs/architecture.md §4.2). `detail` is one

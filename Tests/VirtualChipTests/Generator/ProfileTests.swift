@@ -224,6 +224,23 @@ struct ProfileTests {
             #expect(try f.dg14ChipAuthenticationPublicValue() != f.chipCAPublicValue)
             #expect(try g.dg14ChipAuthenticationPublicValue() == g.chipCAPublicValue)
             #expect(try hashesMatchFiles(f) == [])
+        case .cardAccessWithheld, .cardAccessGarbled, .cardAccessTripleDESOnly:
+            // only the unsigned EF.CardAccess changes; DG14 still lists the genuine PACE
+            #expect(changedFiles == [.cardAccess] && !sodContentChanged)
+            #expect(try hashesMatchFiles(f) == [])
+            let genuinePACE = try SecurityInfos.parseDG14(forged.profile.files[.dg14]!).paceInfos.map(\.protocol)
+            #expect(genuinePACE == [SecurityInfoOID.pace(family: 2, cipher: 2)])
+            let cardAccess = forged.profile.files[.cardAccess]
+            switch forgery {
+            case .cardAccessWithheld: #expect(cardAccess == nil)
+            case .cardAccessGarbled:
+                #expect(throws: (any Error).self) { try SecurityInfos.parseCardAccess(cardAccess!) }
+            default:
+                #expect(
+                    try SecurityInfos.parseCardAccess(cardAccess!).paceInfos.map(\.protocol) == [
+                        SecurityInfoOID.pace(family: 2, cipher: 1)
+                    ])
+            }
         }
         if [.signerOfOtherCSCA, .cscaOfOtherCountry, .expiredSignerSignedInValidity, .signedOutsideSignerValidity]
             .contains(forgery)
@@ -240,7 +257,10 @@ struct ProfileTests {
             forgery.expectedOutcome.status
                 == (forgery == .expiredSignerSignedInValidity
                     ? "accepted"
-                    : [.activeAuthenticationKeyMismatch, .chipAuthenticationKeyMismatch].contains(forgery)
+                    : [
+                        .activeAuthenticationKeyMismatch, .chipAuthenticationKeyMismatch, .cardAccessWithheld,
+                        .cardAccessGarbled, .cardAccessTripleDESOnly,
+                    ].contains(forgery)
                         ? "inconclusive" : "rejected"))
     }
 

@@ -1,4 +1,4 @@
-/// Forged variants of a generated document (issue 4 §7), each breaking exactly one thing so that a verifier
+/// Forged variants of a generated document, each breaking exactly one thing so that a verifier
 /// test can check that exactly the right check fails.
 public enum Forgery: String, Sendable, Hashable, CaseIterable, Codable {
     /// DG1 (the holder's name) is changed after the SOD was signed: its hash no longer matches.
@@ -20,6 +20,13 @@ public enum Forgery: String, Sendable, Hashable, CaseIterable, Codable {
     case activeAuthenticationKeyMismatch = "aa-key-mismatch"
     /// DG14 holds a Chip Authentication key that is not the chip's.
     case chipAuthenticationKeyMismatch = "ca-key-mismatch"
+    /// EF.CardAccess is withheld (6A82): a reader that trusts it alone runs BAC, although DG14 (signed) lists PACE.
+    case cardAccessWithheld = "card-access-withheld"
+    /// EF.CardAccess holds garbage (not SecurityInfos): the same downgrade to BAC.
+    case cardAccessGarbled = "card-access-garbled"
+    /// EF.CardAccess offers the profile's PACE with 3DES only, while DG14 (signed) lists it with the profile's
+    /// AES cipher: a reader that trusts EF.CardAccess alone runs PACE-3DES.
+    case cardAccessTripleDESOnly = "card-access-3des-only"
 
     /// The docs/architecture.md §4.2 check that must fail (nil: none must fail) and the expected verdict status.
     public var expectedOutcome: (failingCheck: String?, status: String) {
@@ -33,6 +40,7 @@ public enum Forgery: String, Sendable, Hashable, CaseIterable, Codable {
         case .revokedSigner: return ("revocation", "rejected")
         case .activeAuthenticationKeyMismatch: return ("activeAuthentication", "inconclusive")
         case .chipAuthenticationKeyMismatch: return ("chipAuthentication", "inconclusive")
+        case .cardAccessWithheld, .cardAccessGarbled, .cardAccessTripleDESOnly: return ("downgrade", "inconclusive")
         }
     }
 }

@@ -135,8 +135,8 @@ public enum AccessControl {
             throw AccessControlError(
                 .noProtocolAvailable, step: AccessControlStep.choose,
                 cardAccess == nil
-                    ? "the chip offers no EF.CardAccess (BAC only) and BAC fallback is not allowed"
-                    : "EF.CardAccess offers no supported PACE protocol and BAC fallback is not allowed")
+                    ? "the chip offers no EF.CardAccess (BAC only) and BAC is not allowed"
+                    : "EF.CardAccess offers no supported PACE protocol, or the chip refused it, and BAC is not allowed")
         }
         guard case .mrz(let mrz) = key else {
             throw AccessControlError(

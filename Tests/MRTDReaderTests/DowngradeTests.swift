@@ -98,6 +98,18 @@ import VirtualChip
         #expect(ReportBuilder.report(for: opted, verification: o).accessControl?.downgradeAccepted == nil)
     }
 
+    /// DG14 left out of the read: nothing signed to compare with, so the check cannot pass (and clone detection,
+    /// which DG14 is listed for, keeps the verdict from `accepted`).
+    @Test func withoutDG14TheCheckIsNotPassed() async throws {
+        let doc = try VirtualDocument("pace-gm-brainpool-aes128+card-access-withheld")
+        let r = try await doc.read { $0.files = [.dg1, .dg2] }
+        #expect(r.accessControl.protocol == .bac && r.files[.dg14] == nil)
+        let v = doc.verify(r)
+        let check = try #require(v.check(.downgrade))
+        #expect(check.status == .notChecked && check.detail.contains("DG14"), "\(check)")
+        #expect(v.status != .accepted)
+    }
+
     /// Offline, the bundle's record of the access control is quoted: a recorded downgrade still fails, and an
     /// accepted one is not accepted again (the acceptance is the live caller's, never the bundle's).
     @Test func aBundleKeepsTheDowngrade() async throws {

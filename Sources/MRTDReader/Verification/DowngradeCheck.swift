@@ -1,7 +1,7 @@
 import ASN1TLV
 import MRTDAccessControl
 import MRTDDocument
-public import MRTDTrust
+import MRTDTrust
 
 /// The `downgrade` check (docs/report.md, "Downgrade"): the access control used, compared with what the document
 /// lists. EF.CardAccess is not signed — a chip (or anything between it and the reader) can withhold it, garble it or
@@ -61,6 +61,11 @@ extension DocumentVerifier {
         if let finding {
             if e.downgradeAccepted { return .notChecked(.downgrade, acceptedDowngradeDetail + finding) }
             return .failed(.downgrade, finding)
+        }
+        if f.dg14 == nil && (f.listed.contains(14) || f.files[.dg14] != nil) {
+            // DG14 may list PACE, but it is not here or not vouched for: nothing to compare with
+            let why = f.files[.dg14] == nil ? "DG14 \(f.absence(.dg14))" : f.dg14Error ?? f.unvouched(.dg14)
+            return .notChecked(.downgrade, "\(usedName): the PACEInfos of DG14 cannot be compared: \(why)")
         }
         if signed.isEmpty && used.protocol == .bac {
             return .passed(

@@ -35,6 +35,8 @@ let package = Package(
         .target(name: "CFaceImagingShims", dependencies: ["COpenJPEG"]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "CMicroHTTPDShims", dependencies: ["CMicroHTTPD"]),
+        // prctl(2) is variadic: fixed-argument wrappers for the executable's core-dump protection
+        .target(name: "CProcessShims"),
 
         // Pure Swift foundations
         .target(name: "ASN1TLV", swiftSettings: strict),
@@ -112,7 +114,7 @@ let package = Package(
                 "PCSCTransport", "VirtualChip",
             ],
             swiftSettings: strict),
-        .executableTarget(name: "emrtd", dependencies: ["EMRTDCLI"], swiftSettings: strict),
+        .executableTarget(name: "emrtd", dependencies: ["EMRTDCLI", "CProcessShims"], swiftSettings: strict),
 
         .target(
             name: "MRTDTestSupport",

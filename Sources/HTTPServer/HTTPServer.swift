@@ -120,14 +120,17 @@ private let accessHandler: MHD_AccessHandlerCallback = {
     }
     if state.tooLarge { return MHDCalls.queue(connection, server.tooLarge(), server: server) }
     let full = String(cString: url)
-    let request = HTTPRequest(
+    var request = HTTPRequest(
         method: String(cString: method),
         path: String(full.prefix { $0 != "?" }),
         query: MHDCalls.values(connection, MHDCalls.getArgumentKind, lowercased: false),
         headers: MHDCalls.values(connection, MHDCalls.headerKind, lowercased: true),
         body: state.body)
     state.body = []
-    return MHDCalls.queue(connection, server.handler(request), server: server)
+    let response = server.handler(request)
+    // the body may hold access data (an MRZ, a CAN): overwritten once handled, not merely released
+    request.body.withUnsafeMutableBytes { if let p = $0.baseAddress { explicit_bzero(p, $0.count) } }
+    return MHDCalls.queue(connection, response, server: server)
 }
 
 private let requestCompleted: MHD_RequestCompletedCallback = { _, _, requestContext, _ in

@@ -10,7 +10,15 @@ enum JSON {
             throw APIError(400, "malformed_json", "the request body is empty; a JSON object is expected")
         }
         let value: Any
-        do { value = try JSONSerialization.jsonObject(with: Data(body), options: []) } catch {
+        do {
+            // parsed in place (no copy of the body, which may hold access data and is overwritten once handled)
+            value = try body.withUnsafeBytes { b in
+                try JSONSerialization.jsonObject(
+                    with: Data(
+                        bytesNoCopy: UnsafeMutableRawPointer(mutating: b.baseAddress!), count: b.count,
+                        deallocator: .none), options: [])
+            }
+        } catch {
             throw APIError(400, "malformed_json", "the request body is not valid JSON")
         }
         guard let object = value as? [String: Any] else {

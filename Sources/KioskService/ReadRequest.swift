@@ -135,7 +135,9 @@ struct ReadRequest {
     }
 
     var readOptions: ReadOptions {
-        var o = ReadOptions(accessKey: key, files: files, allowBACFallback: bacFallback)
+        // bacFallback: false forbids BAC (PACE only); the service never accepts a downgrade (docs/service.md)
+        var o = ReadOptions(accessKey: key, files: files)
+        o.forbidBAC = !bacFallback
         o.activeAuthenticationChallenge = aaChallenge
         // a pulled or flickering card may come back while the read's wait lasts (kiosk behaviour)
         o.representTimeout = waitSeconds

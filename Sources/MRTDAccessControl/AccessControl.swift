@@ -22,8 +22,9 @@ public struct AccessControlResult: Sendable {
     public var parameterId: Int?
     /// The PACE protocol OID (nil for BAC).
     public var protocolOID: String?
-    /// True when BAC ran because PACE was not offered (no usable PACEInfo in EF.CardAccess) or the chip
-    /// refused to start it, and the caller allowed the fallback.
+    /// True when BAC ran although the chip lists PACE (docs/report.md, "Downgrade"). Here that is known only from
+    /// EF.CardAccess (a usable PACEInfo that the chip then refused at MSE:Set AT); the reader adds what DG14 lists.
+    /// BAC on a chip whose EF.CardAccess is absent or offers nothing usable is not a fallback at this layer.
     public var fellBackToBAC: Bool
     /// The keys of the secure-messaging session established.
     public var sessionKeys: SessionKeys
@@ -36,27 +37,73 @@ public struct AccessControlResult: Sendable {
     public var pace: PACEResult?
 }
 
-/// The access-control chooser (ICAO 9303-11 §4.2): PACE when EF.CardAccess offers it, preferring
-/// CAM > GM-ECDH > IM-ECDH > GM-DH (> IM-DH); BAC only when the caller allows the fallback.
+/// The access-control chooser (ICAO 9303-11 §4.2): PACE when EF.CardAccess offers it, preferring CAM, then ECDH
+/// over DH, then the stronger cipher, then GM over IM; BAC only when the caller allows it.
 public enum AccessControl {
+    /// The PACEInfos of `infos` this implementation can run (known protocol, resolvable group of the right kind),
+    /// with their domain parameter info. Used for EF.CardAccess (to choose) and for DG14 / EF.CardSecurity (to
+    /// see what the signed data offer).
+    public static func usablePACE(_ infos: SecurityInfos) -> [(
+        info: PACEInfo, domainParameters: PACEDomainParameterInfo?, protocol: PACEProtocol
+    )] {
+        var usable: [(PACEInfo, PACEDomainParameterInfo?, PACEProtocol)] = []
+        for info in infos.paceInfos {
+            guard let proto = PACEProtocol(oid: info.protocol) else { continue }
+            let dp = infos.domainParameters(for: info)
+            guard let group = try? PACE.group(for: info, domainParameters: dp) else { continue }
+            guard group.isEC == (proto.keyAgreement == .ecdh) else { continue }
+            usable.append((info, dp, proto))
+        }
+        return usable
+    }
+
+    /// The chooser's order (higher is preferred): CAM, then ECDH over DH, then the cipher's strength, then GM over
+    /// IM. It extends `isWeaker(_:than:)`: the chosen protocol is never weaker than another one offered beside it.
+    static func preference(_ p: PACEProtocol) -> Int {
+        (p.mapping == .chipAuthenticationMapping ? 1000 : 0) + (p.keyAgreement == .ecdh ? 100 : 0)
+            + cipherStrength(p.cipher) * 10 + (p.mapping == .genericMapping ? 1 : 0)
+    }
+
+    static func cipherStrength(_ c: CipherAlgorithm) -> Int {
+        switch c {
+        case .tripleDES: 0
+        case .aes128: 1
+        case .aes192: 2
+        case .aes256: 3
+        }
+    }
+
+    /// Whether `used` is a downgrade from `offered`: no stronger in any respect and weaker in one — the cipher
+    /// (3DES < AES-128 < AES-192 < AES-256), the key agreement (DH < ECDH) or the mapping's chip authentication
+    /// (CAM authenticates the chip, GM and IM do not). GM and IM count as equal.
+    public static func isWeaker(_ used: PACEProtocol, than offered: PACEProtocol) -> Bool {
+        let u = [
+            cipherStrength(used.cipher), used.keyAgreement == .ecdh ? 1 : 0,
+            used.mapping == .chipAuthenticationMapping ? 1 : 0,
+        ]
+        let o = [
+            cipherStrength(offered.cipher), offered.keyAgreement == .ecdh ? 1 : 0,
+            offered.mapping == .chipAuthenticationMapping ? 1 : 0,
+        ]
+        return zip(u, o).allSatisfy { $0 <= $1 } && u != o
+    }
+
     /// The PACEInfo to use and its domain parameter info, by preference; nil when none is usable.
     public static func choosePACE(_ cardAccess: SecurityInfos) -> (
         info: PACEInfo, domainParameters: PACEDomainParameterInfo?
     )? {
         var best: (PACEInfo, PACEDomainParameterInfo?, Int)? = nil
-        for info in cardAccess.paceInfos {
-            guard let proto = PACEProtocol(oid: info.protocol) else { continue }
-            let dp = cardAccess.domainParameters(for: info)
-            guard let group = try? PACE.group(for: info, domainParameters: dp) else { continue }
-            guard group.isEC == (proto.keyAgreement == .ecdh) else { continue }
-            let rank = proto.preferenceRank * 10 + (proto.cipher == .tripleDES ? 1 : 0)
-            if best == nil || rank < best!.2 { best = (info, dp, rank) }
+        for (info, dp, proto) in usablePACE(cardAccess) {
+            let rank = preference(proto)
+            if best == nil || rank > best!.2 { best = (info, dp, rank) }
         }
         return best.map { ($0.0, $0.1) }
     }
 
     /// Establishes secure messaging: PACE when `cardAccess` (parsed EF.CardAccess, nil when the chip has
-    /// none) offers a usable PACEInfo, otherwise BAC when `allowBACFallback` (MRZ key only).
+    /// none) offers a usable PACEInfo, otherwise BAC when `allowBACFallback` (MRZ key only): BAC may run at all.
+    /// Whether a BAC or weaker PACE session is acceptable is judged after passive authentication, against DG14
+    /// (`DocumentVerifier`'s `downgrade` check), not here.
     /// A wrong password never triggers the fallback (it would fail the same way and count a try).
     /// Before BAC the eMRTD application is selected (9303-11 §4.2 step 4) unless `selectApplicationBeforeBAC`
     /// is false (the caller selected it already); after PACE the current DF stays the Master File.
@@ -66,7 +113,8 @@ public enum AccessControl {
         selectApplicationBeforeBAC: Bool = true,
         random: any RandomSource = SystemRandom()
     ) async throws -> AccessControlResult {
-        if let ca = cardAccess, let (info, dp) = choosePACE(ca) {
+        let offered = cardAccess.flatMap { choosePACE($0) }
+        if let (info, dp) = offered {
             do {
                 let r = try await PACE.perform(
                     transport: transport, key: key, info: info, domainParameters: dp,
@@ -87,8 +135,8 @@ public enum AccessControl {
             throw AccessControlError(
                 .noProtocolAvailable, step: AccessControlStep.choose,
                 cardAccess == nil
-                    ? "the chip offers no EF.CardAccess (BAC only) and BAC fallback is not allowed"
-                    : "EF.CardAccess offers no supported PACE protocol and BAC fallback is not allowed")
+                    ? "the chip offers no EF.CardAccess (BAC only) and BAC is not allowed"
+                    : "EF.CardAccess offers no supported PACE protocol, or the chip refused it, and BAC is not allowed")
         }
         guard case .mrz(let mrz) = key else {
             throw AccessControlError(
@@ -107,7 +155,8 @@ public enum AccessControl {
         let r = try await BAC.perform(transport: transport, key: mrz, random: random)
         return AccessControlResult(
             protocol: .bac, passwordType: .mrz, mapping: nil, keyAgreement: nil, cipher: .tripleDES,
-            parameterId: nil, protocolOID: nil, fellBackToBAC: true, sessionKeys: r.sessionKeys, initialSSC: r.ssc,
+            parameterId: nil, protocolOID: nil, fellBackToBAC: offered != nil, sessionKeys: r.sessionKeys,
+            initialSSC: r.ssc,
             pace: nil)
     }
 }

@@ -80,15 +80,4 @@ public struct PACEProtocol: Sendable, Hashable, CustomStringConvertible {
     /// "id-PACE-ECDH-GM-AES-CBC-CMAC-128" and so on.
     public var name: String { SecurityInfoOID.name(of: oid) ?? oid.dotted }
     public var description: String { name }
-
-    /// Preference of the chooser: CAM > GM-ECDH > IM-ECDH > GM-DH > IM-DH (lower is better).
-    public var preferenceRank: Int {
-        switch (mapping, keyAgreement) {
-        case (.chipAuthenticationMapping, _): return 0
-        case (.genericMapping, .ecdh): return 1
-        case (.integratedMapping, .ecdh): return 2
-        case (.genericMapping, .dh): return 3
-        case (.integratedMapping, .dh): return 4
-        }
-    }
 }

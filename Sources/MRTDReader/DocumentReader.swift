@@ -166,15 +166,15 @@ struct ReadRun {
     /// Step 2: access control, with the facts the report states about it.
     mutating func establishAccessControl() async throws -> AccessControlResult {
         progress(ReadEvent(phase: .accessControl, message: cardAccess.map { _ in "PACE" } ?? "BAC"))
+        // BAC whenever PACE cannot run, unless forbidden: whether that (or a weaker PACE) was a downgrade is judged
+        // against DG14 once passive authentication has checked it (the verifier's `downgrade` check)
         let ac = try await AccessControl.establish(
             transport: metered, key: options.accessKey, cardAccess: cardAccess,
-            allowBACFallback: options.allowBACFallback || cardAccess == nil,
-            random: options.random)
-        let offeredPACE = cardAccess.map { AccessControl.choosePACE($0) != nil } ?? false
+            allowBACFallback: !options.forbidBAC, random: options.random)
         facts = AccessControlFacts(
             protocol: ac.protocol, passwordType: ac.passwordType, mapping: ac.mapping,
             keyAgreement: ac.keyAgreement, cipher: ac.cipher, parameterId: ac.parameterId,
-            protocolOID: ac.protocolOID, fellBackToBAC: ac.protocol == .bac && offeredPACE)
+            protocolOID: ac.protocolOID, fellBackToBAC: ac.fellBackToBAC)
         if let c = ac.pace?.chipAuthenticationMapping { cam = c }
         account(.accessControl)
         return ac
@@ -464,8 +464,15 @@ struct ReadRun {
                 file: f, size: p.bytes.count, apdus: p.apdus, milliseconds: Double(p.nanoseconds) / 1e6,
                 resumptions: p.resumptions)
         }
+        // fellBackToBAC: EF.CardAccess (AccessControl) or DG14 as read lists PACE; the verifier decides with DG14
+        // hash-checked
+        var ac = facts!
+        if ac.protocol == .bac, let dg14 = dg14Infos, !AccessControl.usablePACE(dg14).isEmpty {
+            ac.fellBackToBAC = true
+        }
         return ReadResult(
-            files: files, fileFacts: ff, unreadFiles: unread, accessControl: facts!,
+            files: files, fileFacts: ff, unreadFiles: unread, accessControl: ac,
+            downgradeAccepted: options.allowBACFallback,
             chipAuthenticationMapping: cam, chipAuthentication: chipAuthentication,
             activeAuthentication: activeAuthentication, resumedFiles: resumed.sorted(),
             resumptions: resumptions, usedExtendedLength: usedExtended, chunkSize: chunkSize,

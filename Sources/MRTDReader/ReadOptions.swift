@@ -9,8 +9,15 @@ public struct ReadOptions: Sendable {
     /// Files to read; nil = the default plan: EF.CardAccess, EF.CardSecurity (PACE-CAM only), EF.COM, EF.SOD and every
     /// data group EF.COM or the SOD lists except DG3/DG4 (they need EAC terminal authentication).
     public var files: Set<LDSFile>?
-    /// Use BAC when PACE fails although the chip offers it. BAC is always used when the chip offers no PACE.
+    /// Accept a downgrade (docs/report.md, "Downgrade"): BAC although the chip lists PACE, or a weaker PACE than
+    /// its signed DG14 / EF.CardSecurity lists. The read is the same either way; with it the verifier's `downgrade`
+    /// check records the downgrade (`notChecked`, "accepted by the caller") instead of failing it, which keeps
+    /// the verdict from `accepted`. `emrtd read --allow-bac-fallback`.
     public var allowBACFallback: Bool
+    /// Never run BAC (PACE-only kiosks, `emrtd read --no-bac-fallback`): a chip whose EF.CardAccess is absent,
+    /// garbled or offers no usable PACE, or that refuses PACE, is not read (an access-control error). Without it,
+    /// BAC runs whenever PACE cannot, and the `downgrade` check judges it against the signed data.
+    public var forbidBAC: Bool = false
     /// The Active Authentication challenge (8 bytes); nil = random. A backend can bind the read to its nonce.
     public var activeAuthenticationChallenge: [UInt8]?
     /// Run Chip Authentication (DG14) when the chip offers it and PACE-CAM did not already authenticate the chip.

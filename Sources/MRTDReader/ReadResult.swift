@@ -12,7 +12,9 @@ public struct AccessControlFacts: Sendable, Hashable {
     public var cipher: CipherAlgorithm
     public var parameterId: Int?
     public var protocolOID: String?
-    /// BAC ran although the chip offers PACE (PACE refused or unusable and the caller allowed the fallback).
+    /// BAC ran although the chip lists PACE: in EF.CardAccess (then refused), or in DG14 as read (EF.CardAccess
+    /// withheld or garbled). One meaning everywhere (docs/report.md, "Downgrade"); whether it counts against the
+    /// verdict is the `downgrade` check's call, on DG14 once hash-checked.
     public var fellBackToBAC: Bool
 }
 
@@ -56,6 +58,8 @@ public struct ReadResult: Sendable {
     /// Files that could not be read and why (DG3/DG4 usually `.accessDenied`).
     public var unreadFiles: [LDSFile: FileReadOutcome]
     public var accessControl: AccessControlFacts
+    /// The caller accepted a downgrade (`ReadOptions.allowBACFallback`).
+    public var downgradeAccepted: Bool = false
     /// PACE-CAM data to verify against EF.CardSecurity's CA key (nil unless CAM ran).
     public var chipAuthenticationMapping: PACEChipAuthenticationMappingData?
     public var chipAuthentication: ChipAuthenticationOutcome

@@ -7,7 +7,7 @@ import Testing
         "dataGroupHashes", "unlistedDataGroups", "sodSignature", "documentSignerCertificate",
         "cscaChain", "cscaCountryMatchesIssuingState", "revocation", "cardSecuritySignature",
         "chipAuthentication", "paceChipAuthenticationMapping", "activeAuthentication",
-        "identityDataGroups", "readScope", "documentValidity",
+        "identityDataGroups", "readScope", "documentValidity", "downgrade",
     ]
     /// The Utopia specimen of the built-in virtual passport (ICAO 9303-4 specimen data, not personal data).
     static let specimenMRZ = "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<L898902C36UTO7408122F3104150ZE184226B<<<<<16"

@@ -25,10 +25,38 @@ import Testing
         ([imDH, gmDH], "id-PACE-DH-GM-AES-CBC-CMAC-128"),
         ([gmECDH3DES, gmECDH], "id-PACE-ECDH-GM-AES-CBC-CMAC-128"),
         ([gmECDH3DES], "id-PACE-ECDH-GM-3DES-CBC-CBC"),
+        // the stronger cipher first, so that the chosen protocol is never weaker than one offered beside it
+        ([gmECDH, paceInfo(2, 4, 13)], "id-PACE-ECDH-GM-AES-CBC-CMAC-256"),
+        ([gmECDH3DES, imECDH], "id-PACE-ECDH-IM-AES-CBC-CMAC-128"),
     ])
     func preference(infos: [[UInt8]], expected: String) throws {
         let set = try SecurityInfos.parse(DER.set(infos))
         #expect(AccessControl.choosePACE(set)?.info.protocolName == expected)
+    }
+
+    /// A downgrade is weaker in one respect (cipher, key agreement, CAM) and no stronger in any; GM and IM are equal.
+    @Test(arguments: [
+        (
+            PACEMapping.genericMapping, KeyAgreementAlgorithm.ecdh, CipherAlgorithm.tripleDES,
+            PACEMapping.genericMapping,
+            KeyAgreementAlgorithm.ecdh, CipherAlgorithm.aes256, true
+        ),
+        (.genericMapping, .ecdh, .aes128, .genericMapping, .ecdh, .aes256, true),
+        (.genericMapping, .dh, .aes128, .genericMapping, .ecdh, .aes128, true),
+        (.genericMapping, .ecdh, .aes128, .chipAuthenticationMapping, .ecdh, .aes128, true),
+        (.genericMapping, .ecdh, .aes128, .genericMapping, .ecdh, .aes128, false),
+        (.integratedMapping, .ecdh, .aes128, .genericMapping, .ecdh, .aes128, false),
+        (.genericMapping, .ecdh, .aes256, .genericMapping, .ecdh, .aes128, false),
+        // stronger in one respect, weaker in another: not comparable, not a downgrade
+        (.genericMapping, .ecdh, .tripleDES, .genericMapping, .dh, .aes128, false),
+    ])
+    func downgradeOrder(
+        um: PACEMapping, uk: KeyAgreementAlgorithm, uc: CipherAlgorithm, om: PACEMapping, ok: KeyAgreementAlgorithm,
+        oc: CipherAlgorithm, weaker: Bool
+    ) {
+        let used = PACEProtocol(mapping: um, keyAgreement: uk, cipher: uc)
+        let offered = PACEProtocol(mapping: om, keyAgreement: ok, cipher: oc)
+        #expect(AccessControl.isWeaker(used, than: offered) == weaker, "\(used) vs \(offered)")
     }
 
     @Test func nothingUsable() throws {
@@ -76,7 +104,8 @@ import Testing
         let r = try await AccessControl.establish(
             transport: transport, key: key, cardAccess: nil, allowBACFallback: true,
             random: FixedRandom([v.bytes("rnd_ifd"), v.bytes("k_ifd")]))
-        #expect(r.protocol == .bac && r.fellBackToBAC && r.cipher == .tripleDES && r.mapping == nil)
+        // no EF.CardAccess: nothing this layer sees lists PACE, so no fallback (the reader adds what DG14 lists)
+        #expect(r.protocol == .bac && !r.fellBackToBAC && r.cipher == .tripleDES && r.mapping == nil)
         #expect(transport.isFinished)
     }
 

@@ -147,6 +147,7 @@ import Testing
             case .cloneDetection: #expect(role == "clone detection", "\(name)")
             case .informational: #expect(role == "informational", "\(name)")
             case .documentValidity: #expect(role == "document validity", "\(name)")
+            case .accessControl: #expect(role == "access control", "\(name)")
             }
         }
     }

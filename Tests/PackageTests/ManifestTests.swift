@@ -13,6 +13,7 @@ struct ManifestTests {
         // C libraries (0) and their C shims (1, above the library they wrap)
         "CLibCrypto": 0, "CPCSCLite": 0, "CPCSCLiteShims": 1,
         "CMicroHTTPD": 0, "CMicroHTTPDShims": 1, "COpenJPEG": 0, "CTurboJPEG": 0, "CFaceImagingShims": 1,
+        "CProcessShims": 1,
         // pure foundations
         "ASN1TLV": 1, "ISO7816": 1, "CanonicalJSON": 1,
         // the one importer of each C library, LDS parsing, test support

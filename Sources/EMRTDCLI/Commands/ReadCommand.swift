@@ -42,7 +42,8 @@ enum ReadSetup {
     {
         var o = ReadOptions(
             accessKey: key, files: try files(a.value("files")),
-            allowBACFallback: !a.flag("no-bac-fallback"))
+            allowBACFallback: a.flag("allow-bac-fallback"))
+        o.forbidBAC = a.flag("no-bac-fallback")
         if let c = a.value("aa-challenge") {
             guard let b = Hex.decode(c), b.count == 8 else {
                 throw UsageError("--aa-challenge must be 8 bytes in hex (16 hex digits)")

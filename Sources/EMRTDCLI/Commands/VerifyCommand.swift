@@ -76,6 +76,8 @@ enum VerifyCommand {
         var report = ReadReport()
         ReportBuilder.fill(&report, files: loaded.files, facts: [:], reference: at, faceImagePath: nil)
         report.verification = ReportBuilder.reportVerification(outcome)
+        // face.jpg / face.jp2 are shown nowhere by verify (the face comes from DG2); one that is not DG2's is named
+        report.warnings += EvidenceBundle.faceFileProblems(in: url, files: loaded.files)
         if let html { try HTMLOutput.write(report, files: loaded.files, to: html) }
         Console.out(a.flag("json") ? Presentation.json(report) : Presentation.text(report))
         return ReadFlow.exitCode(for: outcome.status)

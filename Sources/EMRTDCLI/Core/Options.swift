@@ -60,9 +60,14 @@ enum Options {
             "files", value: "LIST", help: "files to read, separated by commas or spaces, e.g. DG1,DG2,DG15",
             default: "every file the SOD lists"),
         OptionDecl(
-            "allow-bac-fallback", help: "use BAC when PACE fails although the chip offers PACE",
-            default: "on", conflicts: ["no-bac-fallback"]),
-        OptionDecl("no-bac-fallback", help: "never fall back to BAC"),
+            "allow-bac-fallback",
+            help:
+                "accept a downgrade: BAC although the chip lists PACE, or a weaker PACE than its signed DG14 lists; recorded in the report",
+            default: "off: BAC still runs when PACE cannot, and a downgrade makes the verdict inconclusive",
+            conflicts: ["no-bac-fallback"]),
+        OptionDecl(
+            "no-bac-fallback",
+            help: "never use BAC (PACE-only kiosks): a BAC-only chip, or one offering no usable PACE, is not read"),
         OptionDecl(
             "aa-challenge", value: "HEX",
             help: "the 8-byte Active Authentication challenge (bind the read to a backend nonce); needs DG15"),

@@ -19,6 +19,7 @@ extension CheckName {
         case .identityDataGroups: "Identity data groups (DG1, DG2) read and signed"
         case .readScope: "Every data group listed was read"
         case .documentValidity: "Document has not expired"
+        case .downgrade: "Access control is as strong as the signed data offer (no downgrade)"
         }
     }
 }

@@ -2,6 +2,7 @@ import ASN1TLV
 import CanonicalJSON
 import FaceImaging
 public import Foundation
+import Glibc
 import MRTDAccessControl
 import MRTDCrypto
 public import MRTDDocument
@@ -38,7 +39,16 @@ public enum EvidenceBundle {
             var chipMappingPublicKey: String
             var curve: Curve
         }
+        /// The access control the live read used (for the offline `downgrade` check; quoted, never trusted).
+        struct AccessControlUsed: Codable {
+            var `protocol`: String
+            var password: String
+            var protocolOID: String?
+            var parameterId: Int?
+            var fellBackToBAC: Bool
+        }
         var schema = "emrtd.clone-detection/1"
+        var accessControl: AccessControlUsed?
         var chipAuthentication: CA
         var activeAuthentication: AA?
         var activeAuthenticationFailure: String?
@@ -163,8 +173,13 @@ public enum EvidenceBundle {
                     generator: Hex.encode(c.curve.generator), order: Hex.encode(c.curve.order),
                     cofactor: Hex.encode(c.curve.cofactor)))
         }
+        let ac = e.accessControl.map {
+            CloneDetectionRecord.AccessControlUsed(
+                protocol: $0.protocol.rawValue, password: $0.passwordType.description, protocolOID: $0.protocolOID,
+                parameterId: $0.parameterId, fellBackToBAC: $0.fellBackToBAC)
+        }
         return CloneDetectionRecord(
-            chipAuthentication: ca, activeAuthentication: aa,
+            accessControl: ac, chipAuthentication: ca, activeAuthentication: aa,
             activeAuthenticationFailure: e.activeAuthenticationFailure,
             activeAuthenticationNotPerformed: e.activeAuthenticationNotPerformed,
             chipAuthenticationMapping: cam)
@@ -173,17 +188,21 @@ public enum EvidenceBundle {
     /// Loads a bundle: the files and what the live read recorded of clone detection. The record is only
     /// evidence to judge (`DocumentVerifier` decides what counts): offline, Chip Authentication and PACE-CAM
     /// are quoted, never re-proven, so the PACE-CAM data are not rebuilt (no curve is parsed).
+    ///
+    /// Every file is read from inside `directory` itself, never through a symbolic link (`O_NOFOLLOW`): a link
+    /// — wherever it points — is refused, naming it, so that a bundle cannot make `verify` hash and report a
+    /// file outside it.
     public static func load(from directory: URL) throws -> (files: [LDSFile: [UInt8]], evidence: CloneDetectionEvidence)
     {
+        let dir = try openFolder(directory)
+        defer { close(dir) }
         var files: [LDSFile: [UInt8]] = [:]
         for f in LDSFile.allCases {
-            let url = directory.appendingPathComponent(f.bundleFileName)
-            guard FileManager.default.fileExists(atPath: url.path) else { continue }
             // a regular file within its kind's cap, read in bounded chunks (a FIFO would block, a sparse file
             // reporting gigabytes would be allocated): docs/reliability.md, "Limits"
             do {
                 files[f] = try TrustLimits.readRegularFile(
-                    url.path, limit: LDSLimits.maximumLength(of: f),
+                    named: f.bundleFileName, inDirectory: dir, limit: LDSLimits.maximumLength(of: f),
                     limitName: "LDSLimits.\(LDSLimits.limitName(of: f))")
             } catch {
                 throw BundleError(description: "\(f.bundleFileName): \(error.reason)")
@@ -195,21 +214,22 @@ public enum EvidenceBundle {
         var evidence = CloneDetectionEvidence(
             chipAuthentication: .notAvailable, activeAuthentication: nil,
             chipAuthenticationMapping: nil, live: false)
-        let url = directory.appendingPathComponent(cloneDetectionFile)
-        if FileManager.default.fileExists(atPath: url.path) {
-            let d: Data
-            do {
-                d = Data(
-                    try TrustLimits.readRegularFile(
-                        url.path, limit: 1 << 20, limitName: "1 MiB for \(cloneDetectionFile)"))
-            } catch {
-                throw BundleError(description: "\(cloneDetectionFile): \(error.reason)")
-            }
+        let recorded: [UInt8]?
+        do {
+            recorded = try TrustLimits.readRegularFile(
+                named: cloneDetectionFile, inDirectory: dir, limit: 1 << 20,
+                limitName: "1 MiB for \(cloneDetectionFile)")
+        } catch {
+            throw BundleError(description: "\(cloneDetectionFile): \(error.reason)")
+        }
+        if let recorded {
+            let d = Data(recorded)
             let r: CloneDetectionRecord
             do { r = try JSONDecoder().decode(CloneDetectionRecord.self, from: d) } catch {
                 throw BundleError(description: "\(cloneDetectionFile) is malformed: \(error)")
             }
             evidence.chipAuthentication = recordedOutcome(r.chipAuthentication)
+            evidence.accessControl = r.accessControl.flatMap(recordedAccessControl)
             if let aa = r.activeAuthentication {
                 guard let c = Hex.decode(aa.challenge), let s = Hex.decode(aa.signature),
                     let k = Hex.decode(aa.publicKeyInfo)
@@ -228,6 +248,77 @@ public enum EvidenceBundle {
                 "the bundle has no \(cloneDetectionFile) (no Active Authentication transcript)"
         }
         return (files, evidence)
+    }
+
+    /// The bundle folder, open for `openat` (the folder as given may itself be a link; what is inside it may not).
+    static func openFolder(_ directory: URL) throws -> Int32 {
+        let fd = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw BundleError(description: "cannot open \(directory.path): \(String(cString: strerror(errno)))")
+        }
+        return fd
+    }
+
+    /// What the bundle's face files are, compared with the face re-derived from `files`' DG2 (which the caller
+    /// verifies): `face.jp2` or a stored-JPEG `face.jpg` must be DG2's image bytes exactly, and a JPEG 2000 face's
+    /// `face.jpg` its re-encoding (`DisplayImage.displayJPEG`, deterministic). One line per face file that is not the
+    /// document's (replaced after the read, or a link): what `emrtd verify` puts in `warnings`; empty when every
+    /// face file present matches. `verify` never shows a face file: its report and HTML page take the face from DG2.
+    public static func faceFileProblems(in directory: URL, files: [LDSFile: [UInt8]]) -> [String] {
+        guard let dir = try? openFolder(directory) else { return [] }
+        defer { close(dir) }
+        let face = LDSDocument(files: files).faceImage
+        var problems: [String] = []
+        for name in [faceImageName(.jpeg), faceImageName(.jpeg2000), faceImageName(.png)] {
+            let bytes: [UInt8]?
+            do {
+                bytes = try TrustLimits.readRegularFile(
+                    named: name, inDirectory: dir, limit: ImageLimits.standard.maxInputBytes,
+                    limitName: "ImageLimits.standard.maxInputBytes")
+            } catch {
+                problems.append("\(name) is not the document's face: \(error.reason)")
+                continue
+            }
+            guard let bytes else { continue }
+            guard let face else {
+                problems.append("\(name) is not the document's face: the bundle holds no DG2 face image")
+                continue
+            }
+            let expected: [UInt8]?
+            if name == faceImageName(face.format) {
+                expected = face.imageData
+            } else if name == faceImageName(.jpeg) && face.format == .jpeg2000 {
+                expected = try? DisplayImage.displayJPEG(from: face.imageData)
+            } else {
+                expected = nil
+            }
+            if expected != bytes {
+                problems.append(
+                    "\(name) is not the document's face: it differs from the face DG2 holds (the report shows DG2's)")
+            }
+        }
+        return problems
+    }
+
+    /// The live read's access control as the record states it (quoted offline, never trusted); nil when the record
+    /// names no protocol this verifier knows.
+    static func recordedAccessControl(_ r: CloneDetectionRecord.AccessControlUsed) -> AccessControlFacts? {
+        let password = PACEPasswordType.allCases.first { $0.description == r.password } ?? .mrz
+        switch r.protocol {
+        case AccessControlProtocol.bac.rawValue:
+            return AccessControlFacts(
+                protocol: .bac, passwordType: .mrz, mapping: nil, keyAgreement: nil, cipher: .tripleDES,
+                parameterId: nil, protocolOID: nil, fellBackToBAC: r.fellBackToBAC)
+        case AccessControlProtocol.pace.rawValue:
+            guard let p = r.protocolOID.flatMap(ASN1ObjectIdentifier.init).flatMap(PACEProtocol.init) else {
+                return nil
+            }
+            return AccessControlFacts(
+                protocol: .pace, passwordType: password, mapping: p.mapping, keyAgreement: p.keyAgreement,
+                cipher: p.cipher, parameterId: r.parameterId, protocolOID: p.oid.dotted, fellBackToBAC: false)
+        default:
+            return nil
+        }
     }
 
     /// The live read's Chip Authentication outcome as the record states it (quoted offline, never trusted).

@@ -40,6 +40,9 @@ public struct ReadReport: Codable, Sendable, Hashable {
         /// "3DES", "AES-128", "AES-192", "AES-256"
         public var cipher: String
         public var fellBackToBAC: Bool
+        /// true when the read accepted a downgrade (`--allow-bac-fallback`, docs/report.md "Downgrade"); absent
+        /// otherwise.
+        public var downgradeAccepted: Bool?
         public init(
             protocol: String, password: String, mapping: String?, keyAgreement: String?, parameterId: Int?,
             cipher: String, fellBackToBAC: Bool

@@ -62,6 +62,10 @@ public enum ReportBuilder {
             r.unreadFiles[f.rawValue] = describe(outcome)
         }
         if let verification { r.verification = reportVerification(verification) }
+        if let d = verification?.check(.downgrade), d.detail.hasPrefix(DocumentVerifier.acceptedDowngradeDetail) {
+            r.accessControl?.downgradeAccepted = true
+            r.warnings.append(d.detail)
+        }
         r.transport = ReadReport.Transport(
             apdus: result.statistics.apdus, bytesSent: result.statistics.bytesSent,
             bytesReceived: result.statistics.bytesReceived,

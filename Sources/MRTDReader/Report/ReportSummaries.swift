@@ -8,6 +8,7 @@ extension ReadReport.AccessControl {
         if let p = parameterId { s += " (parameter id \(p))" }
         s += ", \(cipher)"
         if fellBackToBAC { s += " — fell back to BAC" }
+        if downgradeAccepted == true { s += " (downgrade accepted by the caller)" }
         return s
     }
 }

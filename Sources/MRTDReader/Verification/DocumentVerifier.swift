@@ -20,6 +20,12 @@ public struct CloneDetectionEvidence: Sendable {
     public var unreadFiles: [LDSFile: FileReadOutcome]
     /// Whether the evidence comes from a live read (CA and PACE-CAM can only be observed live).
     public var live: Bool
+    /// The access control used (live), or as the bundle records it (offline; nil when it records none): what the
+    /// `downgrade` check compares with what DG14 / EF.CardSecurity list.
+    public var accessControl: AccessControlFacts? = nil
+    /// The caller accepts a downgrade (`ReadOptions.allowBACFallback`): the `downgrade` check records it instead of
+    /// failing it. Never taken from a bundle.
+    public var downgradeAccepted = false
 
     public init(
         chipAuthentication: ChipAuthenticationOutcome, activeAuthentication: ActiveAuthenticationTranscript?,
@@ -51,6 +57,8 @@ public struct CloneDetectionEvidence: Sendable {
             chipAuthentication: result.chipAuthentication, activeAuthentication: transcript,
             activeAuthenticationFailure: failure, activeAuthenticationNotPerformed: notPerformed,
             chipAuthenticationMapping: result.chipAuthenticationMapping, unreadFiles: result.unreadFiles, live: true)
+        accessControl = result.accessControl
+        downgradeAccepted = result.downgradeAccepted
     }
 }
 
@@ -140,6 +148,7 @@ public enum DocumentVerifier {
         checks.append(readScopeCheck(facts))
         let validity = documentValidity(facts, validationTime: validationTime)
         checks.append(validity.check(allowExpired: allowExpired))
+        checks.append(downgradeCheck(facts))
 
         let verdict = VerdictRule.decide(checks, allowExpired: allowExpired)
         var outcome = VerificationOutcome(

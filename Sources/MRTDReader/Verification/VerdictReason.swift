@@ -4,7 +4,7 @@ import MRTDTrust
 extension DocumentVerifier {
     /// Why the verdict is what it is, in one sentence without the leading verdict word (`VerificationOutcome.reason`;
     /// the HTML banner shows "Rejected: " + it). It follows `VerdictRule`: the first failed chip-verification check
-    /// for `rejected`; the missing trust anchor, the expiry or the clone detection for `inconclusive`.
+    /// for `rejected`; the missing trust anchor, the expiry, a downgrade or the clone detection for `inconclusive`.
     static func reason(_ o: VerificationOutcome, facts f: Facts, validity: DocumentValidity) -> String {
         let failed = { (name: CheckName) in o.check(name)?.status == .failed }
         switch o.status {
@@ -32,6 +32,10 @@ extension DocumentVerifier {
                     return "the document expired on \(d) (its chip data verify, but it is not valid for use)"
                 case .notChecked, .valid: return "the document's date of expiry could not be checked"
                 }
+            }
+            if failed(.downgrade) {
+                return "the session was protected more weakly than the signed data say the chip supports"
+                    + " (\(o.check(.downgrade)?.detail ?? "a downgrade"))"
             }
             let clone: [CheckName] = [.chipAuthentication, .paceChipAuthenticationMapping, .activeAuthentication]
             if let name = clone.first(where: failed) {

@@ -13,7 +13,8 @@ public import MRTDTrust
 ///   `notPresent` (the document offers no mechanism); else `FAILED` (a mechanism is offered but nothing proved it).
 /// - `status`: `rejected` when chip verification failed; `inconclusive` when it was not checked (no trust
 ///   anchor), when `documentValidity` did not pass (expired — unless the caller allows expired documents — or
-///   not checked, or missing), or when clone detection failed; else `accepted`.
+///   not checked, or missing), when clone detection failed, or when an access-control check (`downgrade`) failed;
+///   else `accepted`.
 ///
 /// The checks carry the downgrade protection: a clone-detection check is `notPresent` only when the
 /// document (its SOD, DG14, EF.CardAccess/EF.CardSecurity) offers no such mechanism, never because a file
@@ -29,6 +30,8 @@ public enum VerdictRule {
         /// Whether the document may be used at the validation time (not expired); a genuine expired document
         /// is `inconclusive`, never `accepted` unless the caller allows expired documents.
         case documentValidity
+        /// How the session was protected (`downgrade`): failed keeps `status` from `accepted` (at most `inconclusive`).
+        case accessControl
     }
 
     /// Every check name's role (exhaustive: a new check name must be placed here).
@@ -41,6 +44,7 @@ public enum VerdictRule {
         case .chipAuthentication, .paceChipAuthenticationMapping, .activeAuthentication: .cloneDetection
         case .readScope: .informational
         case .documentValidity: .documentValidity
+        case .downgrade: .accessControl
         }
     }
 
@@ -113,6 +117,10 @@ public enum VerdictRule {
         let v = chipVerification(checks)
         let c = cloneDetection(checks)
         let usable = documentUsable(checks, allowExpired: allowExpired)
-        return (v, c, status(chipVerification: v, cloneDetection: c, documentUsable: usable))
+        var s = status(chipVerification: v, cloneDetection: c, documentUsable: usable)
+        if s == .accepted, checks.contains(where: { role(of: $0.name) == .accessControl && $0.status == .failed }) {
+            s = .inconclusive
+        }
+        return (v, c, s)
     }
 }

@@ -21,6 +21,9 @@ public enum CheckName: String, Sendable, Hashable, Codable, CaseIterable {
     case readScope
     /// The document's date of expiry (DG1, hash-checked) against the validation time.
     case documentValidity
+    /// The access control used against what the signed data (DG14, EF.CardSecurity) list: BAC, or a weaker PACE,
+    /// although a stronger protocol is listed (docs/report.md, "Downgrade").
+    case downgrade
 }
 
 /// One check of the verification report: `{name, status, detail}` (docs/architecture.md §4.2). `detail` is one

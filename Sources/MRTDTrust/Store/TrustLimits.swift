@@ -58,6 +58,45 @@ public enum TrustLimits {
             throw TrustError(.unreadable, .trustStore, "cannot open \(path): \(String(cString: strerror(errno)))")
         }
         defer { close(fd) }
+        return try readOpened(fd, path, limit: limit, limitName: limitName)
+    }
+
+    /// `readRegularFile` for the file `name` directly inside the folder open as `directory` (a file descriptor),
+    /// never through a symbolic link (`O_NOFOLLOW`, and `fstatat` with `AT_SYMLINK_NOFOLLOW` before): a link is
+    /// refused by name, wherever it points. nil when there is no such entry. An evidence bundle's files are read so
+    /// (docs/report.md, "Evidence bundle").
+    public static func readRegularFile(
+        named name: String, inDirectory directory: Int32, limit: Int, limitName: String
+    ) throws(TrustError) -> [UInt8]? {
+        guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
+            throw TrustError(.unreadable, .trustStore, "\(name) is not a file name inside the folder")
+        }
+        var st = stat()
+        guard fstatat(directory, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else {
+            if errno == ENOENT { return nil }
+            throw TrustError(.unreadable, .trustStore, "cannot read \(name): \(String(cString: strerror(errno)))")
+        }
+        guard st.st_mode & S_IFMT != S_IFLNK else {
+            throw TrustError(
+                .unreadable, .trustStore,
+                "\(name) is a symbolic link: only files inside the folder itself are read, never through a link")
+        }
+        try checkRegular(st, name)
+        try checkSize(Int(st.st_size), name, limit: limit, limitName)
+        let fd = openat(directory, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else {
+            // ELOOP: it became a link between the check and the open
+            throw TrustError(.unreadable, .trustStore, "cannot open \(name): \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        return try readOpened(fd, name, limit: limit, limitName: limitName)
+    }
+
+    /// The bounded read of an open file, after checking again what `fstat` says of it.
+    private static func readOpened(_ fd: Int32, _ path: String, limit: Int, limitName: String) throws(TrustError)
+        -> [UInt8]
+    {
+        var st = stat()
         guard fstat(fd, &st) == 0 else { throw TrustError(.unreadable, .trustStore, "cannot read \(path)") }
         try checkRegular(st, path)
         try checkSize(Int(st.st_size), path, limit: limit, limitName)

@@ -233,6 +233,23 @@ struct ProfileTests {
             let mrz = try DG1File(bytes: forged.profile.files[.dg1]!).mrz
             #expect(mrz.dateOfExpiry.raw == "210430" && forged.profile.dateOfExpiry == "210430")
             #expect(forged.profile.mrz != genuine.profile.mrz)
+        case .cardAccessWithheld, .cardAccessGarbled, .cardAccessTripleDESOnly:
+            // only the unsigned EF.CardAccess changes; DG14 still lists the genuine PACE
+            #expect(changedFiles == [.cardAccess] && !sodContentChanged)
+            #expect(try hashesMatchFiles(f) == [])
+            let genuinePACE = try SecurityInfos.parseDG14(forged.profile.files[.dg14]!).paceInfos.map(\.protocol)
+            #expect(genuinePACE == [SecurityInfoOID.pace(family: 2, cipher: 2)])
+            let cardAccess = forged.profile.files[.cardAccess]
+            switch forgery {
+            case .cardAccessWithheld: #expect(cardAccess == nil)
+            case .cardAccessGarbled:
+                #expect(throws: (any Error).self) { try SecurityInfos.parseCardAccess(cardAccess!) }
+            default:
+                #expect(
+                    try SecurityInfos.parseCardAccess(cardAccess!).paceInfos.map(\.protocol) == [
+                        SecurityInfoOID.pace(family: 2, cipher: 1)
+                    ])
+            }
         }
         if [.signerOfOtherCSCA, .cscaOfOtherCountry, .expiredSignerSignedInValidity, .signedOutsideSignerValidity]
             .contains(forgery)
@@ -249,8 +266,10 @@ struct ProfileTests {
             forgery.expectedOutcome.status
                 == (forgery == .expiredSignerSignedInValidity
                     ? "accepted"
-                    : [.activeAuthenticationKeyMismatch, .chipAuthenticationKeyMismatch, .expiredDocument].contains(
-                        forgery)
+                    : [
+                        .activeAuthenticationKeyMismatch, .chipAuthenticationKeyMismatch, .expiredDocument,
+                        .cardAccessWithheld, .cardAccessGarbled, .cardAccessTripleDESOnly,
+                    ].contains(forgery)
                         ? "inconclusive" : "rejected"))
     }
 

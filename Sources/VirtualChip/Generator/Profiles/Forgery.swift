@@ -23,6 +23,13 @@ public enum Forgery: String, Sendable, Hashable, CaseIterable, Codable {
     /// Not a forgery: a genuine document whose date of expiry (30 April 2021) has passed — signed while valid,
     /// every signature and hash verifies, and the verdict must still not be `accepted` (not valid for use).
     case expiredDocument = "expired-document"
+    /// EF.CardAccess is withheld (6A82): a reader that trusts it alone runs BAC, although DG14 (signed) lists PACE.
+    case cardAccessWithheld = "card-access-withheld"
+    /// EF.CardAccess holds garbage (not SecurityInfos): the same downgrade to BAC.
+    case cardAccessGarbled = "card-access-garbled"
+    /// EF.CardAccess offers the profile's PACE with 3DES only, while DG14 (signed) lists it with the profile's
+    /// AES cipher: a reader that trusts EF.CardAccess alone runs PACE-3DES.
+    case cardAccessTripleDESOnly = "card-access-3des-only"
 
     /// The docs/architecture.md §4.2 check that must fail (nil: none must fail) and the expected verdict status.
     public var expectedOutcome: (failingCheck: String?, status: String) {
@@ -37,6 +44,7 @@ public enum Forgery: String, Sendable, Hashable, CaseIterable, Codable {
         case .activeAuthenticationKeyMismatch: return ("activeAuthentication", "inconclusive")
         case .chipAuthenticationKeyMismatch: return ("chipAuthentication", "inconclusive")
         case .expiredDocument: return ("documentValidity", "inconclusive")
+        case .cardAccessWithheld, .cardAccessGarbled, .cardAccessTripleDESOnly: return ("downgrade", "inconclusive")
         }
     }
 }

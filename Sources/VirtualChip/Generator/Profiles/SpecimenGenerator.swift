@@ -254,6 +254,27 @@ public enum SpecimenGenerator {
             files[.dg1] = LDSEncoders.dg1(mrz: forged.mrz)
         }
 
+        // EF.CardAccess is not signed: a hostile chip offers less in it than DG14 lists (a downgrade).
+        switch forgery {
+        case .cardAccessWithheld:
+            files[.cardAccess] = nil
+        case .cardAccessGarbled:
+            if files[.cardAccess] != nil {
+                files[.cardAccess] = [0x31, 0x0A, 0x30, 0x0F] + Array(repeating: 0xA5, count: 8)
+            }
+        case .cardAccessTripleDESOnly:
+            guard let pace = spec.pace, pace.mapping != .chipAuthentication else {
+                throw GeneratorError(
+                    .invalidInput, step: "forgery.cardAccess", "profile \(spec.name) has no PACE that runs with 3DES")
+            }
+            files[.cardAccess] = SecurityInfoEncoder.securityInfos([
+                SecurityInfoEncoder.paceInfo(
+                    mapping: pace.mapping, keyAgreement: pace.keyAgreement, cipher: .tripleDES,
+                    parameterId: pace.parameterId)
+            ])
+        default: break
+        }
+
         // 7. Trust material.
         let crl = try pki.crl(revoking: forgery == .revokedSigner ? [ds.info] : [])
         let masterList = try pki.masterList(certificates: [trustedCSCA.der])

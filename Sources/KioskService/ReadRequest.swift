@@ -71,7 +71,8 @@ struct ReadRequest {
         }
     }
 
-    /// The access key from `{"mrz"}`, `{"documentNumber", "dateOfBirth", "dateOfExpiry"}` or `{"can"}`.
+    /// The access key from `{"mrz"}`, `{"documentNumber", "dateOfBirth", "dateOfExpiry"}` or `{"can"}`, by the one
+    /// set of access-data rules (`AccessData.key`) the command line uses too.
     static func key(_ a: [String: Any]) throws(APIError) -> AccessKey {
         func string(_ name: String) throws(APIError) -> String? {
             guard let v = a[name] else { return nil }
@@ -80,57 +81,19 @@ struct ReadRequest {
             }
             return s
         }
-        let allowed: Set<String> = ["mrz", "documentNumber", "dateOfBirth", "dateOfExpiry", "can"]
+        let allowed = Set(AccessData.Field.allCases.map(\.rawValue))
         if let unknown = a.keys.sorted().first(where: { !allowed.contains($0) }) {
             throw APIError.unknownField(unknown, code: "bad_access", in: "access: ")
         }
-        if let mrz = try string("mrz") {
-            guard a.count == 1 else {
-                throw APIError(400, "bad_access", "access.mrz cannot be combined with other access fields")
-            }
-            let text = mrz.uppercased().filter { !$0.isWhitespace }
-            guard [90, 72, 88].contains(text.count) else {
-                throw APIError(
-                    400, "bad_access",
-                    "access.mrz must hold the whole MRZ: 2×44 (passport), 2×36 or 3×30 characters; got \(text.count)")
-            }
-            do { return .mrz(try MRZKey(mrz: text)) } catch {
-                throw APIError(400, "bad_access", "access.mrz: \(error.reason)")
-            }
-        }
-        if let can = try string("can") {
-            guard a.count == 1 else {
-                throw APIError(400, "bad_access", "access.can cannot be combined with MRZ fields")
-            }
-            guard can.count == 6, can.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-                throw APIError(400, "bad_access", "access.can must be the 6 digits printed on the document")
-            }
-            return .can(can)
-        }
-        guard let number = try string("documentNumber"), let birth = try string("dateOfBirth"),
-            let expiry = try string("dateOfExpiry")
-        else {
-            throw APIError(
-                400, "bad_access", "access needs mrz, or documentNumber with dateOfBirth and dateOfExpiry, or can")
-        }
-        for (v, name) in [(birth, "dateOfBirth"), (expiry, "dateOfExpiry")] {
-            guard v.count == 6, v.allSatisfy({ $0.isASCII && $0.isNumber }),
-                let mm = Int(v.dropFirst(2).prefix(2)), let dd = Int(v.suffix(2)), (1...12).contains(mm),
-                (1...31).contains(dd)
-            else {
-                throw APIError(400, "bad_access", "access.\(name) must be a date as YYMMDD (6 digits, as on the MRZ)")
-            }
-        }
-        let doc = number.uppercased()
-        guard !doc.isEmpty, doc.count <= 22,
-            doc.allSatisfy({ ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "<" })
-        else {
-            throw APIError(
-                400, "bad_access",
-                "access.documentNumber may hold only letters A–Z, digits and '<' (at most 22 characters)")
-        }
-        do { return .mrz(try MRZKey(documentNumber: doc, dateOfBirth: birth, dateOfExpiry: expiry)) } catch {
-            throw APIError(400, "bad_access", "access: \(error.reason)")
+        let (mrz, number, birth, expiry, can) = (
+            try string("mrz"), try string("documentNumber"), try string("dateOfBirth"), try string("dateOfExpiry"),
+            try string("can")
+        )
+        do {
+            return try AccessData.key(
+                mrz: mrz, documentNumber: number, dateOfBirth: birth, dateOfExpiry: expiry, can: can)
+        } catch {
+            throw APIError(400, "bad_access", error.message(naming: { "access.\($0.rawValue)" }))
         }
     }
 

@@ -352,8 +352,6 @@ import Testing
         #expect(VerifyCommand.parseISO("2024-02-29") != nil)
         #expect(VerifyCommand.parseISO("2000-02-29T12:00:00Z") != nil)
         #expect(VerifyCommand.parseISO("1900-02-29") == nil)
-        #expect(AccessOptions.daysIn(month: 2, yy: 24) == 29)
-        #expect(AccessOptions.daysIn(month: 4, yy: 24) == 30)
     }
 
     @Test func birthDateThatDoesNotExistIsRefused() throws {

@@ -334,7 +334,7 @@ struct ProfileTests {
         try ProfileStore.save(doc.profile, to: dir)
         let manifestURL = dir.appendingPathComponent(ProfileStore.manifestName)
         let original = try String(contentsOf: manifestURL, encoding: .utf8)
-        for (from, to) in [("\"DG1.bin\"", "\"..\\/DG1.bin\""), ("emrtd.profile\\/1", "emrtd.profile\\/9")] {
+        for (from, to) in [("\"DG1.bin\"", "\"..\\/DG1.bin\""), ("emrtd.profile/1", "emrtd.profile/9")] {
             try original.replacingOccurrences(of: from, with: to).write(
                 to: manifestURL, atomically: true, encoding: .utf8)
             #expect(original.contains(from), "fixture text \(from) not found")

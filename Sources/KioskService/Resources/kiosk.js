@@ -40,8 +40,9 @@
     return lines;
   }
 
-  // Checks the MRZ's format and check digits. errors block the start; warnings (the optional-data and
-  // composite digits, which the chip does not need) are shown but do not.
+  // Checks the MRZ's format and check digits, as a hint while typing: the service's rules (AccessData.key)
+  // decide, and they refuse an MRZ any of whose check digits is wrong (a zone with a wrong optional-data or
+  // composite digit was mistyped or misread, so its key may be wrong too). errors block the start.
   function checkMRZ(text) {
     const out = { errors: [], warnings: [], passed: [] };
     const lines = mrzLines(text);
@@ -86,7 +87,7 @@
       check("Date of birth", l2.slice(0, 6), l2[6], false, true);
       date("The date of expiry", l2.slice(8, 14));
       check("Date of expiry", l2.slice(8, 14), l2[14], false, true);
-      check("Overall", l1.slice(5, 30) + l2.slice(0, 7) + l2.slice(8, 15) + l2.slice(18, 29), l2[29], false, false);
+      check("Overall", l1.slice(5, 30) + l2.slice(0, 7) + l2.slice(8, 15) + l2.slice(18, 29), l2[29], false, true);
     } else {
       const l2 = lines[1], end = kind === "TD3" ? 43 : 35;
       const [number, digit] = kind === "TD2" ? longNumber(l2.slice(0, 10), 9, l2.slice(28, 35))
@@ -96,8 +97,8 @@
       check("Date of birth", l2.slice(13, 19), l2[19], false, true);
       date("The date of expiry", l2.slice(21, 27));
       check("Date of expiry", l2.slice(21, 27), l2[27], false, true);
-      if (kind === "TD3") check("Personal number", l2.slice(28, 42), l2[42], true, false);
-      check("Overall", l2.slice(0, 10) + l2.slice(13, 20) + l2.slice(21, end), l2[end], false, false);
+      if (kind === "TD3") check("Personal number", l2.slice(28, 42), l2[42], true, true);
+      check("Overall", l2.slice(0, 10) + l2.slice(13, 20) + l2.slice(21, end), l2[end], false, true);
     }
     return out;
   }

@@ -171,7 +171,10 @@ let package = Package(
             name: "HTTPServerTests", dependencies: ["HTTPServer", "MRTDTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "KioskServiceTests",
-            dependencies: ["KioskService", "HTTPServer", "MRTDReader", "emrtd", "MRTDTestSupport"],
+            dependencies: [
+                "KioskService", "HTTPServer", "MRTDReader", "emrtd", "MRTDTestSupport", "CanonicalJSON", "ISO7816",
+                "MRTDTrust", "PCSCTransport", "VirtualChip", "MRTDAccessControl",
+            ],
             // the Selenium script of KioskBrowserTests, run by python3
             exclude: ["Browser"], swiftSettings: strict),
         .testTarget(

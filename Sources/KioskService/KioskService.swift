@@ -61,8 +61,13 @@ public final class KioskService: Sendable {
     private let background = Mutex<[Task<Void, Never>]>([])
     private let stopping = Atomic<Bool>(false)
 
-    public init(configuration: KioskConfiguration, trust: TrustStore) {
+    /// Where the readers and documents come from.
+    let readers: any KioskReaders
+
+    /// A service over `readers` (pcscd's by default; a test gives it virtual chips in process).
+    public init(configuration: KioskConfiguration, trust: TrustStore, readers: any KioskReaders = PCSCReaders()) {
         self.config = configuration
+        self.readers = readers
         self.trust = Mutex(trust)
         self.terminal = Subscribers(limit: configuration.maxSubscribers)
     }
@@ -110,7 +115,7 @@ public final class KioskService: Sendable {
         guard !stopping.load(ordering: .sequentiallyConsistent) else {
             throw APIError(503, "stopping", "the service is stopping")
         }
-        let reader = try registry.resolve(request.reader, busy: busy.withLock { Set($0.keys) })
+        let reader = try registry.resolve(request.reader, busy: busy.withLock { Set($0.keys) }, readers: readers)
         let id = Self.newID()
         let job = ReadJob(id: id, reader: reader, subscriberLimit: config.maxSubscribers) { [weak self] job, status in
             self?.statusChanged(job, status)
@@ -212,23 +217,9 @@ public final class KioskService: Sendable {
         if let previous = sessionEnds.withLock({ $0[job.reader] }) {
             _ = await Self.wait(for: previous, atMost: Self.sessionEndWait)
         }
-        let transport: PCSCCardTransport
-        let presented: ContinuousClock.Instant
+        let session: KioskCardSession
         do {
-            // the moment the card is reported present is noted (serve-mode timing); the connection then goes through
-            // connectWhenPresented, which keeps waiting through a flicker (present, gone, present) until the deadline
-            let waitStarted = ContinuousClock.now
-            let context = try await PCSCContext.establish()
-            _ = try await context.waitForCard(reader: job.reader, timeout: request.waitSeconds)
-            presented = .now
-            let left = max(1, request.waitSeconds - Double((presented - waitStarted).components.seconds))
-            // the card is there: connect at once; only when that fails (the card flickered away, pcscd restarted)
-            // does the patient path take over, with its own context and wait
-            if let direct = try? await PCSCCardTransport.connect(reader: job.reader) {
-                transport = direct
-            } else {
-                transport = try await PCSCCardTransport.connectWhenPresented(readerQuery: job.reader, timeout: left)
-            }
+            session = try await readers.connectWhenPresented(reader: job.reader, timeout: request.waitSeconds)
         } catch {
             busy.withLock { b in if b[job.reader] == job.id { b[job.reader] = nil } }
             job.fail(Self.apiError(waiting: error))
@@ -242,7 +233,7 @@ public final class KioskService: Sendable {
         func release() {
             guard !released else { return }
             released = true
-            let end = Task.detached { () -> Void in _ = try? await transport.disconnect(resetCard: true) }
+            let end = Task.detached { () -> Void in await session.end() }
             sessionEnds.withLock { $0[job.reader] = end }
             busy.withLock { b in if b[job.reader] == job.id { b[job.reader] = nil } }
         }
@@ -250,6 +241,7 @@ public final class KioskService: Sendable {
         let connected = ContinuousClock.now
         job.card(present: true)
         job.setStatus(.reading)
+        let (transport, presented) = (session.transport, session.presented)
         let clock = FirstAPDUClock(transport)
         let reader = DocumentReader(transport: clock, options: request.readOptions)
         let bundle = config.evidenceDirectory?.appendingPathComponent(job.id)
@@ -327,7 +319,7 @@ public final class KioskService: Sendable {
     private func monitorReaders() async {
         while !Task.isCancelled && !stopping.load(ordering: .sequentiallyConsistent) {
             do {
-                for try await event in PCSCContext.events(includeInitialState: true) {
+                for try await event in readers.events() {
                     if let frame = registry.apply(event) { terminal.send(frame) }
                 }
             } catch {
@@ -394,13 +386,13 @@ final class ReaderRegistry: Sendable {
 
     func snapshot() -> [Reader] { readers.withLock { $0.values.sorted { $0.name < $1.name } } }
 
-    /// The readers pcscd lists now (at most 2 s of waiting, on the caller's connection thread).
-    static func liveReaderNames() -> [String] {
+    /// The readers the source lists now (at most 2 s of waiting, on the caller's connection thread).
+    static func liveReaderNames(_ readers: any KioskReaders) -> [String] {
         final class Box: @unchecked Sendable { var names: [String] = [] }
         let box = Box()
         let done = DispatchSemaphore(value: 0)
         Task.detached {
-            box.names = (try? await PCSCContext.establish().readerNames()) ?? []
+            box.names = (try? await readers.readerNames()) ?? []
             done.signal()
         }
         return done.wait(timeout: .now() + 2) == .success ? box.names : []
@@ -408,11 +400,11 @@ final class ReaderRegistry: Sendable {
 
     /// The reader a read goes to: the exact name, else the only reader whose name contains the query; with
     /// no query, the only reader without a running read.
-    func resolve(_ query: String?, busy: Set<String>) throws(APIError) -> String {
+    func resolve(_ query: String?, busy: Set<String>, readers: any KioskReaders) throws(APIError) -> String {
         var names = snapshot().map(\.name)
         // the monitor may not have reported a reader yet (just started, just plugged in, pcscd restarted): ask pcscd
         if names.isEmpty || (query.map { q in !names.contains { $0.lowercased().contains(q.lowercased()) } } ?? false) {
-            names = Array(Set(names).union(Self.liveReaderNames())).sorted()
+            names = Array(Set(names).union(Self.liveReaderNames(readers))).sorted()
         }
         guard !names.isEmpty else { throw APIError(404, "no_reader", "no reader is connected") }
         guard let query else {

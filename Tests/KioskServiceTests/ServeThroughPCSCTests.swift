@@ -180,6 +180,25 @@ struct ServeThroughPCSCTests {
         }
     }
 
+    /// A genuine document past its date of expiry, through pcscd and vpcd: neither `emrtd read` nor the service
+    /// accepts it; `emrtd read --allow-expired` does, and its report records that it was allowed.
+    @Test func anExpiredDocumentIsNotAcceptedThroughPCSC() async throws {
+        try await withStack(Self.profile + "+expired-document") { d, service in
+            let sim = try Harness.simulate(d, extra: ["--sessions", "3"])
+            defer { Harness.stop(sim) }
+            let id = try service.startRead(body(d))
+            let j = try await service.waitFinished(id)
+            let verification = (j["report"] as? [String: Any])?["verification"] as? [String: Any]
+            #expect(verification?["status"] as? String == "inconclusive", "\(j)")
+            let base = ["read", "--reader", Harness.reader0, "--mrz", d.mrz, "--trust", d.trust, "--json", "--quiet"]
+            let cli = try Harness.run(base + ["--timeout", "15"])
+            #expect(cli.status == 10, "\(cli.stderr)")
+            let allowed = try Harness.run(base + ["--timeout", "15", "--allow-expired"])
+            #expect(allowed.status == 0, "\(allowed.stderr)")
+            #expect(allowed.stdout.contains("\"allowExpired\" : true"))
+        }
+    }
+
     @Test func forgedDocumentIsDoneAndRejectedAndItsEvidenceIsPrivate() async throws {
         let evidence = Harness.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: evidence) }

@@ -84,6 +84,8 @@ let package = Package(
                 "HTTPServer", "ISO7816", "MRTDCrypto", "MRTDDocument", "MRTDAccessControl", "MRTDTrust",
                 "MRTDReader", "PCSCTransport", "StepUp", "ASN1TLV", "FaceImaging",
             ],
+            // the API's OpenAPI contract, served at GET /v1/openapi.json (docs/openapi.json links to it)
+            resources: [.embedInCode("Resources/openapi.json")],
             swiftSettings: strict),
         .target(
             name: "EMRTDCLI",

@@ -5,11 +5,10 @@ import Testing
 
 @testable import FaceImaging
 
-/// Public sample DG2 files (public fixture files kept beside the repository, with their provenance), read at test time, never copied.
+/// Public sample DG2 files (`SharedFixtures`, kept beside the repository with their provenance), read at test time,
+/// never copied; tests reading them carry `.sharedFixtures`.
 enum Samples {
-    static func bytes(_ relativePath: String) throws -> [UInt8] {
-        [UInt8](try Data(contentsOf: RepositoryPaths.sharedFixtures.appendingPathComponent(relativePath)))
-    }
+    static func bytes(_ relativePath: String) throws -> [UInt8] { try SharedFixtures.bytes(relativePath) }
 
     static func face(_ dg2Path: String) throws -> FaceImageInfo {
         try #require(try DG2File(bytes: bytes(dg2Path)).faceImage)

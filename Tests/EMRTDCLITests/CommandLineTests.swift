@@ -1,4 +1,5 @@
 import Foundation
+import MRTDTestSupport
 import Testing
 
 /// The `emrtd` command as a separate process: exit codes and output contracts of docs/architecture.md §4.1/§4.2.

@@ -1,6 +1,7 @@
 import ASN1TLV
 import Foundation
 import MRTDDocument
+import MRTDTestSupport
 
 @testable import MRTDTrust
 

@@ -66,11 +66,11 @@ public enum SharedFixtures {
 }
 
 extension Trait where Self == ConditionTrait {
-    /// For a test that reads `SharedFixtures`: skipped, with this reason, in a clone without `../shared/fixtures`.
+    /// For a test that reads `SharedFixtures`: skipped, with this reason, in a clone without `shared/fixtures` beside it.
     public static var sharedFixtures: Self {
         .enabled(
             if: SharedFixtures.enabled,
-            "needs the public fixtures in ../shared/fixtures beside the checkout (not in the repository)")
+            "needs the public fixtures in shared/fixtures beside the checkout (not in the repository)")
     }
 }
 

@@ -92,10 +92,11 @@ let package = Package(
                 "HTTPServer", "ISO7816", "MRTDCrypto", "MRTDDocument", "MRTDAccessControl", "MRTDTrust",
                 "MRTDReader", "PCSCTransport", "StepUp", "ASN1TLV", "FaceImaging", "CanonicalJSON",
             ],
-            // the kiosk page's HTML, CSS and JavaScript, embedded in the binary (no files to install beside it)
+            // the kiosk page's HTML, CSS and JavaScript and the API's OpenAPI contract (served at GET /v1/openapi.json;
+            // docs/openapi.json links to it), embedded in the binary: no files to install beside it
             resources: [
                 .embedInCode("Resources/kiosk.html"), .embedInCode("Resources/kiosk-page.css"),
-                .embedInCode("Resources/kiosk.js"),
+                .embedInCode("Resources/kiosk.js"), .embedInCode("Resources/openapi.json"),
             ],
             swiftSettings: strict),
         .target(

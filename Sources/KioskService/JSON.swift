@@ -53,6 +53,8 @@ struct APIError: Error {
     var status: Int
     var code: String
     var message: String
+    /// The methods the path has, for a 405's `Allow` header.
+    var allow: String? = nil
     init(_ status: Int, _ code: String, _ message: String) {
         self.status = status
         self.code = code

@@ -136,7 +136,7 @@ public struct KioskAPI: Sendable {
 
     /// `GET /login?token=TOKEN`: sets the session cookie and sends the browser to `/`.
     func login(_ r: HTTPRequest) throws(APIError) -> HTTPResponse {
-        guard r.method == "GET" else { throw APIError(405, "method_not_allowed", "use GET") }
+        guard r.method == "GET" else { throw Self.methodNotAllowed(r.method, allow: "GET") }
         guard let token = r.query["token"] else { throw APIError(401, "unauthorized", "give ?token=TOKEN") }
         guard Self.constantTimeEqual(token, service.config.token) else {
             throw APIError(403, "forbidden", "the token is not valid")
@@ -154,9 +154,7 @@ public struct KioskAPI: Sendable {
     func route(_ r: HTTPRequest) throws(APIError) -> HTTPResponse {
         let parts = r.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
         func only(_ method: String) throws(APIError) {
-            guard r.method == method else {
-                throw APIError(405, "method_not_allowed", "\(r.method) is not allowed here")
-            }
+            guard r.method == method else { throw Self.methodNotAllowed(r.method, allow: method) }
         }
         // the kiosk page (docs/kiosk.md): its HTML, its style sheet and its script, each behind the same authentication
         if parts.count == 1, let page = kioskFile(parts[0]) {
@@ -166,6 +164,11 @@ public struct KioskAPI: Sendable {
         }
         guard parts.count >= 2, parts[0] == "v1" else { throw APIError(404, "not_found", "no such endpoint") }
         switch (parts.count, parts[1]) {
+        case (2, "openapi.json"):
+            try only("GET")
+            return HTTPResponse(
+                status: 200, contentType: "application/json", bytes: PackageResources.openapi_json,
+                headers: Self.commonHeaders)
         case (2, "health"):
             try only("GET")
             return Self.json(200, ["status": "ok", "version": service.config.version])
@@ -209,7 +212,7 @@ public struct KioskAPI: Sendable {
                 guard service.delete(id) else { throw Self.notFound }
                 return HTTPResponse(status: 204, headers: Self.commonHeaders)
             default:
-                throw APIError(405, "method_not_allowed", "\(r.method) is not allowed here")
+                throw Self.methodNotAllowed(r.method, allow: "DELETE, GET")
             }
         case (4, "reads") where parts[3] == "events":
             try only("GET")
@@ -256,6 +259,13 @@ public struct KioskAPI: Sendable {
         try StepUpEndpoint.handle(try JSON.object(r.body), service: service)
     }
 
+    /// 405, with the methods the path has (RFC 9110: a 405 carries `Allow`).
+    static func methodNotAllowed(_ method: String, allow: String) -> APIError {
+        var e = APIError(405, "method_not_allowed", "\(method) is not allowed here (use \(allow))")
+        e.allow = allow
+        return e
+    }
+
     static let notFound = APIError(
         404, "not_found", "no such read (finished reads are forgotten after the retention time)")
 
@@ -281,6 +291,7 @@ public struct KioskAPI: Sendable {
         let api = e as? APIError ?? APIError(500, "internal", "internal error")
         var headers = commonHeaders
         if api.status == 401 { headers.append(("WWW-Authenticate", "Bearer")) }
+        if let allow = api.allow { headers.append(("Allow", allow)) }
         return HTTPResponse(status: api.status, contentType: "application/json", bytes: api.body, headers: headers)
     }
 

@@ -51,9 +51,8 @@ struct TLVCursorTests {
         try Self.expectSameStructure(TLVCursor(slice), [tree], base: 2)
     }
 
-    @Test func realCertificateHasTheSameStructure() throws {
-        let bytes = [UInt8](
-            try Data(contentsOf: RepositoryPaths.sharedFixtures.appendingPathComponent("masterlists/NL_ROOT_CA.cer")))
+    @Test(.sharedFixtures) func realCertificateHasTheSameStructure() throws {
+        let bytes = try SharedFixtures.bytes("masterlists/NL_ROOT_CA.cer")
         try Self.expectSameStructure(TLVCursor(bytes), [try TLVParser.parse(bytes)], base: 0)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import MRTDTestSupport
 import Testing
 
 /// The `emrtd` command as a separate process: exit codes and output contracts of docs/architecture.md §4.1/§4.2.
@@ -196,16 +197,9 @@ import Testing
         }
     }
 
-    @Test func trustCommandShowsTheDutchMasterList() throws {
-        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
-                "shared/fixtures/masterlists")
-        let ml = fixtures.appendingPathComponent("NL_ML_2026-07-22.ml").path
-        let root = fixtures.appendingPathComponent("NL_ROOT_CA.cer").path
-        guard FileManager.default.fileExists(atPath: ml) else {
-            print("skipping: \(ml) not found")
-            return
-        }
+    @Test(.sharedFixtures) func trustCommandShowsTheDutchMasterList() throws {
+        let ml = SharedFixtures.url("masterlists/NL_ML_2026-07-22.ml").path
+        let root = SharedFixtures.url("masterlists/NL_ROOT_CA.cer").path
         let r = try Emrtd.run(["trust", "--ml-signer-root", root, "--trust", ml, "--json"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("NL"))

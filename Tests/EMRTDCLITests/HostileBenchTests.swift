@@ -1,4 +1,5 @@
 import Foundation
+import MRTDTestSupport
 import Testing
 
 @testable import EMRTDCLI
@@ -6,7 +7,7 @@ import Testing
 /// The hostile-input rows of `emrtd bench`: every hostile input is refused, by the limit the row
 /// names, and the genuine counterpart is accepted. Shape and refusals only — the costs are the benchmark's.
 @Suite struct HostileBenchTests {
-    @Test func everyHostileRowIsRefusedAndEveryGenuineOneIsNot() async throws {
+    @Test(.sharedFixtures) func everyHostileRowIsRefusedAndEveryGenuineOneIsNot() async throws {
         let report = await HostileBench.run(runs: 1, log: { _ in })
         #expect(report.notes.isEmpty, "\(report.notes)")
         let kinds = Set(report.rows.map(\.kind))

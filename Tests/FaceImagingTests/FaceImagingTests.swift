@@ -5,11 +5,10 @@ import Testing
 
 @testable import FaceImaging
 
-/// Public sample DG2 files (public fixture files kept beside the repository, with their provenance), read at test time, never copied.
+/// Public sample DG2 files (`SharedFixtures`, kept beside the repository with their provenance), read at test time,
+/// never copied; tests reading them carry `.sharedFixtures`.
 enum Samples {
-    static func bytes(_ relativePath: String) throws -> [UInt8] {
-        [UInt8](try Data(contentsOf: RepositoryPaths.sharedFixtures.appendingPathComponent(relativePath)))
-    }
+    static func bytes(_ relativePath: String) throws -> [UInt8] { try SharedFixtures.bytes(relativePath) }
 
     static func face(_ dg2Path: String) throws -> FaceImageInfo {
         try #require(try DG2File(bytes: bytes(dg2Path)).faceImage)
@@ -66,10 +65,12 @@ enum Samples {
 @Suite("FaceImaging: real-format samples")
 struct SampleImageTests {
     /// JPEG 2000 faces of the specimen and sample DG2 files: decoded to the size their own header gives.
-    @Test(arguments: [
-        "specimens/bsi2008/Datagroup2.bin", "specimens/nl-2006/ef0102.bin",
-        "lds-samples/DG2-iso19794-5-all-fields.bin",
-    ])
+    @Test(
+        .sharedFixtures,
+        arguments: [
+            "specimens/bsi2008/Datagroup2.bin", "specimens/nl-2006/ef0102.bin",
+            "lds-samples/DG2-iso19794-5-all-fields.bin",
+        ])
     func jpeg2000FacesOfSampleDG2sDecode(_ path: String) throws {
         let face = try Samples.face(path)
         #expect(face.format == .jpeg2000)
@@ -86,7 +87,7 @@ struct SampleImageTests {
     }
 
     /// The 39794-5 sample's JPEG (1024 × 1024, SOF2 progressive): decodes, and is delivered unchanged.
-    @Test func jpegFaceOfThe39794SampleDecodesAndIsDeliveredAsStored() throws {
+    @Test(.sharedFixtures) func jpegFaceOfThe39794SampleDecodesAndIsDeliveredAsStored() throws {
         let jpeg = try Samples.iso39794JPEG()
         let raster = try JPEGCodec.decode(jpeg)
         #expect(raster.width == 1024 && raster.height == 1024)
@@ -95,7 +96,7 @@ struct SampleImageTests {
     }
 
     /// The specimen's JP2 file holds a codestream that decodes on its own, to the same pixels.
-    @Test func rawCodestreamOfASpecimenDecodesLikeItsJP2() throws {
+    @Test(.sharedFixtures) func rawCodestreamOfASpecimenDecodesLikeItsJP2() throws {
         let face = try Samples.face("specimens/bsi2008/Datagroup2.bin")
         let range = try JPEG2000Header.findCodestream(face.imageData)
         let codestream = Array(face.imageData[range])

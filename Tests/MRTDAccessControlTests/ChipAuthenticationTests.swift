@@ -111,7 +111,7 @@ import Testing
     }
 
     /// DG14 specimens with only 3DES CA: the implied protocol and the explicit curve.
-    @Test func specimenDG14() throws {
+    @Test(.sharedFixtures) func specimenDG14() throws {
         let file = try AccessControlFixtures.bytes("specimens/bsi2008/Datagroup14.bin")
         let p = try ChipAuthentication.parameters(from: SecurityInfos.parseDG14(file))
         #expect(p.protocolName == "id-CA-ECDH-3DES-CBC-CBC")

@@ -116,20 +116,8 @@ private struct Certificate {
 /// the German ones on explicit brainpool parameters. Runs when the shared/fixtures folder beside the checkout is
 /// present.
 @Suite struct MasterListSweepTests {
-    /// The shared/fixtures folder beside the repository (or beside the worktree folder, for worktrees one level
-    /// deeper).
-    static let folder: URL = {
-        let candidates = [
-            RepositoryPaths.sharedFixtures,
-            RepositoryPaths.root.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
-                "shared/fixtures"),
-        ]
-        let found = candidates.first {
-            FileManager.default.fileExists(atPath: $0.appendingPathComponent("masterlists").path)
-        }
-        return (found ?? candidates[0]).appendingPathComponent("masterlists")
-    }()
-    static let available = FileManager.default.fileExists(atPath: folder.path)
+    /// The master lists of the shared fixtures (`SharedFixtures`).
+    static var folder: URL { SharedFixtures.url("masterlists") }
 
     /// Certificates whose issuing key is not in the list (same issuer name, other key: the older CSCA
     /// is missing). Confirmed at development time with an independent verifier (pyca/cryptography,
@@ -140,7 +128,7 @@ private struct Certificate {
         ]
     ]
 
-    @Test(.enabled(if: available), arguments: ["DE_ML_2026-05-28-08-28-45.ml", "NL_ML_2026-07-22.ml"])
+    @Test(.sharedFixtures, arguments: ["DE_ML_2026-05-28-08-28-45.ml", "NL_ML_2026-07-22.ml"])
     func everyCertificateVerifies(_ file: String) throws {
         let bytes = try [UInt8](Data(contentsOf: Self.folder.appendingPathComponent(file)))
         // ContentInfo → [0] SignedData → encapContentInfo → [0] OCTET STRING → CscaMasterList → certList

@@ -144,7 +144,7 @@ struct FuzzTests {
 
     static let iterations = 2000
 
-    @Test(arguments: targets)
+    @Test(.sharedFixtures, arguments: targets)
     func mutatedFilesOnlyThrowTypedErrors(_ target: Target) throws {
         let seeds = try target.seeds()
         // Every seed parses before mutation (otherwise the fuzzing would only exercise the first check).

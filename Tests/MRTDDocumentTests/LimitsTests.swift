@@ -1,4 +1,5 @@
 import ASN1TLV
+import MRTDTestSupport
 import Testing
 
 @testable import MRTDDocument
@@ -92,7 +93,7 @@ import Testing
         #expect(throws: Never.self) { try DG15File(bytes: dg15(modulusBits: LDSLimits.maxActiveAuthenticationRSABits)) }
     }
 
-    @Test func everyKindHasACapAndTheLargestHoldsTheRealDG2Sample() throws {
+    @Test(.sharedFixtures) func everyKindHasACapAndTheLargestHoldsTheRealDG2Sample() throws {
         for f in LDSFile.allCases {
             #expect(LDSLimits.maximumLength(of: f) >= 1024 && LDSLimits.maximumLength(of: f) <= LDSLimits.maxFileBytes)
             #expect(LDSLimits.violation(f, length: LDSLimits.maximumLength(of: f)) == nil)

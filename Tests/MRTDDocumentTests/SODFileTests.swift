@@ -18,7 +18,7 @@ struct SODFileTests {
         Specimen(path: "specimens/bsi-tr03105-5/EF_SOD.bin", hashAlgorithm: "SHA-256", dataGroups: [1, 2, 3, 4, 14]),
     ]
 
-    @Test(arguments: specimens)
+    @Test(.sharedFixtures, arguments: specimens)
     func parsesSpecimen(_ s: Specimen) throws {
         let bytes = try Fixtures.bytes(s.path)
         let sod = try SODFile(bytes: bytes)

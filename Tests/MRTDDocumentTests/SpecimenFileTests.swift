@@ -6,11 +6,13 @@ import Testing
 /// The public specimen files (public fixture files kept beside the repository, not redistributed); expected values were read independently
 /// with `openssl asn1parse`, `openssl pkey` and a hex dump.
 struct SpecimenFileTests {
-    @Test(arguments: [
-        ("specimens/bsi2008/EF_COM.bin", [LDSFile.dg1, .dg2, .dg3, .dg14]),
-        ("specimens/nl-2006/ef011E.bin", [.dg1, .dg2, .dg15]),
-        ("specimens/bsi-tr03105-5/EF_COM.bin", [.dg1, .dg2, .dg3, .dg4, .dg14]),
-    ])
+    @Test(
+        .sharedFixtures,
+        arguments: [
+            ("specimens/bsi2008/EF_COM.bin", [LDSFile.dg1, .dg2, .dg3, .dg14]),
+            ("specimens/nl-2006/ef011E.bin", [.dg1, .dg2, .dg15]),
+            ("specimens/bsi-tr03105-5/EF_COM.bin", [.dg1, .dg2, .dg3, .dg4, .dg14]),
+        ])
     func efCOM(_ path: String, _ groups: [LDSFile]) throws {
         let com = try COMFile(bytes: try Fixtures.bytes(path))
         #expect(com.ldsVersion == "0107" && com.ldsVersionDotted == "1.7")
@@ -19,11 +21,13 @@ struct SpecimenFileTests {
         #expect(com.unknownTags.isEmpty)
     }
 
-    @Test(arguments: [
-        ("specimens/bsi2008/Datagroup1.bin", "MUSTERMANN", "ERIKA", "C11T002JM", "131031"),
-        ("specimens/nl-2006/ef0101.bin", "MEULENDIJK", "LOES ALBERTINE", "XX0001328", "111001"),
-        ("specimens/bsi-tr03105-5/Datagroup1.bin", "MUSTERMANN", "ERIKA", "C11T002JM", "231031"),
-    ])
+    @Test(
+        .sharedFixtures,
+        arguments: [
+            ("specimens/bsi2008/Datagroup1.bin", "MUSTERMANN", "ERIKA", "C11T002JM", "131031"),
+            ("specimens/nl-2006/ef0101.bin", "MEULENDIJK", "LOES ALBERTINE", "XX0001328", "111001"),
+            ("specimens/bsi-tr03105-5/Datagroup1.bin", "MUSTERMANN", "ERIKA", "C11T002JM", "231031"),
+        ])
     func dg1(_ path: String, _ surname: String, _ given: String, _ number: String, _ expiry: String) throws {
         let dg1 = try DG1File(bytes: try Fixtures.bytes(path))
         #expect(dg1.mrz.format == .td3)
@@ -70,11 +74,13 @@ struct SpecimenFileTests {
         #expect(twin.mrz.check(.dateOfBirth)?.isValid == false)
     }
 
-    @Test(arguments: [
-        // The BSI 2008 record declares 337×449 but its JPEG 2000 image is 413×531 (ihdr box, checked with a hex dump).
-        ("specimens/bsi2008/Datagroup2.bin", 337, 449, 413, 531, 14999),
-        ("specimens/nl-2006/ef0102.bin", 449, 598, 449, 598, 13701),
-    ])
+    @Test(
+        .sharedFixtures,
+        arguments: [
+            // The BSI 2008 record declares 337×449 but its JPEG 2000 image is 413×531 (ihdr box, checked with a hex dump).
+            ("specimens/bsi2008/Datagroup2.bin", 337, 449, 413, 531, 14999),
+            ("specimens/nl-2006/ef0102.bin", 449, 598, 449, 598, 13701),
+        ])
     func dg2ISO19794(
         _ path: String, _ width: Int, _ height: Int, _ actualWidth: Int, _ actualHeight: Int,
         _ imageLength: Int
@@ -97,7 +103,7 @@ struct SpecimenFileTests {
 
     /// JMRTD's "all fields" DG2 sample: despite its file name it is the ISO/IEC 39794-5 DG2 of 9303-10 (8th ed.):
     /// the data block is a constructed '7F2E' holding the [APPLICATION 5] block.
-    @Test func dg2ISO39794AllFields() throws {
+    @Test(.sharedFixtures) func dg2ISO39794AllFields() throws {
         let dg2 = try DG2File(bytes: try Fixtures.bytes("lds-samples/DG2-iso19794-5-all-fields.bin"))
         let t = dg2.group.templates[0]
         #expect(t.dataBlockTag == 0x7F2E)
@@ -115,7 +121,7 @@ struct SpecimenFileTests {
         #expect(dg2.iso39794Blocks.first?.generation == 3 && dg2.iso39794Blocks.first?.year == 2019)
     }
 
-    @Test func iso39794StandaloneSampleAndWrapped() throws {
+    @Test(.sharedFixtures) func iso39794StandaloneSampleAndWrapped() throws {
         let sample = try Fixtures.bytes("lds-samples/DG2-iso39794-5-sample.der")
         let block = try ISO39794FaceImageDataBlock(bytes: sample)
         #expect(block.generation == 3 && block.year == 2019)
@@ -135,10 +141,12 @@ struct SpecimenFileTests {
         #expect(dg2.faceImage?.imageData == rep.imageData)
     }
 
-    @Test(arguments: [
-        ("specimens/bsi2008/Datagroup3.bin", LDSFile.dg3, 0x08, "FIR"),
-        ("specimens/bsi2008/Datagroup4.bin", LDSFile.dg4, 0x10, "IIR"),
-    ])
+    @Test(
+        .sharedFixtures,
+        arguments: [
+            ("specimens/bsi2008/Datagroup3.bin", LDSFile.dg3, 0x08, "FIR"),
+            ("specimens/bsi2008/Datagroup4.bin", LDSFile.dg4, 0x10, "IIR"),
+        ])
     func dg3dg4Containers(_ path: String, _ file: LDSFile, _ type: Int, _ magic: String) throws {
         let bytes = try Fixtures.bytes(path)
         let c = try BiometricContainerFile(file: file, bytes: bytes)
@@ -151,9 +159,12 @@ struct SpecimenFileTests {
         }
     }
 
-    @Test(arguments: [
-        "specimens/bsi2008/Datagroup15.bin", "specimens/nl-2006/ef010F.bin", "specimens/bsi-tr03105-5/Datagroup15.bin",
-    ])
+    @Test(
+        .sharedFixtures,
+        arguments: [
+            "specimens/bsi2008/Datagroup15.bin", "specimens/nl-2006/ef010F.bin",
+            "specimens/bsi-tr03105-5/Datagroup15.bin",
+        ])
     func dg15RSA(_ path: String) throws {
         let bytes = try Fixtures.bytes(path)
         let dg15 = try DG15File(bytes: bytes)
@@ -168,7 +179,7 @@ struct SpecimenFileTests {
         #expect(Array(bytes.suffix(dg15.subjectPublicKeyInfo.count)) == dg15.subjectPublicKeyInfo)
     }
 
-    @Test func ldsDocumentFromSpecimen() throws {
+    @Test(.sharedFixtures) func ldsDocumentFromSpecimen() throws {
         var files: [LDSFile: [UInt8]] = [:]
         for (f, p) in [
             (LDSFile.com, "EF_COM.bin"), (.sod, "EF_SOD.bin"), (.dg1, "Datagroup1.bin"), (.dg2, "Datagroup2.bin"),

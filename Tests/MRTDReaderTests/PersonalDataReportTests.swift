@@ -177,11 +177,11 @@ import VirtualChip
     }
 
     /// The specimen fixtures hold none of these data groups: their report has none of the fields and no warning.
-    @Test func specimenFixtureWithoutPersonalDataGroups() async throws {
+    @Test(.sharedFixtures) func specimenFixtureWithoutPersonalDataGroups() async throws {
         let dir = "specimens/bsi2008/"
         var files: [LDSFile: [UInt8]] = [:]
         for (f, name) in [(LDSFile.com, "EF_COM.bin"), (.dg1, "Datagroup1.bin"), (.sod, "EF_SOD.bin")] {
-            files[f] = [UInt8](try Data(contentsOf: RepositoryPaths.sharedFixtures.appendingPathComponent(dir + name)))
+            files[f] = try SharedFixtures.bytes(dir + name)
         }
         var r = ReadReport()
         ReportBuilder.fill(

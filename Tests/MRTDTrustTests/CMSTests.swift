@@ -8,7 +8,7 @@ import Testing
 
 /// RFC 5652 SignedData reading over the specimen SODs and an EF.CardSecurity sample.
 struct CMSTests {
-    @Test(arguments: Specimen.all)
+    @Test(.sharedFixtures, arguments: Specimen.all)
     func readsSpecimenSOD(_ s: Specimen) throws {
         let sod = try s.sod()
         let sd = try CMSSignedData(signedData: sod.signedData)
@@ -43,14 +43,14 @@ struct CMSTests {
         #expect(md != h.hash(flipBit(sd.eContent!, at: 10)))
     }
 
-    @Test func contentInfoWithEFSODWrapperIsAccepted() throws {
+    @Test(.sharedFixtures) func contentInfoWithEFSODWrapperIsAccepted() throws {
         let s = Specimen.all[0]
         let a = try CMSSignedData(contentInfo: try Fixtures.bytes(s.sodFile))
         let b = try CMSSignedData(signedData: try s.sod().signedData)
         #expect(a == b)
     }
 
-    @Test func cardSecuritySampleReads() throws {
+    @Test(.sharedFixtures) func cardSecuritySampleReads() throws {
         let sd = try CMSSignedData(contentInfo: try Fixtures.bytes(Fixtures.cardSecurity))
         #expect(sd.eContentType == TrustOID.bsiSecurityObject)
         #expect(sd.certificates.count == 1)

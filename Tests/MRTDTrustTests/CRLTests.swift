@@ -6,7 +6,7 @@ import Testing
 
 /// RFC 5280 §5 CRL model over the real Colombian CSCA CRL (values from `openssl crl -text`).
 struct CRLTests {
-    @Test func readsColombianCRL() throws {
+    @Test(.sharedFixtures) func readsColombianCRL() throws {
         let crl = try CertificateRevocationList(der: try Fixtures.bytes(Fixtures.colCRL))
         #expect(crl.version == 2)
         #expect(crl.issuer.country == "CO")
@@ -20,7 +20,7 @@ struct CRLTests {
         #expect(try crl.signatureAlgorithm.signatureAlgorithm(step: .crl) == .rsaPKCS1v15(.sha256))
     }
 
-    @Test func truncatedCRLIsRefused() throws {
+    @Test(.sharedFixtures) func truncatedCRLIsRefused() throws {
         let der = try Fixtures.bytes(Fixtures.colCRL)
         #expect(throws: TrustError.self) { try CertificateRevocationList(der: Array(der.dropLast(3))) }
     }

@@ -28,7 +28,7 @@ struct CertificateTests {
             algorithm: .rsaPKCS1v15(.sha256))
     ]
 
-    @Test(arguments: roots)
+    @Test(.sharedFixtures, arguments: roots)
     func readsRootCertificate(_ e: Expectation) throws {
         let c = try Certificate(der: try Fixtures.bytes(e.file))
         #expect(c.version == 3)
@@ -48,7 +48,7 @@ struct CertificateTests {
         #expect(Array(der[4..<(4 + c.tbsCertificate.count)]) == c.tbsCertificate)
     }
 
-    @Test func germanRootHasExplicitBrainpoolParametersAndExtensions() throws {
+    @Test(.sharedFixtures) func germanRootHasExplicitBrainpoolParametersAndExtensions() throws {
         let c = try Certificate(der: try Fixtures.bytes(Fixtures.deRoot))
         #expect(c.subject.country == "DE")
         #expect(c.subject.commonName == "csca-germany")
@@ -82,7 +82,7 @@ struct CertificateTests {
         #expect(a.country == "DE")
     }
 
-    @Test func mismatchedInnerSignatureAlgorithmIsRefused() throws {
+    @Test(.sharedFixtures) func mismatchedInnerSignatureAlgorithmIsRefused() throws {
         var der = try Fixtures.bytes(Fixtures.nlRoot)
         // sha256WithRSAEncryption (…01 01 0B) in TBSCertificate.signature → sha384 (…0C); the outer one stays.
         let oid: [UInt8] = [0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x0B]

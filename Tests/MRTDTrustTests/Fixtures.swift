@@ -1,29 +1,18 @@
 import ASN1TLV
 import Foundation
 import MRTDDocument
+import MRTDTestSupport
 
 @testable import MRTDTrust
 
-/// Locates the public fixture folder (`shared/fixtures` beside the checkout) by walking up from this file (worktrees live one level deeper than
-/// the main checkout, so `RepositoryPaths.sharedFixtures` does not find it from a worktree).
+/// The public fixture folder (`SharedFixtures`: `shared/fixtures` beside the checkout); tests reading it carry
+/// `.sharedFixtures`.
 enum Fixtures {
-    static let root: URL = {
-        var dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        for _ in 0..<8 {
-            let candidate = dir.appendingPathComponent("shared/fixtures")
-            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("masterlists").path) {
-                return candidate
-            }
-            dir = dir.deletingLastPathComponent()
-        }
-        return URL(fileURLWithPath: "/work/shared/fixtures")
-    }()
+    static var root: URL { SharedFixtures.root }
 
-    static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
+    static func path(_ relative: String) -> String { SharedFixtures.url(relative).path }
 
-    static func bytes(_ relative: String) throws -> [UInt8] {
-        [UInt8](try Data(contentsOf: root.appendingPathComponent(relative)))
-    }
+    static func bytes(_ relative: String) throws -> [UInt8] { try SharedFixtures.bytes(relative) }
 
     static let deMasterList = "masterlists/DE_ML_2026-05-28-08-28-45.ml"
     static let deRoot = "masterlists/DE_ROOT_CA_CSCA07.cer"

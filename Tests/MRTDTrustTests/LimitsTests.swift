@@ -1,6 +1,7 @@
 import ASN1TLV
 import Foundation
 import MRTDCrypto
+import MRTDTestSupport
 import Testing
 
 @testable import MRTDTrust
@@ -70,7 +71,7 @@ import Testing
     }
 
     /// On today's main this blocks in open(2) forever; the time limit turns that into a failure.
-    @Test(.timeLimit(.minutes(5))) func fifoIsRefusedWithoutBlocking() throws {
+    @Test(.sharedFixtures, .timeLimit(.minutes(5))) func fifoIsRefusedWithoutBlocking() throws {
         let dir = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
         let fifo = dir.appendingPathComponent("trust.pem")
@@ -105,7 +106,7 @@ import Testing
         return String(repeating: block, count: copies)
     }
 
-    @Test func pemWithMoreBlocksThanTheCapIsRefusedBeforeDecoding() throws {
+    @Test(.sharedFixtures) func pemWithMoreBlocksThanTheCapIsRefusedBeforeDecoding() throws {
         let dir = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
         let csca = try Fixtures.bytes(Fixtures.deRoot)  // a self-signed CSCA
@@ -149,7 +150,7 @@ import Testing
         #expect(TrustMaterialFiles.countPEMBlocks([]) == 0)
     }
 
-    @Test func pinningThousandsOfRootsStaysLinear() throws {
+    @Test(.sharedFixtures) func pinningThousandsOfRootsStaysLinear() throws {
         // the same root pinned again is not added twice (an index, not a scan, answers it)
         var store = TrustStore()
         let root = try Certificate(der: try Fixtures.bytes(Fixtures.deRoot))
@@ -167,7 +168,7 @@ import Testing
         return TLVWriter.encode(0x30, signedDataOID + TLVWriter.encode(0xA0, sd))
     }
 
-    @Test func unsignedMasterListIsRefusedBeforeItsCertificatesAreParsed() throws {
+    @Test(.sharedFixtures) func unsignedMasterListIsRefusedBeforeItsCertificatesAreParsed() throws {
         // 14 MB of certificates (copies of one CSCA) in a certList that ends in a broken entry, no SignerInfo:
         // the refusal is about the signature, so the certificate list was never read
         let csca = try Fixtures.bytes(Fixtures.deRoot)
@@ -222,7 +223,7 @@ import Testing
         }
     }
 
-    @Test func realMasterListsAndRootsStayWithinTheCaps() throws {
+    @Test(.sharedFixtures) func realMasterListsAndRootsStayWithinTheCaps() throws {
         for (ml, root) in [(Fixtures.deMasterList, Fixtures.deRoot), (Fixtures.nlMasterList, Fixtures.nlRoot)] {
             var store = TrustStore()
             try store.pinMasterListSignerRoot(path: Fixtures.path(root))

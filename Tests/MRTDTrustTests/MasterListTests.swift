@@ -21,7 +21,7 @@ struct MasterListTests {
         RealList(list: Fixtures.nlMasterList, root: Fixtures.nlRoot, certificates: 411),
     ]
 
-    @Test(arguments: lists)
+    @Test(.sharedFixtures, arguments: lists)
     func readsQuickly(_ r: RealList) throws {
         let bytes = try Fixtures.bytes(r.list)
         let (ml, ms) = try threadCPUTime { try CSCAMasterList(bytes: bytes) }
@@ -34,7 +34,7 @@ struct MasterListTests {
 
     /// Certificates index their subject key identifier when read and decode the other extensions on
     /// first use: both must agree, for every certificate of the real lists.
-    @Test(arguments: lists)
+    @Test(.sharedFixtures, arguments: lists)
     func lazilyDecodedExtensionsAgreeWithTheIndexedKeyIdentifier(_ r: RealList) throws {
         let ml = try CSCAMasterList(bytes: try Fixtures.bytes(r.list))
         var withSKI = 0
@@ -55,7 +55,7 @@ struct MasterListTests {
     }
 
     /// The first use of `decoded` may come from several threads at once.
-    @Test func extensionsDecodeOnceUnderConcurrentFirstUse() async throws {
+    @Test(.sharedFixtures) func extensionsDecodeOnceUnderConcurrentFirstUse() async throws {
         let ml = try CSCAMasterList(bytes: try Fixtures.bytes(Fixtures.nlMasterList))
         let certs = Array(ml.certificates.prefix(64))
         let results = await withTaskGroup(of: [Bool].self) { group in
@@ -72,7 +72,7 @@ struct MasterListTests {
         #expect(results[0].contains(true))
     }
 
-    @Test(arguments: lists)
+    @Test(.sharedFixtures, arguments: lists)
     func verifiesToItsRoot(_ r: RealList) throws {
         let root = try Certificate(der: try Fixtures.bytes(r.root))
         let ml = try CSCAMasterList(bytes: try Fixtures.bytes(r.list))
@@ -82,7 +82,7 @@ struct MasterListTests {
         #expect(v.signer != root)
     }
 
-    @Test func germanSignerUsesExplicitBrainpoolParameters() throws {
+    @Test(.sharedFixtures) func germanSignerUsesExplicitBrainpoolParameters() throws {
         let ml = try CSCAMasterList(bytes: try Fixtures.bytes(Fixtures.deMasterList))
         let root = try Certificate(der: try Fixtures.bytes(Fixtures.deRoot))
         let v = try ml.verify(signerRoots: [root])
@@ -100,7 +100,7 @@ struct MasterListTests {
         #expect(rootCurve.namedCurve == .brainpoolP512r1)
     }
 
-    @Test(arguments: lists)
+    @Test(.sharedFixtures, arguments: lists)
     func wrongRootIsRefused(_ r: RealList) throws {
         let other = try Certificate(
             der: try Fixtures.bytes(r.root == Fixtures.deRoot ? Fixtures.nlRoot : Fixtures.deRoot))
@@ -114,7 +114,7 @@ struct MasterListTests {
     }
 
     /// Tampered twins: one byte flipped in the signed content (eContent), one in the signature.
-    @Test(arguments: lists)
+    @Test(.sharedFixtures, arguments: lists)
     func tamperedTwinsAreRefusedLoudly(_ r: RealList) throws {
         let bytes = try Fixtures.bytes(r.list)
         let ml = try CSCAMasterList(bytes: bytes)
@@ -145,7 +145,7 @@ struct MasterListTests {
         }
     }
 
-    @Test func storeWithoutPinnedRootRefusesMasterList() throws {
+    @Test(.sharedFixtures) func storeWithoutPinnedRootRefusesMasterList() throws {
         var store = TrustStore()
         #expect(throws: TrustStore.Refusal.self) {
             try store.addMasterList(try Fixtures.bytes(Fixtures.nlMasterList), source: "nl")

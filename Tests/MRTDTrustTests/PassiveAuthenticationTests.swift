@@ -18,7 +18,7 @@ struct PassiveAuthenticationTests {
             cardSecurity: cardSecurity, trustStore: store, validationTime: time ?? s.validationTime)
     }
 
-    @Test(arguments: Specimen.all)
+    @Test(.sharedFixtures, arguments: Specimen.all)
     func specimenVerifiesWithEmbeddedSigner(_ s: Specimen) throws {
         let r = try report(s)
         #expect(r.checks.map(\.name) == PassiveAuthenticationPolicy.icao9303.checks.map(\.name))
@@ -34,7 +34,7 @@ struct PassiveAuthenticationTests {
         #expect(!r.hasFailure)
     }
 
-    @Test(arguments: Specimen.all)
+    @Test(.sharedFixtures, arguments: Specimen.all)
     func specimenCSCAIsNotInTheRealMasterLists(_ s: Specimen) throws {
         let store = try TrustStoreTests.realStore()
         let r = try report(s, store: store)
@@ -45,7 +45,7 @@ struct PassiveAuthenticationTests {
         #expect(r[.revocation]?.detail.contains("no CRL") == true)
     }
 
-    @Test(arguments: Specimen.all)
+    @Test(.sharedFixtures, arguments: Specimen.all)
     func issuingStateIsComparedWithTheCSCACountry(_ s: Specimen) throws {
         let r = try report(s)
         let check = try #require(r[.cscaCountryMatchesIssuingState])
@@ -63,7 +63,7 @@ struct PassiveAuthenticationTests {
     }
 
     /// Negative twin of every data group: one flipped bit fails dataGroupHashes (and only that DG).
-    @Test(arguments: Specimen.all)
+    @Test(.sharedFixtures, arguments: Specimen.all)
     func flippedDataGroupByteFailsHashes(_ s: Specimen) throws {
         let good = try s.dataGroups()
         for dg in good.keys.sorted() {
@@ -78,7 +78,7 @@ struct PassiveAuthenticationTests {
 
     /// The specimen files include data groups their SODs do not list (bsi2008: DG4, DG15;
     /// bsi-tr03105-5: DG15): read together, unlistedDataGroups must name exactly those.
-    @Test(arguments: Specimen.all)
+    @Test(.sharedFixtures, arguments: Specimen.all)
     func specimenFilesNotListedInTheirSODAreFlagged(_ s: Specimen) throws {
         let r = try report(s, dataGroups: try s.dataGroups(includingUnlisted: true))
         #expect(r[.dataGroupHashes]?.status == .passed)
@@ -92,7 +92,7 @@ struct PassiveAuthenticationTests {
         }
     }
 
-    @Test func dataGroupNotListedInTheSODFails() throws {
+    @Test(.sharedFixtures) func dataGroupNotListedInTheSODFails() throws {
         let s = Specimen.all[2]  // nl-2006 lists DG1, DG2, DG15 (and maybe more); DG11 is not listed
         var groups = try s.dataGroups()
         let sod = try s.sod()
@@ -104,7 +104,7 @@ struct PassiveAuthenticationTests {
         #expect(r[.dataGroupHashes]?.status == .passed)
     }
 
-    @Test(arguments: Specimen.all)
+    @Test(.sharedFixtures, arguments: Specimen.all)
     func tamperedSODFailsSignature(_ s: Specimen) throws {
         let bytes = try Fixtures.bytes(s.sodFile)
         let sod = try s.sod()
@@ -124,7 +124,7 @@ struct PassiveAuthenticationTests {
     }
 
     /// No signingTime in these SODs: the document signer must be valid at the validation time.
-    @Test(arguments: Specimen.all)
+    @Test(.sharedFixtures, arguments: Specimen.all)
     func signerOutsideValidityWithoutSigningTimeFails(_ s: Specimen) throws {
         let r = try report(s, time: ASN1Time(year: 2026, month: 11, day: 29))
         #expect(r[.documentSignerCertificate]?.status == .failed)
@@ -133,7 +133,7 @@ struct PassiveAuthenticationTests {
         #expect(early[.documentSignerCertificate]?.status == .failed)
     }
 
-    @Test func cardSecuritySampleVerifiesWithItsEmbeddedSigner() throws {
+    @Test(.sharedFixtures) func cardSecuritySampleVerifiesWithItsEmbeddedSigner() throws {
         let s = Specimen.all[1]
         let cs = try Fixtures.bytes(Fixtures.cardSecurity)
         let r = try report(s, time: ASN1Time(year: 2016, month: 3, day: 20), cardSecurity: cs)
@@ -146,7 +146,7 @@ struct PassiveAuthenticationTests {
         #expect(bad[.cardSecuritySignature]?.status == .failed)
     }
 
-    @Test func missingOrUnreadableSODFailsTheSODChecksButStillReports() throws {
+    @Test(.sharedFixtures) func missingOrUnreadableSODFailsTheSODChecksButStillReports() throws {
         let s = Specimen.all[1]
         let cs = try Fixtures.bytes(Fixtures.cardSecurity)
         let time = ASN1Time(year: 2016, month: 3, day: 20)
@@ -169,7 +169,7 @@ struct PassiveAuthenticationTests {
         #expect(ok[.sodSignature]?.status == .passed)
     }
 
-    @Test func policiesCompose() throws {
+    @Test(.sharedFixtures) func policiesCompose() throws {
         let s = Specimen.all[0]
         let custom = PassiveAuthenticationPolicy.icao9303
             .removing(.revocation)

@@ -17,7 +17,7 @@ struct RobustnessTests {
         }
     }
 
-    @Test(arguments: [Fixtures.deRoot, Fixtures.nlRoot, Fixtures.colCRL])
+    @Test(.sharedFixtures, arguments: [Fixtures.deRoot, Fixtures.nlRoot, Fixtures.colCRL])
     func everyTruncationIsRefused(_ file: String) throws {
         let bytes = try Fixtures.bytes(file)
         for n in 0..<bytes.count {
@@ -27,7 +27,7 @@ struct RobustnessTests {
         }
     }
 
-    @Test(arguments: [Fixtures.deRoot, Fixtures.nlRoot, Fixtures.colCRL])
+    @Test(.sharedFixtures, arguments: [Fixtures.deRoot, Fixtures.nlRoot, Fixtures.colCRL])
     func bitFlipsNeverCrashTheParsers(_ file: String) throws {
         let bytes = try Fixtures.bytes(file)
         var rng = LCG(state: 0x5EED)
@@ -47,7 +47,7 @@ struct RobustnessTests {
 
     /// Flips anywhere in an SOD: a report always comes back; a flip inside the signed content, the
     /// signed attributes or the signature value always fails sodSignature.
-    @Test(arguments: Specimen.all)
+    @Test(.sharedFixtures, arguments: Specimen.all)
     func damagedSODsAreReportedNotFatal(_ s: Specimen) throws {
         let bytes = try Fixtures.bytes(s.sodFile)
         let groups = try s.dataGroups()

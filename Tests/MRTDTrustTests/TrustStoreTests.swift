@@ -16,7 +16,7 @@ struct TrustStoreTests {
         return store
     }
 
-    @Test func loadsFolderOfMasterListsAndRoots() throws {
+    @Test(.sharedFixtures) func loadsFolderOfMasterListsAndRoots() throws {
         let (store, ms) = try threadCPUTime { try Self.realStore() }
         #expect(store.refused.isEmpty, "\(store.refused)")
         #expect(store.masterLists.count == 2)
@@ -38,7 +38,7 @@ struct TrustStoreTests {
         print("loading both master lists with their roots took \(Int(ms)) ms of CPU")
     }
 
-    @Test func colombianCRLIsCheckedAgainstItsCSCAOrReported() throws {
+    @Test(.sharedFixtures) func colombianCRLIsCheckedAgainstItsCSCAOrReported() throws {
         var store = try Self.realStore()
         let crl = try CertificateRevocationList(der: try Fixtures.bytes(Fixtures.colCRL))
         let candidates = store.certificates(subject: crl.issuer)
@@ -65,7 +65,7 @@ struct TrustStoreTests {
 
     /// `emrtd --trust masterlists/`: the roots given as files anchor the master lists beside them,
     /// whatever the order; with that disabled and nothing pinned, both lists are refused.
-    @Test func directlyGivenCSCAsAnchorMasterListsUnlessDisabled() throws {
+    @Test(.sharedFixtures) func directlyGivenCSCAsAnchorMasterListsUnlessDisabled() throws {
         var store = TrustStore()
         let refused = try store.load(paths: [Fixtures.path(Fixtures.nlMasterList), Fixtures.path("masterlists")])
         #expect(refused.isEmpty, "\(refused)")
@@ -88,14 +88,14 @@ struct TrustStoreTests {
         #expect(text.contains("REFUSED"))
     }
 
-    @Test func detectsFileKinds() throws {
+    @Test(.sharedFixtures) func detectsFileKinds() throws {
         #expect(TrustMaterialFiles.detectKind(try Fixtures.bytes(Fixtures.colCRL)) == .crl)
         #expect(TrustMaterialFiles.detectKind(try Fixtures.bytes(Fixtures.deRoot)) == .certificate)
         #expect(TrustMaterialFiles.detectKind(try Fixtures.bytes(Fixtures.nlMasterList)) == .masterList)
         #expect(TrustMaterialFiles.detectKind([0x30, 0x03, 0x02, 0x01, 0x00]) == nil)
     }
 
-    @Test func pemAndDERCertificatesLoadAndDuplicatesMerge() throws {
+    @Test(.sharedFixtures) func pemAndDERCertificatesLoadAndDuplicatesMerge() throws {
         let der = try Fixtures.bytes(Fixtures.nlRoot)
         let b64 = Data(der).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
         let pem = "-----BEGIN CERTIFICATE-----\n\(b64)\n-----END CERTIFICATE-----\n"

@@ -242,5 +242,5 @@ public struct ReadReport: Codable, Sendable, Hashable {
 
 /// The package version printed by `emrtd --version` and written into reports.
 public enum EMRTDKitVersion {
-    public static let string = "0.1.0"
+    public static let string = "0.9.0"
 }

@@ -13,7 +13,9 @@ import Testing
         }
     }
 
-    @Test(arguments: ["specimens/bsi2008/Datagroup14.bin", "lds-samples/EF_CardSecurity.bin", "cardaccess"])
+    @Test(
+        .sharedFixtures,
+        arguments: ["specimens/bsi2008/Datagroup14.bin", "lds-samples/EF_CardSecurity.bin", "cardaccess"])
     func mutations(source: String) throws {
         let original: [UInt8] =
             source == "cardaccess" ? hex(SecurityInfosTests.bsiECDHCardAccess) : try SecurityInfosFixtures.bytes(source)

@@ -63,7 +63,7 @@ import Testing
 
     /// DG14 of the BSI 2008 test passport and of the TR-03105-5 reference data set: explicit
     /// brainpoolP224r1-size parameters in a ChipAuthenticationPublicKeyInfo, CA 3DES, TA v1.
-    @Test(arguments: ["specimens/bsi2008/Datagroup14.bin", "specimens/bsi-tr03105-5/Datagroup14.bin"])
+    @Test(.sharedFixtures, arguments: ["specimens/bsi2008/Datagroup14.bin", "specimens/bsi-tr03105-5/Datagroup14.bin"])
     func dg14Specimens(path: String) throws {
         let file = try SecurityInfosFixtures.bytes(path)
         let infos = try SecurityInfos.parseDG14(file)
@@ -106,7 +106,7 @@ import Testing
     }
 
     /// EF.CardSecurity sample: the eContent is dug out of ContentInfo/SignedData without a signature check.
-    @Test func cardSecuritySample() throws {
+    @Test(.sharedFixtures) func cardSecuritySample() throws {
         let file = try SecurityInfosFixtures.bytes("lds-samples/EF_CardSecurity.bin")
         let (content, offset) = try CardSecurityContent.eContent(of: file)
         #expect(offset == 60)
@@ -229,7 +229,7 @@ import Testing
         #expect(e?.code == .notCardSecurity)
     }
 
-    @Test func cardSecurityBitFlippedContentType() throws {
+    @Test(.sharedFixtures) func cardSecurityBitFlippedContentType() throws {
         let file = try SecurityInfosFixtures.bytes("lds-samples/EF_CardSecurity.bin")
         // Flip a bit in the eContentType OID (offset 44 + 2 + 7): no longer id-SecurityObject.
         let e = #expect(throws: SecurityInfosError.self) { try CardSecurityContent.eContent(of: flipBit(file, at: 53)) }

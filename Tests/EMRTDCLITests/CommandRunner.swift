@@ -29,9 +29,5 @@ enum Emrtd {
         (try? JSONSerialization.jsonObject(with: Data(s.utf8))) as? [String: Any]
     }
 
-    static func temporaryDirectory() -> URL {
-        let u = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("emrtd-cli-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: u, withIntermediateDirectories: true)
-        return u
-    }
+    static func temporaryDirectory() -> URL { TemporaryFolder.make("cli") }
 }

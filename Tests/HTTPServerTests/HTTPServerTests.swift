@@ -124,8 +124,7 @@ struct HTTPServerTests {
     }
 
     @Test func aUnixSocketIsCreatedForTheOwnerAndGroupOnly() throws {
-        let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("emrtd-http-\(UUID())")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = TemporaryFolder.make("http")
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("s.sock").path
         let server = try HTTPServer(listen: .unix(path: path), tooLarge: Self.tooLarge) { _ in

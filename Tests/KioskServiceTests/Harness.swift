@@ -105,11 +105,7 @@ enum Harness {
     static let reader0 = PCSCTestEnvironment.readerName
     static let reader1 = "Virtual PCD 00 01"
 
-    static func temporaryDirectory() -> URL {
-        let u = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("emrtd-serve-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: u, withIntermediateDirectories: true)
-        return u
-    }
+    static func temporaryDirectory() -> URL { TemporaryFolder.make("serve") }
 
     /// Runs `emrtd ARGS` (or another program) to completion, with `input` on its stdin: status and output.
     static func run(

@@ -15,7 +15,7 @@ import Testing
     static let host = "127.0.0.1:8765"
     static let api = KioskAPI(
         service: KioskService(
-            configuration: KioskConfiguration(token: token, version: "0.9.0", reportJSON: { _ in "{}" }),
+            configuration: KioskConfiguration(token: token, version: "0.9.0"),
             trust: TrustStore()),
         address: .tcp(host: "127.0.0.1", port: 8765))
 

@@ -2,6 +2,7 @@ import FaceImaging
 import Foundation
 import MRTDDocument
 import MRTDReader
+import MRTDTestSupport
 import Testing
 import VirtualChip
 
@@ -10,8 +11,7 @@ import VirtualChip
 /// "Evidence bundle").
 @Suite struct BundleIntegrityTests {
     static func bundle(_ profile: String) async throws -> (URL, URL) {
-        let parent = FileManager.default.temporaryDirectory.appendingPathComponent("emrtd-bundle-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+        let parent = TemporaryFolder.make("bundle")
         let dir = parent.appendingPathComponent("bundle")
         try EvidenceBundle.write(try await VirtualDocument(profile).read(), to: dir)
         return (parent, dir)

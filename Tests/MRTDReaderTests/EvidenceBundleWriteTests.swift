@@ -1,5 +1,6 @@
 import Foundation
 import MRTDReader
+import MRTDTestSupport
 import Testing
 import VirtualChip
 
@@ -8,8 +9,7 @@ import VirtualChip
 @Suite("Evidence bundle: whole or nothing")
 struct EvidenceBundleWriteTests {
     static func parent() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("emrtd-bundle-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = TemporaryFolder.make("bundle")
         return dir
     }
 

@@ -3,6 +3,7 @@ import FaceImaging
 import Foundation
 import MRTDDocument
 import MRTDReader
+import MRTDTestSupport
 import Synchronization
 import Testing
 import VirtualChip
@@ -11,11 +12,7 @@ import VirtualChip
 /// virtual chip, and for DG2s whose image cannot be decoded.
 @Suite("Report: face image")
 struct FaceReportTests {
-    static func temporaryDirectory() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("emrtd-face-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return dir
-    }
+    static func temporaryDirectory() throws -> URL { TemporaryFolder.make("face") }
 
     static func bytes(_ url: URL) -> [UInt8]? { (try? Data(contentsOf: url)).map { [UInt8]($0) } }
 

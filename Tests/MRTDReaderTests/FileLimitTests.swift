@@ -2,6 +2,7 @@ import Foundation
 import ISO7816
 import MRTDDocument
 import MRTDReader
+import MRTDTestSupport
 import Testing
 
 /// The reader refuses a file whose declared length is above its kind's cap (`LDSLimits`) after the first
@@ -56,10 +57,7 @@ import Testing
 /// gigabytes would have been allocated whole).
 @Suite struct BundleLimitTests {
     static func bundle() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "mrtdreader-limits-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return dir
+        TemporaryFolder.make("reader-limits")
     }
 
     @Test(.timeLimit(.minutes(5))) func fifoInABundleIsRefusedWithoutBlocking() throws {

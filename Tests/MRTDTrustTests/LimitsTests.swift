@@ -12,12 +12,7 @@ import Testing
 /// 33 s, 5,000 / 20,000 self-signed CSCAs in one PEM 13 s / over 2 minutes, an unsigned 14 MB master list
 /// up to 53 s and 1.9 GB). Hostile inputs are generated here; nothing big is committed.
 @Suite struct TrustLimitsTests {
-    static func scratch() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "mrtdtrust-limits-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return dir
-    }
+    static func scratch() throws -> URL { TemporaryFolder.make("trust-limits") }
 
     /// A file that reports `size` bytes without taking any space (all zeros when read).
     static func sparseFile(_ url: URL, size: Int) throws {

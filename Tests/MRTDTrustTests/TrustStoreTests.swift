@@ -99,9 +99,7 @@ struct TrustStoreTests {
         let der = try Fixtures.bytes(Fixtures.nlRoot)
         let b64 = Data(der).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
         let pem = "-----BEGIN CERTIFICATE-----\n\(b64)\n-----END CERTIFICATE-----\n"
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "mrtdtrust-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = TemporaryFolder.make("trust")
         defer { try? FileManager.default.removeItem(at: dir) }
         try Data(der).write(to: dir.appendingPathComponent("a.cer"))
         try Data(pem.utf8).write(to: dir.appendingPathComponent("b.pem"))

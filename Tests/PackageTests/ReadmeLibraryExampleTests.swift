@@ -23,8 +23,7 @@ struct ReadmeLibraryExampleTests {
 
     /// Type-checks `source` as a program's main file against the built modules; the compiler's diagnostics, or nil.
     static func typecheck(_ source: String) throws -> String? {
-        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("emrtd-readme-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = TemporaryFolder.make("readme")
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("main.swift")
         try Data(source.utf8).write(to: file)

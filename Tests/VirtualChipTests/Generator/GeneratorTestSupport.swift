@@ -1,5 +1,6 @@
 import ASN1TLV
 import Foundation
+import MRTDTestSupport
 
 /// Runs an external tool (openssl, ImageMagick) for cross-checking generated artefacts.
 enum ExternalTool {
@@ -39,11 +40,7 @@ enum ExternalTool {
     }
 
     /// A fresh temporary directory.
-    static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("emrtd-gen-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
+    static func temporaryDirectory() throws -> URL { TemporaryFolder.make("gen") }
 
     /// Prints a visible skip note (Swift Testing has no runtime skip in this toolchain's API we rely on).
     static func skipNote(_ what: String) {

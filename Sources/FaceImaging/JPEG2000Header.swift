@@ -304,7 +304,7 @@ public struct JPEG2000Header: Sendable, Hashable {
     }
 
     /// The boxes in `range` (4- and 8-byte lengths), as far as they are well formed.
-    static func boxes(_ b: [UInt8], in range: Range<Int>) -> [(type: String, contents: Range<Int>)] {
+    public static func boxes(_ b: [UInt8], in range: Range<Int>) -> [(type: String, contents: Range<Int>)] {
         var out: [(type: String, contents: Range<Int>)] = []
         var i = range.lowerBound
         while i + 8 <= range.upperBound {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VirtualChip
 
 @testable import FaceImaging
 
@@ -17,26 +18,15 @@ struct DecodeCostTests {
         return (log, result)
     }
 
-    static func box(_ type: String, _ contents: [UInt8]) -> [UInt8] {
-        Samples.u32(8 + contents.count) + Array(type.utf8) + contents
-    }
-
-    /// A one-component JP2 whose `jp2h` gains a palette of `columns` columns (8-bit, two entries) and a component
-    /// mapping of every column onto component 0: OpenJPEG expands each sample into `columns` components.
+    /// A one-component 64 × 64 JP2 with a palette of `columns` columns (`HostileImages.paletted`).
     static func paletted(columns: Int) throws -> [UInt8] {
         let jp2 = try JPEG2000Codec.encode(Samples.gray(64, 64), container: .jp2, targetBytes: 1_500)
-        let header = try #require(JPEG2000Header.boxes(jp2, in: 0..<jp2.count).first { $0.type == "jp2h" })
-        var pclr: [UInt8] = [0x00, 0x02, UInt8(columns)] + [UInt8](repeating: 7, count: columns)
-        pclr += (0..<2 * columns).map { UInt8(truncatingIfNeeded: $0 * 37) }
-        let cmap = (0..<columns).flatMap { [0x00, 0x00, 0x01, UInt8($0)] as [UInt8] }
-        let contents = Array(jp2[header.contents]) + box("pclr", pclr) + box("cmap", cmap)
-        let start = header.contents.lowerBound - 8
-        return Array(jp2[..<start]) + box("jp2h", contents) + Array(jp2[header.contents.upperBound...])
+        return try HostileImages.paletted(jp2, columns: columns)
     }
 
     /// The palette bomb: a small JP2 declaring one component that a 255-column palette would expand to 255.
     @Test func paletteBombIsRefusedBeforeDecoding() throws {
-        let bomb = try Self.paletted(columns: 255)
+        let bomb = try HostileImages.paletteBomb(side: 1024)
         #expect(bomb.count < 4_000)
         let (log, result) = Self.logged { () throws(ImageCodecError) in try DisplayImage.decode(bomb) }
         guard case .failure(let e) = result else {

@@ -55,7 +55,9 @@ extension HostileBench {
             }
         }
         await row(
-            kind, "six parallel conversions of the 2048×2048 codestream", jp2Name, sixBombs, display(genuineJP2))
+            kind,
+            "six conversions of the 2048×2048 codestream at once (each bounded; the service runs them one at a time)",
+            jp2Name, sixBombs, display(genuineJP2))
 
         // whole reads with the HTML report, as `emrtd read --html` does them (virtual chip, in process)
         let genuine = try PreparedDocument(

@@ -49,9 +49,14 @@ public enum HostileImages {
     }
 
     /// A JPEG whose one scan is repeated `scans` times before EOI: a decoder that takes every scan decodes the
-    /// image that many times.
+    /// image that many times. The image is flat grey, so each scan is a few kilobytes (476 scans of 480 × 600:
+    /// about 1 MB, within the input limit: the scan count is what must refuse it).
     public static func manyScans(_ scans: Int = 476, width: Int = 480, height: Int = 600) throws -> [UInt8] {
-        let jpeg = try JPEGCodec.encode(grey(width, height), quality: 85)
+        guard
+            let flat = Raster(
+                width: width, height: height, channels: 1, pixels: .init(repeating: 128, count: width * height))
+        else { throw GeneratorError(.invalidInput, step: "hostile.scans", "\(width) × \(height)") }
+        let jpeg = try JPEGCodec.encode(flat, quality: 85)
         guard let sos = (2..<(jpeg.count - 1)).first(where: { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xDA }) else {
             throw GeneratorError(.invalidInput, step: "hostile.scans", "no SOS")
         }

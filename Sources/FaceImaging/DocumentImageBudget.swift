@@ -23,7 +23,8 @@ public struct DocumentImageBudget: Sendable {
         guard decodes < Self.maxDecodes, left > 0 else {
             throw ImageCodecError(
                 .tooLarge, CodecFormat(recognising: stored),
-                "the document's image budget is spent (\(Self.maxDecodes) images, \(Self.maxDecodedPixels) pixels)")
+                "the document's image budget is spent (DocumentImageBudget: \(Self.maxDecodes) images, \(Self.maxDecodedPixels) pixels)"
+            )
         }
         var bounded = limits
         bounded.maxDecodedPixels = min(limits.maxDecodedPixels, left)

@@ -84,8 +84,8 @@ public enum JPEG2000Codec {
             guard r < header.minDecompositionLevels else {
                 throw ImageCodecError(
                     .tooLarge, .jpeg2000,
-                    "\(header.width) × \(header.height) cannot be reduced to \(limits.maxDecodedPixels) pixels "
-                        + "(\(header.minDecompositionLevels) wavelet levels)")
+                    "\(header.width) × \(header.height) cannot be reduced to \(limits.maxDecodedPixels) pixels (ImageLimits.maxDecodedPixels; "
+                        + "\(header.minDecompositionLevels) wavelet levels)")
             }
             r += 1
             w = JPEG2000Header.ceilShift(header.width, r)

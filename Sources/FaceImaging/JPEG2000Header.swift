@@ -88,7 +88,9 @@ public struct JPEG2000Header: Sendable, Hashable {
         let tilesX = (xsiz - xto + xt - 1) / xt
         let tilesY = (ysiz - yto + yt - 1) / yt
         guard tilesX <= limits.maxTiles, tilesY <= limits.maxTiles, tilesX * tilesY <= limits.maxTiles else {
-            throw ImageCodecError(.tooLarge, f, "\(tilesX) × \(tilesY) tiles exceed the limit of \(limits.maxTiles)")
+            throw ImageCodecError(
+                .tooLarge, f,
+                "\(tilesX) × \(tilesY) tiles exceed the limit of \(limits.maxTiles) (ImageLimits.maxTiles)")
         }
         tiles = tilesX * tilesY
         guard csiz <= 4 else {
@@ -116,7 +118,8 @@ public struct JPEG2000Header: Sendable, Hashable {
         guard outputComponents <= limits.maxComponents else {
             throw ImageCodecError(
                 .tooLarge, f,
-                "a palette expands \(csiz) component(s) to \(outputComponents) (the limit is \(limits.maxComponents))")
+                "a palette expands \(csiz) component(s) to \(outputComponents) (ImageLimits.maxComponents: \(limits.maxComponents))"
+            )
         }
         let coding = try Self.codingStyles(
             b, from: p + lsiz, end: codestreamRange.upperBound, components: csiz, limits: limits)
@@ -155,7 +158,7 @@ public struct JPEG2000Header: Sendable, Hashable {
                         guard blocks + precincts <= limits.maxCodeBlocks else {
                             throw ImageCodecError(
                                 .tooLarge, f,
-                                "more than \(limits.maxCodeBlocks) code-blocks and precincts (code-blocks of "
+                                "more than \(limits.maxCodeBlocks) code-blocks and precincts (ImageLimits.maxCodeBlocks; code-blocks of "
                                     + "\(1 << coding.minCodeBlockExponent) samples a side, \(levels) levels, "
                                     + "\(tiles) tile(s))")
                         }
@@ -168,7 +171,8 @@ public struct JPEG2000Header: Sendable, Hashable {
         guard packets <= limits.maxPackets else {
             throw ImageCodecError(
                 .tooLarge, f,
-                "\(coding.maxLayers) quality layers × \(precincts) precincts exceed \(limits.maxPackets) packets")
+                "\(coding.maxLayers) quality layers × \(precincts) precincts exceed \(limits.maxPackets) packets (ImageLimits.maxPackets)"
+            )
         }
     }
 

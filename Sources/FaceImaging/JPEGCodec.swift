@@ -19,7 +19,8 @@ public enum JPEGCodec {
         }
         let scans = try countScans(bytes, limit: limits.maxScans)
         guard scans <= limits.maxScans else {
-            throw ImageCodecError(.tooLarge, f, "more than \(limits.maxScans) scans (SOS markers)")
+            throw ImageCodecError(
+                .tooLarge, f, "more than \(limits.maxScans) scans (SOS markers; ImageLimits.maxScans)")
         }
         guard let handle = tjInitDecompress() else {
             throw ImageCodecError(.decodeFailed, f, "tjInitDecompress failed")
@@ -71,7 +72,8 @@ public enum JPEGCodec {
         }
         throw ImageCodecError(
             .tooLarge, .jpeg,
-            "\(width) × \(height) cannot be scaled to \(limits.maxDecodedPixels) pixels (at most 1/8)")
+            "\(width) × \(height) cannot be scaled to \(limits.maxDecodedPixels) pixels (ImageLimits.maxDecodedPixels; at most 1/8)"
+        )
     }
 
     /// Counts the scans (SOS markers, T.81 §B.2.3) by walking the marker segments by their lengths and each scan's

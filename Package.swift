@@ -141,7 +141,7 @@ let package = Package(
             name: "MRTDDocumentTests", dependencies: ["MRTDDocument", "ASN1TLV", "MRTDTestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "FaceImagingTests", dependencies: ["FaceImaging", "MRTDDocument", "MRTDTestSupport"],
+            name: "FaceImagingTests", dependencies: ["FaceImaging", "MRTDDocument", "MRTDTestSupport", "VirtualChip"],
             swiftSettings: strict),
         .testTarget(
             name: "MRTDTrustTests",

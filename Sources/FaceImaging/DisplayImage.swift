@@ -16,16 +16,23 @@ public enum DisplayImage {
     /// JPEG bytes any browser shows: a stored JPEG that decodes cleanly is returned unchanged (exactly the
     /// signed bytes, no generation loss); JPEG 2000 is decoded and re-encoded as JPEG at `jpegQuality`.
     /// Throws when the stored image cannot be decoded.
+    /// An image larger than `limits.maxDecodedPixels` is checked (JPEG) or converted (JPEG 2000) at a reduced size.
     public static func displayJPEG(from stored: [UInt8], limits: ImageLimits = .standard) throws(ImageCodecError)
         -> [UInt8]
     {
+        try display(stored, limits: limits).jpeg
+    }
+
+    /// `displayJPEG`, with the pixels decoded on the way.
+    static func display(_ stored: [UInt8], limits: ImageLimits) throws(ImageCodecError) -> (jpeg: [UInt8], pixels: Int)
+    {
         switch try format(of: stored) {
         case .jpeg:
-            _ = try JPEGCodec.decode(stored, limits: limits)
-            return stored
+            let raster = try JPEGCodec.decode(stored, limits: limits)
+            return (stored, raster.width * raster.height)
         case .jpeg2000:
             let raster = try JPEG2000Codec.decode(stored, limits: limits)
-            return try JPEGCodec.encode(raster, quality: jpegQuality, limits: limits)
+            return (try JPEGCodec.encode(raster, quality: jpegQuality, limits: limits), raster.width * raster.height)
         }
     }
 

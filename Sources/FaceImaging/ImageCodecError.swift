@@ -65,28 +65,49 @@ public struct ImageCodecError: Error, Sendable, Hashable, CustomStringConvertibl
     }
 }
 
-/// What hostile input may cost. Every check happens on the declared header before the codec allocates.
+/// What hostile input may cost. Every check happens on the declared header before the codec allocates; each
+/// limit names the real-world maximum it leaves room for (docs/reliability.md, "Limits").
 public struct ImageLimits: Sendable, Hashable {
-    /// Largest accepted input (a DG2 face is tens of kilobytes; an elementary file is at most a few hundred).
+    /// Largest accepted input (a DG2 face is tens of kilobytes; the ISO/IEC 39794-5 sample face is 876 KB).
     public var maxInputBytes: Int
-    /// Largest width or height.
+    /// Largest declared width or height.
     public var maxDimension: Int
-    /// Largest width × height (a 2048 × 2048 image; ICAO 9303-10 faces are well under one megapixel).
+    /// Largest declared width × height (a 2048 × 2048 image; ICAO 9303-10 faces are well under one megapixel).
     public var maxPixels: Int
     /// Largest JPEG 2000 tile count (OpenJPEG allocates per-tile state when it reads the header).
     public var maxTiles: Int
     /// Largest encoded output.
     public var maxOutputBytes: Int
+    /// Most components the decoder may hand back, after a JP2 palette is expanded (grey, grey + alpha, RGB, RGBA).
+    public var maxComponents: Int
+    /// Most pixels decoded for display: a larger image is decoded at a reduced resolution (JPEG 2000: whole
+    /// wavelet levels dropped; JPEG: the DCT scaled by 1/2, 1/4 or 1/8) until it fits, or refused when it cannot
+    /// be. 640 × 800 holds a 480 × 600 face (the ICAO 9303-10 full frontal image) and the 39794-5 sample.
+    public var maxDecodedPixels: Int
+    /// Most JPEG 2000 code-blocks plus precincts (a 480 × 600 RGB face with 64 × 64 code-blocks has about 300;
+    /// with 32 × 32 ones about 1,100).
+    public var maxCodeBlocks: Int
+    /// Most JPEG 2000 packets (quality layers × precincts): a face has a few layers in one precinct per resolution.
+    public var maxPackets: Int
+    /// Most JPEG scans (SOS markers): a baseline image has one per component or one in all, a progressive one
+    /// as libjpeg writes it 6 (grey) or 10 (colour).
+    public var maxScans: Int
 
     public init(
         maxInputBytes: Int = 8 << 20, maxDimension: Int = 8192, maxPixels: Int = 2048 * 2048,
-        maxTiles: Int = 1024, maxOutputBytes: Int = 16 << 20
+        maxTiles: Int = 1024, maxOutputBytes: Int = 16 << 20, maxComponents: Int = 4,
+        maxDecodedPixels: Int = 640 * 800, maxCodeBlocks: Int = 8192, maxPackets: Int = 16384, maxScans: Int = 16
     ) {
         self.maxInputBytes = maxInputBytes
         self.maxDimension = maxDimension
         self.maxPixels = maxPixels
         self.maxTiles = maxTiles
         self.maxOutputBytes = maxOutputBytes
+        self.maxComponents = maxComponents
+        self.maxDecodedPixels = maxDecodedPixels
+        self.maxCodeBlocks = maxCodeBlocks
+        self.maxPackets = maxPackets
+        self.maxScans = maxScans
     }
 
     public static let standard = ImageLimits()

@@ -14,10 +14,12 @@ public enum JPEG2000Codec {
                 .tooLarge, f, "\(bytes.count) bytes exceed the input limit of \(limits.maxInputBytes)")
         }
         let header = try JPEG2000Header(bytes, limits: limits)
+        let reduce = try reduction(header, limits: limits)
         let session = try Session(decompress: header.container == .jp2 ? OPJ_CODEC_JP2 : OPJ_CODEC_J2K)
         defer { session.close() }
         var parameters = opj_dparameters_t()
         opj_set_default_decoder_parameters(&parameters)
+        parameters.cp_reduce = UInt32(reduce.levels)
         try session.check(opj_setup_decoder(session.codec, &parameters), .decodeFailed, "opj_setup_decoder")
         try session.check(opj_decoder_set_strict_mode(session.codec, 1), .decodeFailed, "opj_decoder_set_strict_mode")
 
@@ -46,9 +48,20 @@ public enum JPEG2000Codec {
                         throw ImageCodecError(
                             .malformedHeader, f, "the JP2 header and the codestream disagree on size or components")
                     }
+                    ImageDecodeLog.record(f, reduce.width, reduce.height, header.outputComponents)
                     try session.check(opj_decode(session.codec, stream, img), .decodeFailed, "opj_decode")
                     try session.check(opj_end_decompress(session.codec, stream), .decodeFailed, "opj_end_decompress")
                     try session.checkNoWarnings()
+                    // What came out is what was checked: no more components, no more pixels.
+                    let decodedWidth = img.pointee.numcomps > 0 ? Int(img.pointee.comps[0].w) : 0
+                    let decodedHeight = img.pointee.numcomps > 0 ? Int(img.pointee.comps[0].h) : 0
+                    guard Int(img.pointee.numcomps) <= header.outputComponents,
+                        decodedWidth <= reduce.width + 1, decodedHeight <= reduce.height + 1
+                    else {
+                        throw ImageCodecError(
+                            .decodeFailed, f,
+                            "the decoder gave \(img.pointee.numcomps) components of \(decodedWidth) × \(decodedHeight)")
+                    }
                     return .success(try raster(img.pointee, header: header))
                 } catch {
                     return .failure(error)
@@ -56,6 +69,29 @@ public enum JPEG2000Codec {
             }
         }
         return try result.get()
+    }
+
+    /// How many wavelet levels are dropped so that the decoded image has at most `limits.maxDecodedPixels` pixels
+    /// (each level halves both sides, ISO/IEC 15444-1 §B.5), and the size that gives. Refused when the codestream
+    /// has too few levels to get there.
+    static func reduction(_ header: JPEG2000Header, limits: ImageLimits) throws(ImageCodecError)
+        -> (levels: Int, width: Int, height: Int)
+    {
+        var r = 0
+        var w = header.width
+        var h = header.height
+        while w * h > limits.maxDecodedPixels {
+            guard r < header.minDecompositionLevels else {
+                throw ImageCodecError(
+                    .tooLarge, .jpeg2000,
+                    "\(header.width) × \(header.height) cannot be reduced to \(limits.maxDecodedPixels) pixels (ImageLimits.maxDecodedPixels; "
+                        + "\(header.minDecompositionLevels) wavelet levels)")
+            }
+            r += 1
+            w = JPEG2000Header.ceilShift(header.width, r)
+            h = JPEG2000Header.ceilShift(header.height, r)
+        }
+        return (r, w, h)
     }
 
     /// The file format written by `encode`.
@@ -71,15 +107,18 @@ public enum JPEG2000Codec {
         limits: ImageLimits = .standard
     ) throws(ImageCodecError) -> [UInt8] {
         try encode(
-            raster, container: container, targetBytes: targetBytes, limits: limits, subsampling: nil, sYCC: false)
+            raster, container: container, targetBytes: targetBytes, limits: limits, subsampling: nil, sYCC: false,
+            codeBlockSize: nil)
     }
 
     /// As `encode`, with per-component subsampling (each component sampled at every dx-th column and dy-th row)
     /// and, with `sYCC`, the raster's three channels taken as Y, Cb, Cr and labelled sYCC (enumerated colour
     /// space 18) — the forms a decoder must accept beyond plain RGB. For tests of those decoder paths.
-    static func encode(
+    /// `codeBlockSize` (4…64, a power of two; nil: 64) sets the code-block width and height and
+    /// `decompositionLevels` caps the wavelet levels (nil: up to 5), for hostile samples.
+    public static func encode(
         _ raster: Raster, container: Container, targetBytes: Int?, limits: ImageLimits,
-        subsampling: [(dx: Int, dy: Int)]?, sYCC: Bool
+        subsampling: [(dx: Int, dy: Int)]?, sYCC: Bool, codeBlockSize: Int? = nil, decompositionLevels: Int? = nil
     ) throws(ImageCodecError) -> [UInt8] {
         let f = CodecFormat.jpeg2000
         try limits.check(width: raster.width, height: raster.height, format: f)
@@ -98,7 +137,15 @@ public enum JPEG2000Codec {
         // At most 6 resolutions, and never more than the smaller side allows (2^(n−1) ≤ side).
         var levels = 1
         while levels < 6, (1 << levels) <= min(raster.width, raster.height) { levels += 1 }
+        if let d = decompositionLevels { levels = min(levels, max(0, d) + 1) }
         parameters.numresolution = Int32(levels)
+        if let size = codeBlockSize {
+            guard [4, 8, 16, 32, 64].contains(size) else {
+                throw ImageCodecError(.encodeFailed, f, "code-block size \(size)")
+            }
+            parameters.cblockw_init = Int32(size)
+            parameters.cblockh_init = Int32(size)
+        }
         let factors = subsampling ?? Array(repeating: (dx: 1, dy: 1), count: raster.channels)
         guard factors.count == raster.channels,
             factors.allSatisfy({ (1...4).contains($0.dx) && (1...4).contains($0.dy) })

@@ -4,8 +4,9 @@ import CTurboJPEG
 /// the library's message.
 public enum JPEGCodec {
     /// Decodes to 8-bit grayscale or RGB after checking the declared size (SOFn, read by tjDecompressHeader3)
-    /// against `limits`. Strict: a warning (premature end of data, corrupt entropy data) is an error, and
-    /// progressive images may have at most 500 scans (TJFLAG_LIMITSCANS).
+    /// against `limits`, and the scans counted (at most `limits.maxScans`; TJFLAG_LIMITSCANS stops the library at
+    /// 500 as well). An image larger than `limits.maxDecodedPixels` is decoded scaled down (1/2, 1/4 or 1/8).
+    /// Strict: a warning (premature end of data, corrupt entropy data) is an error.
     public static func decode(_ bytes: [UInt8], limits: ImageLimits = .standard) throws(ImageCodecError) -> Raster {
         let f = CodecFormat.jpeg
         guard !bytes.isEmpty else { throw ImageCodecError(.empty, f, "no bytes") }
@@ -15,6 +16,11 @@ public enum JPEGCodec {
         }
         guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else {
             throw ImageCodecError(.unrecognisedFormat, f, "no SOI marker")
+        }
+        let scans = try countScans(bytes, limit: limits.maxScans)
+        guard scans <= limits.maxScans else {
+            throw ImageCodecError(
+                .tooLarge, f, "more than \(limits.maxScans) scans (SOS markers; ImageLimits.maxScans)")
         }
         guard let handle = tjInitDecompress() else {
             throw ImageCodecError(.decodeFailed, f, "tjInitDecompress failed")
@@ -41,17 +47,69 @@ public enum JPEGCodec {
         }
         let channels = gray ? 1 : 3
         let format = gray ? TJPF_GRAY : TJPF_RGB
-        var pixels = [UInt8](repeating: 0, count: Int(width) * Int(height) * channels)
+        let (outWidth, outHeight) = try scaled(Int(width), Int(height), limits: limits)
+        ImageDecodeLog.record(f, outWidth, outHeight, channels)
+        var pixels = [UInt8](repeating: 0, count: outWidth * outHeight * channels)
         let flags = TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS | TJFLAG_ACCURATEDCT
         let status = bytes.withUnsafeBufferPointer { input in
             pixels.withUnsafeMutableBufferPointer { output in
                 tjDecompress2(
-                    handle, input.baseAddress, UInt(input.count), output.baseAddress, width, 0, height,
-                    format.rawValue, flags)
+                    handle, input.baseAddress, UInt(input.count), output.baseAddress, Int32(outWidth), 0,
+                    Int32(outHeight), format.rawValue, flags)
             }
         }
         try check(status, handle, .decodeFailed, "tjDecompress2")
-        return Raster(unchecked: Int(width), Int(height), channels, pixels)
+        return Raster(unchecked: outWidth, outHeight, channels, pixels)
+    }
+
+    /// The largest output size libjpeg-turbo's DCT scaling gives (1/1, 1/2, 1/4, 1/8) with at most
+    /// `limits.maxDecodedPixels` pixels; refused when even 1/8 is larger.
+    static func scaled(_ width: Int, _ height: Int, limits: ImageLimits) throws(ImageCodecError) -> (Int, Int) {
+        for denominator in [1, 2, 4, 8] {
+            let w = (width + denominator - 1) / denominator
+            let h = (height + denominator - 1) / denominator
+            if w * h <= limits.maxDecodedPixels { return (w, h) }
+        }
+        throw ImageCodecError(
+            .tooLarge, .jpeg,
+            "\(width) × \(height) cannot be scaled to \(limits.maxDecodedPixels) pixels (ImageLimits.maxDecodedPixels; at most 1/8)"
+        )
+    }
+
+    /// Counts the scans (SOS markers, T.81 §B.2.3) by walking the marker segments by their lengths and each scan's
+    /// entropy-coded data to its next marker (`FF 00` is a stuffed byte, `FF D0`…`FF D7` a restart marker), stopping
+    /// at EOI, at the end of the data or once `limit` is passed. Linear in the input; allocates nothing.
+    static func countScans(_ b: [UInt8], limit: Int) throws(ImageCodecError) -> Int {
+        var scans = 0
+        var i = 2
+        while i + 1 < b.count {
+            guard b[i] == 0xFF else {
+                throw ImageCodecError(.malformedHeader, .jpeg, "no marker at offset \(i)")
+            }
+            let marker = b[i + 1]
+            if marker == 0xFF {  // fill byte
+                i += 1
+                continue
+            }
+            if marker == 0xD9 { break }  // EOI
+            if (0xD0...0xD7).contains(marker) || marker == 0x01 {
+                i += 2
+                continue
+            }
+            guard i + 3 < b.count else { break }
+            let length = Int(b[i + 2]) << 8 | Int(b[i + 3])
+            guard length >= 2 else { throw ImageCodecError(.malformedHeader, .jpeg, "marker segment length \(length)") }
+            i += 2 + length
+            guard marker == 0xDA else { continue }
+            scans += 1
+            if scans > limit { return scans }
+            // entropy-coded data up to the next marker that is neither a stuffed byte nor a restart marker
+            while i + 1 < b.count {
+                if b[i] == 0xFF, b[i + 1] != 0x00, !(0xD0...0xD7).contains(b[i + 1]) { break }
+                i += 1
+            }
+        }
+        return scans
     }
 
     /// Encodes a raster as baseline JPEG (JFIF) at `quality` 1…100 (4:2:0 chroma for RGB), optionally with

@@ -237,15 +237,18 @@ public struct KioskAPI: Sendable {
                     headers: Self.commonHeaders)
             case "jpeg":
                 // what every browser shows: a stored JPEG as it is, JPEG 2000 decoded and re-encoded (bounded decoding)
-                do {
-                    let jpeg = try DisplayImage.displayJPEG(from: face.bytes)
+                // converted once per read and kept with it (`ReadJob.displayFace`)
+                switch job.displayFace() {
+                case .success(let jpeg)?:
                     return HTTPResponse(
                         status: 200, contentType: "image/jpeg", bytes: jpeg, headers: Self.commonHeaders)
-                } catch let error {
+                case .failure(let error)?:
                     throw APIError(
                         422, "face_not_displayable",
                         "the stored face image cannot be shown (\(error.code.rawValue)); ?format=stored gives its bytes"
                     )
+                case nil:
+                    throw APIError(404, "no_face", "the face image has not been read (yet)")
                 }
             default:
                 throw APIError(400, "bad_format", "format must be jpeg (the default) or stored")
@@ -328,7 +331,7 @@ public struct KioskAPI: Sendable {
         return HTTPResponse(
             status: 200, contentType: "text/html; charset=utf-8",
             bytes: Array(
-                HTMLReport.fragment(report, faceAlt: faceAlt, images: HTMLReport.displayable(job.documentImages)).utf8),
+                HTMLReport.fragment(report, faceAlt: faceAlt, images: job.displayImages()).utf8),
             headers: Self.pageHeaders)
     }
 }

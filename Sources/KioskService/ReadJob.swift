@@ -1,3 +1,4 @@
+import FaceImaging
 import Foundation
 import Glibc
 import HTTPServer
@@ -46,6 +47,10 @@ final class ReadJob: Sendable {
         var face: (bytes: PersonalBytes, format: ImageFormat)?
         /// The document's other images (DG5, DG7, DG11, DG12) as stored, for the kiosk's result.
         var images: [(label: String, mimeType: String, bytes: PersonalBytes)] = []
+        /// The face as JPEG, converted once (`displayFace()`); `.failure`: it cannot be shown.
+        var displayFace: Result<PersonalBytes, ImageCodecError>?
+        /// The other images as the result page shows them, converted once (`displayImages()`).
+        var displayImages: [(label: String, mimeType: String, bytes: PersonalBytes)]?
         var error: APIError?
         var finishedAt: ContinuousClock.Instant?
         var task: Task<Void, Never>?
@@ -89,7 +94,51 @@ final class ReadJob: Sendable {
     }
 
     private static func held(_ s: State) -> [PersonalBytes] {
-        [s.report, s.face?.bytes].compactMap { $0 } + s.images.map(\.bytes) + s.extra.values
+        var shown: [PersonalBytes] = (s.displayImages ?? []).map(\.bytes)
+        if case .success(let face)? = s.displayFace { shown.append(face) }
+        return [s.report, s.face?.bytes].compactMap { $0 } + s.images.map(\.bytes) + s.extra.values + shown
+    }
+
+    /// The face as every browser shows it (a stored JPEG as it is, JPEG 2000 decoded and re-encoded), converted at
+    /// most once per read and kept with it (forgetting overwrites it); nil when no face was read. Conversions run
+    /// one at a time in the whole service (`ImageDecodeGate`), so requests cannot multiply the decoder's memory.
+    func displayFace() -> Result<[UInt8], ImageCodecError>? {
+        ImageDecodeGate.run { () -> Result<[UInt8], ImageCodecError>? in
+            if let done = state.withLock({ $0.displayFace }) { return done.map { $0.copy() } }
+            guard let face = self.face else { return nil }
+            let made: Result<[UInt8], ImageCodecError>
+            do throws(ImageCodecError) { made = .success(try DisplayImage.displayJPEG(from: face.bytes)) } catch {
+                made = .failure(error)
+            }
+            let kept = made.map { PersonalBytes(copying: $0) }
+            let stored = state.withLock { s -> Bool in
+                guard s.face != nil else { return false }  // forgotten meanwhile: keep nothing
+                s.displayFace = kept
+                return true
+            }
+            if !stored, case .success(let b) = kept { b.overwrite() }
+            return made
+        }
+    }
+
+    /// The document's other images as the result page shows them (`HTMLReport.displayable`, one
+    /// `DocumentImageBudget`), converted at most once per read, like `displayFace()`.
+    func displayImages() -> [HTMLReport.Image] {
+        func copies(_ list: [(label: String, mimeType: String, bytes: PersonalBytes)]) -> [HTMLReport.Image] {
+            list.map { HTMLReport.Image(label: $0.label, bytes: $0.bytes.copy(), mimeType: $0.mimeType) }
+        }
+        return ImageDecodeGate.run { () -> [HTMLReport.Image] in
+            if let done = state.withLock({ $0.displayImages }) { return copies(done) }
+            let made = HTMLReport.displayable(documentImages)
+            let kept = made.map { (label: $0.label, mimeType: $0.mimeType, bytes: PersonalBytes(copying: $0.bytes)) }
+            let stored = state.withLock { s -> Bool in
+                guard s.report != nil else { return false }  // forgotten meanwhile
+                s.displayImages = kept
+                return true
+            }
+            if !stored { for k in kept { k.bytes.overwrite() } }
+            return made
+        }
     }
 
     func setTask(_ t: Task<Void, Never>) { state.withLock { $0.task = t } }
@@ -255,6 +304,8 @@ final class ReadJob: Sendable {
             s.report = nil
             s.face = nil
             s.images = []
+            s.displayFace = nil
+            s.displayImages = nil
             s.extra = [:]
             s.task = nil
             return (t, held)
@@ -286,4 +337,14 @@ final class PersonalBytes: Sendable {
 
     var count: Int { storage.withLock { $0.count } }
     var isZero: Bool { storage.withLock { b in b.allSatisfy { $0 == 0 } } }
+}
+
+/// One image conversion at a time in the whole service: a decode's memory is bounded by `ImageLimits`, and this
+/// keeps concurrent requests (six parallel `/face` requests, say) from multiplying it.
+enum ImageDecodeGate {
+    private static let lock = Mutex(())
+
+    static func run<T: Sendable>(_ body: () -> T) -> T {
+        lock.withLock { _ in body() }
+    }
 }

@@ -104,16 +104,15 @@ extension ReadError {
         case .accessControl(let e):
             let hint = e.code == .wrongPassword ? " — check the MRZ/CAN" : ""
             return ReadFailure(kind: .accessControl, message: description + hint)
-        case .transport(let t, let resumptions):
+        case .transport(let t, _):
             switch t.kind {
             case .cancelled: return ReadFailure(kind: .cancelled, message: "the read was cancelled")
             case .readerUnavailable, .noReader: return ReadFailure(kind: .readerUnavailable, message: description)
             case .cardRemoved, .noCard, .timeout, .cardReset, .protocolError:
-                let after = resumptions > 0 ? " (after \(resumptions) resumption\(resumptions == 1 ? "" : "s"))" : ""
                 return ReadFailure(
                     kind: .cardRemoved,
-                    message: "the document was removed and not presented again in time\(after) — lay it on the reader"
-                        + " and keep it still until the read ends")
+                    message: "\(description): the document was removed and not presented again in time — lay it on"
+                        + " the reader and keep it still until the read ends")
             default:
                 return ReadFailure(
                     kind: .transport,

@@ -86,11 +86,13 @@ struct SampleImageTests {
         #expect(Samples.meanError(raster, back) < 4, "re-encoding changed the face too much")
     }
 
-    /// The 39794-5 sample's JPEG (1024 × 1024, SOF2 progressive): decodes, and is delivered unchanged.
+    /// The 39794-5 sample's JPEG (1024 × 1024, SOF2 progressive): decodes (whole with a limit that allows it,
+    /// scaled to 512 × 512 under the standard display limit), and is delivered unchanged.
     @Test(.sharedFixtures) func jpegFaceOfThe39794SampleDecodesAndIsDeliveredAsStored() throws {
         let jpeg = try Samples.iso39794JPEG()
-        let raster = try JPEGCodec.decode(jpeg)
+        let raster = try JPEGCodec.decode(jpeg, limits: ImageLimits(maxDecodedPixels: 1024 * 1024))
         #expect(raster.width == 1024 && raster.height == 1024)
+        #expect(try JPEGCodec.decode(jpeg).width == 512)
         #expect(Set(raster.pixels).count > 64)
         #expect(try DisplayImage.displayJPEG(from: jpeg) == jpeg)
     }

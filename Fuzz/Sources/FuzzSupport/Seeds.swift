@@ -1,4 +1,5 @@
 import ASN1TLV
+import FaceImaging
 import Foundation
 import MRTDDocument
 import MRTDTrust
@@ -75,6 +76,7 @@ public enum SeedCorpus {
             }
         }
         add(.dg16, "two-persons", dg16Seed)
+        for (name, bytes) in try faceImageSeeds() { add(.faceImage, name, bytes) }
 
         // Public fixture files.
         if let fixtures {
@@ -176,6 +178,28 @@ public enum SeedCorpus {
                     .utf8))
         for (name, bytes) in try SMUnwrapTarget.seeds() { add(.smUnwrap, name, bytes) }
         return s
+    }
+
+    /// Face and document images, small so that the fuzzer runs many: genuine JPEG 2000 (JP2 and codestream, grey
+    /// and colour) and JPEG (baseline and progressive), and each hostile kind of `HostileImages` at a small size.
+    static func faceImageSeeds() throws -> [(String, [UInt8])] {
+        let face = SyntheticFace.rgbPixels(width: 48, height: 60)
+        guard let rgb = Raster(width: 48, height: 60, channels: 3, pixels: face),
+            let grey = Raster(width: 48, height: 60, channels: 1, pixels: SyntheticFace.pixels(width: 48, height: 60))
+        else { return [] }
+        let jp2 = try JPEG2000Codec.encode(grey, container: .jp2, targetBytes: 600)
+        return [
+            ("jp2-rgb", try JPEG2000Codec.encode(rgb, container: .jp2, targetBytes: 1_200)),
+            ("j2k-grey", try JPEG2000Codec.encode(grey, container: .codestream, targetBytes: 600)),
+            ("j2k-rgb-lossless", try JPEG2000Codec.encode(rgb, container: .codestream)),
+            ("jpeg-rgb", try JPEGCodec.encode(rgb, quality: 80)),
+            ("jpeg-grey", try JPEGCodec.encode(grey, quality: 60)),
+            ("palette-3", try HostileImages.paletted(jp2, columns: 3)),
+            ("palette-255", try HostileImages.paletted(jp2, columns: 255)),
+            ("huge-codestream", try HostileImages.hugeCodestream(side: 1024, targetBytes: 200)),
+            ("code-blocks-4", try HostileImages.tinyCodeBlocks(width: 48, height: 60, targetBytes: 1_500)),
+            ("scans-20", try HostileImages.manyScans(20, width: 48, height: 60)),
+        ]
     }
 
     /// The biometric data blocks of a DG2, sorted to the record target of their encoding.

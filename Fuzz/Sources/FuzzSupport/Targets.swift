@@ -1,4 +1,5 @@
 import ASN1TLV
+import FaceImaging
 import Foundation
 import ISO7816
 import MRTDAccessControl
@@ -36,6 +37,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case smUnwrap = "sm-unwrap"
     case stepUpContext = "stepup-context"
     case readers
+    case faceImage = "face-image"
 
     /// Runs one input. Never throws: every Swift error is the parser's ordinary answer.
     public func run(_ bytes: [UInt8]) {
@@ -61,6 +63,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .smUnwrap: SMUnwrapTarget.run(bytes)
         case .stepUpContext: Self.stepUp(bytes)
         case .readers: Self.readers(bytes)
+        case .faceImage: Self.faceImage(bytes)
         }
     }
 
@@ -131,6 +134,27 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             touch(face.imageData.count)
         }
         touch(f)
+    }
+
+    /// FaceImaging with the limits a read uses (`ImageLimits.standard`): the header checks, then OpenJPEG or
+    /// libjpeg-turbo decoding and the JPEG re-encoding of `DisplayImage.displayJPEG`, as one document's image
+    /// (`DocumentImageBudget`) and as the face. What the decoder was set up to produce is checked against the
+    /// limits: a decode beyond them is a failure even when the library copes.
+    static func faceImage(_ bytes: [UInt8]) {
+        let log = ImageDecodeLog()
+        ImageDecodeLog.$current.withValue(log) {
+            var budget = DocumentImageBudget()
+            touch((try? budget.displayJPEG(from: bytes))?.count)
+            if let raster = try? DisplayImage.decode(bytes) {
+                touch(raster.pixels.count)
+                precondition(raster.width * raster.height <= ImageLimits.standard.maxDecodedPixels)
+            }
+        }
+        let limits = ImageLimits.standard
+        for e in log.entries {
+            precondition(e.width * e.height <= limits.maxDecodedPixels, "decoded beyond maxDecodedPixels")
+            precondition(e.components <= limits.maxComponents, "decoded beyond maxComponents")
+        }
     }
 
     static func dg15(_ bytes: [UInt8]) {

@@ -25,6 +25,8 @@ enum BenchCommand {
                 repeatable: true),
             OptionDecl("trust-only", help: "only the trust-store workloads (no read matrix, no memory loop)"),
             OptionDecl(
+                "hostile-images", help: "only the hostile face and document image rows, beside genuine ones"),
+            OptionDecl(
                 "masterlists", value: "DIR", kind: .directory,
                 help: "folder with DE_ML_*.ml, DE_ROOT_CA_CSCA07.cer, NL_ML_*.ml, NL_ROOT_CA.cer",
                 default: "shared/fixtures/masterlists in this folder or an ancestor"),
@@ -37,6 +39,14 @@ enum BenchCommand {
         do {
             let quiet = settings.json
             let log: @Sendable (String) -> Void = { line in if !quiet { Console.err(line) } }
+            if settings.hostileImagesOnly {
+                let rows = await HostileBench.run(runs: settings.runs, imagesOnly: true, log: log)
+                let enc = JSONEncoder()
+                enc.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                let json = String(decoding: (try? enc.encode(rows)) ?? Data(), as: UTF8.self)
+                Console.out(settings.json ? json : rows.textLines().joined(separator: "\n"))
+                return ExitStatus.ok.rawValue
+            }
             let report = try await BenchRunner(settings: settings, log: log).run()
             Console.out(settings.json ? report.jsonText() : report.text())
             return ExitStatus.ok.rawValue
@@ -68,6 +78,8 @@ struct BenchSettings: Sendable {
     var modes: [Bool] = [false, true]
     /// Only the trust-store workloads (master lists, passive authentication): for working on them.
     var trustOnly = false
+    /// Only the hostile image rows (`--hostile-images`).
+    var hostileImagesOnly = false
 
     static let allProfiles = [
         "bac", "pace-gm-brainpool-aes128", "pace-gm-p256-aes256", "pace-im-ecdh", "pace-cam", "pace-gm-dh-3des",
@@ -109,6 +121,7 @@ struct BenchSettings: Sendable {
             }
             s.masterLists = dir
         }
+        s.hostileImagesOnly = a.flag("hostile-images")
         if a.flag("trust-only") {
             s.trustOnly = true
             s.profiles = []

@@ -38,7 +38,8 @@ enum HostileBench {
     /// One side of a row: the work, returning the refusal (nil when accepted).
     typealias Work = () async -> String?
 
-    static func run(runs: Int, log: @Sendable (String) -> Void) async -> HostileBenchReport {
+    /// `imagesOnly`: only the face and document image rows (`emrtd bench --hostile-images`).
+    static func run(runs: Int, imagesOnly: Bool = false, log: @Sendable (String) -> Void) async -> HostileBenchReport {
         var report = HostileBenchReport()
         // a folder of its own (mkdtemp), never shared with another run or another bench in the same process
         var template = Array((NSTemporaryDirectory() + "/emrtd-hostile-bench-XXXXXX").utf8CString)
@@ -52,16 +53,16 @@ enum HostileBench {
         let dir = URL(fileURLWithPath: made)
         defer { try? FileManager.default.removeItem(at: dir) }
         do {
-            try await runRows(into: &report, dir: dir, runs: runs, log: log)
+            try await runRows(into: &report, dir: dir, runs: runs, imagesOnly: imagesOnly, log: log)
         } catch {
             report.notes.append("hostile-input rows stopped: \(error)")
         }
         return report
     }
 
-    static func runRows(into report: inout HostileBenchReport, dir: URL, runs: Int, log: @Sendable (String) -> Void)
-        async throws
-    {
+    static func runRows(
+        into report: inout HostileBenchReport, dir: URL, runs: Int, imagesOnly: Bool, log: @Sendable (String) -> Void
+    ) async throws {
         var rows: [HostileBenchReport.Row] = []
         func row(_ kind: String, hostile: String, genuine: String, _ h: Work, _ g: Work) async {
             log("bench: hostile input: \(kind): \(hostile)")
@@ -79,6 +80,9 @@ enum HostileBench {
 
         // --- trust material (TrustStore.load(path:), as `--trust PATH`)
         defer { report.rows = rows }
+        // --- face and document images (ImageHostileBench.swift)
+        try await imageRows(row)
+        guard !imagesOnly else { return }
         guard let folder = TrustBench.masterListFolder(explicit: nil),
             let mlName = (try? FileManager.default.contentsOfDirectory(atPath: folder))?.first(where: {
                 $0.hasPrefix("DE_ML_")

@@ -45,7 +45,16 @@ public enum HTMLReport {
         }
         for (f, label) in [(LDSFile.dg5, "Displayed portrait (DG5)"), (.dg7, "Displayed signature (DG7)")] {
             guard case .displayedImage(let g)? = lds.contents[f] else { continue }
-            for i in g.images { add(label, i.data) }
+            let shown = DocumentImageBudget.maxImagesPerDataGroup
+            for i in g.images.prefix(shown) { add(label, i.data) }
+            if g.images.count > shown {
+                // named, not shown: a caption without bytes (`figure`)
+                out.append(
+                    Image(
+                        label:
+                            "\(g.images.count - shown) more in \(f.rawValue), not shown (at most \(shown) per data group)",
+                        bytes: [], mimeType: leftOutType))
+            }
         }
         add("Proof of citizenship (DG11)", lds.dg11?.proofOfCitizenship)
         add("Front of the document (DG12)", lds.dg12?.imageOfFront)
@@ -55,13 +64,18 @@ public enum HTMLReport {
 
     /// `images` as a browser can show them: a JPEG 2000 image that decodes is re-encoded as JPEG (the label says
     /// so); anything else is kept as it is (`figure` names a type a browser cannot show instead of embedding it).
+    /// All conversions of one call share one `DocumentImageBudget`: pass one document's images at a time.
     public static func displayable(_ images: [Image]) -> [Image] {
-        images.map { image in
-            guard image.mimeType == mimeType(.jpeg2000), let jpeg = try? DisplayImage.displayJPEG(from: image.bytes)
+        var budget = DocumentImageBudget()
+        return images.map { image in
+            guard image.mimeType == mimeType(.jpeg2000), let jpeg = try? budget.displayJPEG(from: image.bytes)
             else { return image }
             return Image(label: image.label + ", shown as JPEG", bytes: jpeg, mimeType: "image/jpeg")
         }
     }
+
+    /// The type of the caption `documentImages` adds for images it leaves out.
+    static let leftOutType = "text/x-left-out"
 
     /// The page. `face` is the display image of DG2 (nil: none read or none displayable).
     public static func render(_ r: ReadReport, face: Image?, images: [Image] = []) -> String {
@@ -170,6 +184,7 @@ public enum HTMLReport {
     static func figure(_ image: Image?, id: String?, missing: String) -> String {
         let idAttr = id.map { " id=\"\(escape($0))\"" } ?? ""
         guard let image else { return "<div class=\"noimage\"\(idAttr)>\(escape(missing))</div>" }
+        if image.mimeType == leftOutType { return "<div class=\"noimage\"\(idAttr)>\(escape(image.label))</div>" }
         let caption =
             "<figcaption>\(escape(image.label)) · \(escape(image.mimeType)) · \(image.bytes.count) bytes</figcaption>"
         guard displayableTypes.contains(image.mimeType) else {

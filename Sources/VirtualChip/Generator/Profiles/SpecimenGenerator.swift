@@ -21,13 +21,16 @@ public struct GeneratorOptions: Sendable, Hashable {
     public var specimen: Specimen?
     /// Replaces the profile's face image format (`ProfileSpec.faceFormat`).
     public var faceFormat: ImageFormat?
+    /// Data groups served exactly as given instead of the generated ones, and signed into EF.SOD like them: a
+    /// hostile document whose issuer signed what he liked (`HostileImages` builds such data groups).
+    public var replacedDataGroups: [LDSFile: [UInt8]] = [:]
 
     public init(
         pki: TestPKIOptions = TestPKIOptions(), dg2Size: Int? = nil, dataGroupHash: HashAlgorithm = .sha256,
         ldsVersionInfo: LDSSecurityObjectEncoder.VersionInfo? = nil,
         signerIdentification: SignedDataBuilder.SignerIdentification = .issuerAndSerialNumber,
         signingTime: ASN1Time = ASN1Time(year: 2021, month: 4, day: 16, hour: 9, minute: 30),
-        specimen: Specimen? = nil, faceFormat: ImageFormat? = nil
+        specimen: Specimen? = nil, faceFormat: ImageFormat? = nil, replacedDataGroups: [LDSFile: [UInt8]] = [:]
     ) {
         self.pki = pki
         self.dg2Size = dg2Size
@@ -37,6 +40,7 @@ public struct GeneratorOptions: Sendable, Hashable {
         self.signingTime = signingTime
         self.specimen = specimen
         self.faceFormat = faceFormat
+        self.replacedDataGroups = replacedDataGroups
     }
 }
 
@@ -178,6 +182,7 @@ public enum SpecimenGenerator {
         files[.dg5] = LDSEncoders.displayedImages(.dg5, images: [LDSEncoders.displayedPortrait()])
         files[.dg7] = LDSEncoders.displayedImages(.dg7, images: [LDSEncoders.displayedSignature()])
         if !specimen.personsToNotify.isEmpty { files[.dg16] = LDSEncoders.dg16(specimen) }
+        for (file, bytes) in options.replacedDataGroups { files[file] = bytes }
         var dg14Infos: [[UInt8]] = []
         var caInfos: [[UInt8]] = []
         if let ca = spec.chipAuthentication, let spki = caPublicKeyInfo {

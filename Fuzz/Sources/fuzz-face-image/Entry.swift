@@ -1,0 +1,13 @@
+// The "face-image" fuzz target (FuzzTarget.faceImage); built and run by Fuzz/run (docs/reliability.md, "Fuzzing").
+import FuzzSupport
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    FuzzEntry.testOneInput(.faceImage, data, size)
+}
+
+/// SwiftPM links an executable with `main` = `fuzz_face_image_main`: start libFuzzer's driver from here.
+@_cdecl("fuzz_face_image_main")
+public func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
+    FuzzEntry.main(.faceImage, argc, argv, fuzzTestOneInput)
+}

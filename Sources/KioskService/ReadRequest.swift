@@ -39,8 +39,7 @@ struct ReadRequest {
             }
             var out = Set<LDSFile>()
             for part in list {
-                let name = part.uppercased().hasPrefix("EF.") ? String(part.dropFirst(3)) : part
-                guard let file = LDSFile.allCases.first(where: { $0.rawValue.uppercased() == name.uppercased() }) else {
+                guard let file = LDSFile(name: part) else {
                     throw APIError(
                         400, "bad_request", "files: unknown file (use COM, SOD, DG1…DG16, CardAccess, CardSecurity)")
                 }

@@ -18,6 +18,15 @@ public enum LDSFile: String, Sendable, Hashable, CaseIterable, Codable, Comparab
         }
     }
 
+    /// A file by the name a person types (the command line's `--files`, the service's `files`): its name in any
+    /// case, `EF.` optional (`dg1`, `EF.SOD`, `CardAccess`); nil for any other text.
+    public init?(name: some StringProtocol) {
+        let upper = name.uppercased()
+        let bare = upper.hasPrefix("EF.") ? String(upper.dropFirst(3)) : upper
+        guard let file = LDSFile.allCases.first(where: { $0.rawValue.uppercased() == bare }) else { return nil }
+        self = file
+    }
+
     public init?(dataGroup n: Int) {
         guard (1...16).contains(n) else { return nil }
         self.init(rawValue: "DG\(n)")

@@ -16,8 +16,7 @@ enum ReadSetup {
         var out = Set<LDSFile>()
         let parts = text.split(whereSeparator: { $0 == "," || $0.isWhitespace })
         for (index, part) in parts.enumerated() {
-            let name = part.uppercased().hasPrefix("EF.") ? String(part.dropFirst(3)) : String(part)
-            guard let f = LDSFile.allCases.first(where: { $0.rawValue.uppercased() == name.uppercased() }) else {
+            guard let f = LDSFile(name: part) else {
                 // The name is quoted unless it could be access data typed in the wrong place; its place says which.
                 let place = parts.count > 1 ? " (name \(index + 1) of \(parts.count))" : ""
                 let plain =

@@ -34,6 +34,9 @@ let package = Package(
         .target(name: "CFaceImagingShims", dependencies: ["COpenJPEG"]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "CMicroHTTPDShims", dependencies: ["CMicroHTTPD"]),
+        .systemLibrary(name: "CTesseract", pkgConfig: "tesseract", providers: [.apt(["libtesseract-dev"])]),
+        .systemLibrary(name: "CLeptonica", pkgConfig: "lept", providers: [.apt(["libleptonica-dev"])]),
+        .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
 
         // Pure Swift foundations
         .target(name: "ASN1TLV", swiftSettings: strict),
@@ -47,6 +50,9 @@ let package = Package(
         .target(
             name: "FaceImaging", dependencies: ["COpenJPEG", "CTurboJPEG", "CFaceImagingShims"],
             swiftSettings: strict),
+        // The only importer of Tesseract and Leptonica: the MRZ read from a camera or scanner image
+        .target(
+            name: "MRZCapture", dependencies: ["MRTDDocument", "CTesseract", "CLeptonica"], swiftSettings: strict),
         .target(
             name: "MRTDSecureMessaging", dependencies: ["ASN1TLV", "ISO7816", "MRTDCrypto"], swiftSettings: strict),
         .target(
@@ -73,6 +79,10 @@ let package = Package(
             dependencies: [
                 "ISO7816", "MRTDCrypto", "MRTDSecureMessaging", "MRTDDocument", "MRTDTrust", "ASN1TLV", "FaceImaging",
             ],
+            swiftSettings: strict),
+        // The only importer of FreeType: specimen data pages with their MRZ in OCR-B, and camera-like distortions
+        .target(
+            name: "SpecimenImages", dependencies: ["VirtualChip", "MRTDDocument", "FaceImaging", "CFreeType"],
             swiftSettings: strict),
         .target(name: "StepUp", dependencies: ["MRTDReader"], swiftSettings: strict),
         // The only importer of libmicrohttpd
@@ -120,6 +130,10 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "FaceImagingTests", dependencies: ["FaceImaging", "MRTDDocument", "MRTDTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "MRZCaptureTests",
+            dependencies: ["MRZCapture", "SpecimenImages", "VirtualChip", "MRTDDocument", "MRTDTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "MRTDTrustTests",

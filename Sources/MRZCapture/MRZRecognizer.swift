@@ -1,0 +1,274 @@
+internal import CLeptonica
+import Foundation
+public import MRTDDocument
+
+/// An MRZ read from an image, every check digit holding.
+public struct MRZRecognition: Sendable, CustomStringConvertible {
+    public let mrz: MRZ
+    /// Tesseract's mean character confidence over the zone, 0…1.
+    public let confidence: Double
+    /// Characters changed from what OCR read (digit/letter confusions in fields of one kind, fillers).
+    public let corrections: Int
+
+    /// Redacted: the MRZ is an access key.
+    public var description: String {
+        "MRZRecognition(\(mrz.format.rawValue), confidence \(Int(confidence * 100)) %, \(corrections) corrections)"
+    }
+}
+
+/// Finds the machine-readable zone in a photo or scan (JPEG, PNG or PGM/PPM) and reads it (ICAO 9303-3 §4):
+///
+/// 1. the header is checked against `MRZCaptureLimits` before anything is decoded;
+/// 2. the image is reduced to grey at about 1,200 pixels, dark detail is lifted out of uneven light (black
+///    top-hat), its skew is measured (±12°) and undone;
+/// 3. text lines are merged into bars; the MRZ is the widest group of 2 or 3 equally long, left-aligned bars at
+///    the line spacing of the zone;
+/// 4. each line is cut from the full-resolution image, scaled to a 34-pixel character height and read by Tesseract
+///    (LSTM, `eng`, whitelist `A–Z 0–9 <`, one line, no dictionaries); OCR-B is monospaced, so each character is put
+///    in its column by position, which fixes the count of long filler runs;
+/// 5. `MRZCorrection` returns an MRZ only when every check digit holds, resolving a confusion only when one
+///    reading alone makes them hold.
+///
+/// Images live in memory only: every Leptonica image is overwritten before it is freed. One recognizer holds one
+/// Tesseract engine (about 100 ms to load); calls on it are serialised.
+public final class MRZRecognizer: @unchecked Sendable {
+    public let limits: MRZCaptureLimits
+    private let engine: TesseractEngine
+    private let lock = NSLock()
+
+    /// `dataPath`: the folder holding `eng.traineddata` (nil: Tesseract's own default or `TESSDATA_PREFIX`).
+    public init(limits: MRZCaptureLimits = .standard, dataPath: String? = nil) throws(MRZCaptureError) {
+        LeptonicaSetup.quiet
+        self.limits = limits
+        engine = try TesseractEngine(dataPath: dataPath)
+    }
+
+    /// The image formats accepted, by their leading bytes.
+    public enum ImageFormat: String, Sendable { case jpeg, png, pnm }
+
+    /// The declared format and size, checked against `limits`; nothing is decoded.
+    public static func checkHeader(_ bytes: [UInt8], limits: MRZCaptureLimits = .standard) throws(MRZCaptureError)
+        -> (format: ImageFormat, width: Int, height: Int)
+    {
+        LeptonicaSetup.quiet
+        guard bytes.count <= limits.maxInputBytes else {
+            throw MRZCaptureError(.tooLarge, "\(bytes.count) bytes exceed the limit of \(limits.maxInputBytes)")
+        }
+        let format: ImageFormat
+        if bytes.starts(with: [0xFF, 0xD8, 0xFF]) {
+            format = .jpeg
+        } else if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
+            format = .png
+        } else if bytes.count >= 3, bytes[0] == UInt8(ascii: "P"), (UInt8(ascii: "1")...UInt8(ascii: "6")).contains(bytes[1]),
+            [0x20, 0x09, 0x0A, 0x0D].contains(bytes[2])
+        {
+            format = .pnm
+        } else {
+            throw MRZCaptureError(.notAnImage, "not a JPEG, PNG or PGM/PPM image")
+        }
+        var f: Int32 = 0
+        var w: Int32 = 0
+        var h: Int32 = 0
+        var bps: Int32 = 0
+        var spp: Int32 = 0
+        var cmap: Int32 = 0
+        let status = bytes.withUnsafeBufferPointer { b in
+            pixReadHeaderMem(b.baseAddress, b.count, &f, &w, &h, &bps, &spp, &cmap)
+        }
+        guard status == 0, w > 0, h > 0 else {
+            throw MRZCaptureError(.decodeFailed, "the \(format.rawValue) header could not be read")
+        }
+        guard Int(w) <= limits.maxSide, Int(h) <= limits.maxSide, Int(w) * Int(h) <= limits.maxPixels else {
+            throw MRZCaptureError(
+                .tooLarge,
+                "\(w) × \(h) pixels exceed the limit (\(limits.maxSide) per side, \(limits.maxPixels) in all)")
+        }
+        return (format, Int(w), Int(h))
+    }
+
+    /// Reads the MRZ in `bytes`.
+    public func recognize(_ bytes: [UInt8]) throws(MRZCaptureError) -> MRZRecognition {
+        let header = try Self.checkHeader(bytes, limits: limits)
+        let decoded = try bytes.withUnsafeBufferPointer { b throws(MRZCaptureError) in
+            try PixImage.checked(pixReadMem(b.baseAddress, b.count), "decoding the \(header.format.rawValue) image")
+        }
+        guard decoded.width == header.width, decoded.height == header.height else {
+            throw MRZCaptureError(.decodeFailed, "the decoded size differs from the header's")
+        }
+        let gray = try PixImage.checked(pixConvertTo8(decoded.pix, 0), "pixConvertTo8")
+        lock.lock()
+        defer { lock.unlock() }
+        return try read(gray)
+    }
+
+    // MARK: - Steps
+
+    /// A line of the zone in the deskewed full-resolution image.
+    struct LineBox {
+        var x: Double
+        var y: Double
+        var w: Double
+        var h: Double
+    }
+
+    func read(_ gray: PixImage) throws(MRZCaptureError) -> MRZRecognition {
+        let (angle, lines) = try locate(gray)
+        let upright = abs(angle) > 0.15 ? try gray.rotated(angle * Double.pi / 180) : gray
+        var read: [[TesseractEngine.Symbol]] = []
+        var images: [(PixImage, Double, Double)] = []
+        for box in lines {
+            let (image, left, right) = try lineImage(upright, box)
+            images.append((image, left, right))
+            read.append(engine.read(image))
+        }
+        let format: MRZFormat
+        if lines.count == 3 {
+            format = .td1
+        } else {
+            let n = Double(read.map(\.count).max() ?? 0)
+            format = abs(n - 44) < abs(n - 36) ? .td3 : .td2
+        }
+        let n = format.lineLength
+        var columns: [[Character]] = []
+        var confidence = 0.0
+        var count = 0
+        for (i, symbols) in read.enumerated() {
+            if ProcessInfo.processInfo.environment["MRZ_DEBUG"] != nil {
+                print(images[i].1, images[i].2, images[i].0.width, String(symbols.map(\.character)))
+                print(symbols.map { "\($0.left)-\($0.right)" }.joined(separator: " "))
+                _ = pixWrite("/tmp/mrzdbg-line\(i).png", images[i].0.pix, Int32(IFF_PNG))
+            }
+            guard let line = Self.assignColumns(symbols, count: n, left: images[i].1, right: images[i].2) else {
+                throw MRZCaptureError(.unreadable, "line \(i + 1) of the zone could not be read column by column")
+            }
+            columns.append(line)
+            for s in symbols {
+                confidence += s.confidence
+                count += 1
+            }
+        }
+        guard let (mrz, changes) = MRZCorrection.correct(columns, format: format) else {
+            throw MRZCaptureError(.unreadable, "the \(format.rawValue) zone's check digits do not hold")
+        }
+        return MRZRecognition(
+            mrz: mrz, confidence: count == 0 ? 0 : min(1, confidence / Double(count) / 100), corrections: changes)
+    }
+
+    /// The skew in degrees and the zone's lines in the deskewed full-resolution image.
+    func locate(_ gray: PixImage) throws(MRZCaptureError) -> (Double, [LineBox]) {
+        let s = min(1, 1200 / Double(max(gray.width, gray.height)))
+        let work = s < 1 ? try gray.scaled(s) : gray
+        let kernel = max(9, Int(Double(max(work.width, work.height)) / 70))
+        let text = try work.smoothed(1).textOnWhite(kernel: kernel)
+        let threshold = 200
+        let angle = try text.binary(below: threshold).skew(range: 12) ?? 0
+        let upright = abs(angle) > 0.15 ? try text.rotated(angle * Double.pi / 180) : text
+        let bars = try upright.binary(below: threshold).opened(1, 2).closedHorizontally(
+            max(7, Int(Double(max(work.width, work.height)) / 40)))
+        if ProcessInfo.processInfo.environment["MRZ_DEBUG"] != nil {
+            print("angle", angle, "work", work.width, work.height)
+            for b in bars.components() where b.w > 30 { print(b) }
+            _ = pixWrite("/tmp/mrzdbg-text.png", upright.pix, Int32(IFF_PNG))
+            _ = pixWrite("/tmp/mrzdbg-bars.png", bars.pix, Int32(IFF_PNG))
+        }
+        let boxes = bars.components().filter { b in
+            b.h >= 5 && b.w >= 6 * b.h && Double(b.w) >= 0.12 * Double(work.width)
+        }
+        guard let group = Self.zone(boxes.map { LineBox(x: Double($0.x), y: Double($0.y), w: Double($0.w), h: Double($0.h)) })
+        else { throw MRZCaptureError(.noMRZFound, "no band of 2 or 3 machine-readable lines was found") }
+        return (angle, group.map { LineBox(x: $0.x / s, y: $0.y / s, w: $0.w / s, h: $0.h / s) })
+    }
+
+    /// The widest group of 2 or 3 bars of equal length, left-aligned, at the zone's line spacing (4.23 mm for a
+    /// 2.4 mm character height: 1.2–2.8 heights), top to bottom.
+    static func zone(_ bars: [LineBox]) -> [LineBox]? {
+        let sorted = bars.sorted { $0.y < $1.y }
+        func follows(_ a: LineBox, _ b: LineBox) -> Bool {
+            let wmax = max(a.w, b.w)
+            let hmean = (a.h + b.h) / 2
+            let dy = (b.y + b.h / 2) - (a.y + a.h / 2)
+            return abs(a.w - b.w) <= 0.07 * wmax && abs(a.x - b.x) <= 0.05 * wmax
+                && max(a.h, b.h) <= 1.6 * min(a.h, b.h) && dy >= 1.2 * hmean && dy <= 2.8 * hmean
+        }
+        var best: [LineBox]?
+        for i in sorted.indices {
+            for j in sorted.indices where j > i && follows(sorted[i], sorted[j]) {
+                var group = [sorted[i], sorted[j]]
+                if let k = sorted.indices.first(where: { $0 > j && follows(sorted[j], sorted[$0]) }) {
+                    group.append(sorted[k])
+                }
+                let better: Bool
+                if let b = best {
+                    better =
+                        group.count > b.count || (group.count == b.count && group[0].w > b[0].w * 1.02)
+                        || (group.count == b.count && abs(group[0].w - b[0].w) <= b[0].w * 0.02 && group[0].y > b[0].y)
+                } else {
+                    better = true
+                }
+                if better { best = group }
+            }
+        }
+        return best
+    }
+
+    /// One line cut from the deskewed image, scaled to a 34-pixel character height, as dark text on white; with the
+    /// horizontal extent of its ink.
+    func lineImage(_ image: PixImage, _ box: LineBox) throws(MRZCaptureError) -> (PixImage, Double, Double) {
+        let mx = box.h * 0.8
+        let my = box.h * 0.3
+        let x0 = max(0, Int(box.x - mx))
+        let y0 = max(0, Int(box.y - my))
+        let x1 = min(image.width, Int(box.x + box.w + mx))
+        let y1 = min(image.height, Int(box.y + box.h + my))
+        guard x1 - x0 > 8, y1 - y0 > 4 else { throw MRZCaptureError(.noMRZFound, "the zone lies outside the image") }
+        let crop = try image.clipped(x: x0, y: y0, w: x1 - x0, h: y1 - y0)
+        let f = 34 / box.h
+        let scaled = try crop.scaled(f)
+        let clean = try scaled.textOnWhite(kernel: 41)
+        // The ink's extent: columns holding at least two dark pixels.
+        let px = clean.grayBytes()
+        let w = clean.width
+        let h = clean.height
+        var first = -1
+        var last = -1
+        for x in 0..<w {
+            var n = 0
+            for y in 0..<h where px[y * w + x] < 140 { n += 1 }
+            if n >= 2 {
+                if first < 0 { first = x }
+                last = x
+            }
+        }
+        guard first >= 0 else { throw MRZCaptureError(.unreadable, "a line of the zone holds no ink") }
+        return (clean, Double(first), Double(last + 1))
+    }
+
+    /// OCR-B is monospaced: each symbol goes to the column its centre falls in. Two symbols in one column keep the
+    /// more confident; an empty column becomes a filler only inside a run of fillers (where OCR miscounts them).
+    static func assignColumns(_ symbols: [TesseractEngine.Symbol], count n: Int, left: Double, right: Double)
+        -> [Character]?
+    {
+        guard !symbols.isEmpty, right > left else { return nil }
+        let pitch = (right - left) / (Double(n) - 0.3)
+        var cells: [TesseractEngine.Symbol?] = Array(repeating: nil, count: n)
+        for s in symbols {
+            let centre = Double(s.left) + (Double(s.right - s.left) * (Double(s.index) + 0.5) / Double(s.of))
+            let col = Int(((centre - left - 0.35 * pitch) / pitch).rounded())
+            guard col >= 0, col < n else { return nil }
+            if let other = cells[col], other.confidence >= s.confidence { continue }
+            cells[col] = s
+        }
+        var out: [Character] = cells.map { $0?.character ?? "?" }
+        for i in 0..<n where cells[i] == nil {
+            var l = i - 1
+            while l >= 0, cells[l] == nil { l -= 1 }
+            var r = i + 1
+            while r < n, cells[r] == nil { r += 1 }
+            let leftFiller = l < 0 || cells[l]?.character == "<"
+            let rightFiller = r >= n || cells[r]?.character == "<"
+            guard leftFiller, rightFiller, l >= 0 || r < n else { return nil }
+            out[i] = "<"
+        }
+        return out
+    }
+}

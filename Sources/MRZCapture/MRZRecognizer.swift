@@ -115,11 +115,11 @@ public final class MRZRecognizer: @unchecked Sendable {
         let (angle, lines) = try locate(gray)
         let upright = abs(angle) > 0.15 ? try gray.rotated(angle * Double.pi / 180) : gray
         var read: [[TesseractEngine.Symbol]] = []
-        var images: [(PixImage, Double, Double)] = []
+        var images: [LineImage] = []
         for box in lines {
-            let (image, left, right) = try lineImage(upright, box)
-            images.append((image, left, right))
-            read.append(engine.read(image))
+            let line = try lineImage(upright, box)
+            images.append(line)
+            read.append(engine.read(line.image))
         }
         let format: MRZFormat
         if lines.count == 3 {
@@ -134,11 +134,13 @@ public final class MRZRecognizer: @unchecked Sendable {
         var count = 0
         for (i, symbols) in read.enumerated() {
             if ProcessInfo.processInfo.environment["MRZ_DEBUG"] != nil {
-                print(images[i].1, images[i].2, images[i].0.width, String(symbols.map(\.character)))
+                print(images[i].left, images[i].right, images[i].inkHeight, String(symbols.map(\.character)))
                 print(symbols.map { "\($0.left)-\($0.right)" }.joined(separator: " "))
-                _ = pixWrite("/tmp/mrzdbg-line\(i).png", images[i].0.pix, Int32(IFF_PNG))
+                _ = pixWrite("/tmp/mrzdbg-line\(i).png", images[i].image.pix, Int32(IFF_PNG))
             }
-            guard let line = Self.assignColumns(symbols, count: n, left: images[i].1, right: images[i].2) else {
+            guard var line = Self.assignColumns(symbols, count: n, left: images[i].left, right: images[i].right),
+                Self.settleFillers(&line, images[i])
+            else {
                 throw MRZCaptureError(.unreadable, "line \(i + 1) of the zone could not be read column by column")
             }
             columns.append(line)
@@ -213,7 +215,21 @@ public final class MRZRecognizer: @unchecked Sendable {
 
     /// One line cut from the deskewed image, scaled to a 34-pixel character height, as dark text on white; with the
     /// horizontal extent of its ink.
-    func lineImage(_ image: PixImage, _ box: LineBox) throws(MRZCaptureError) -> (PixImage, Double, Double) {
+    struct LineImage {
+        let image: PixImage
+        /// The ink's horizontal extent.
+        let left: Double
+        let right: Double
+        /// Dark pixels per column, and the height of the ink (the character height).
+        let columnInk: [Int]
+        let inkHeight: Int
+        /// 1 where a pixel is ink, rows top to bottom.
+        let mask: [UInt8]
+        let width: Int
+        let height: Int
+    }
+
+    func lineImage(_ image: PixImage, _ box: LineBox) throws(MRZCaptureError) -> LineImage {
         let mx = box.h * 0.8
         let my = box.h * 0.3
         let x0 = max(0, Int(box.x - mx))
@@ -231,16 +247,100 @@ public final class MRZRecognizer: @unchecked Sendable {
         let h = clean.height
         var first = -1
         var last = -1
-        for x in 0..<w {
-            var n = 0
-            for y in 0..<h where px[y * w + x] < 140 { n += 1 }
-            if n >= 2 {
-                if first < 0 { first = x }
-                last = x
+        var ink = [Int](repeating: 0, count: w)
+        var rows = [Int](repeating: 0, count: h)
+        var mask = [UInt8](repeating: 0, count: w * h)
+        px.withUnsafeBufferPointer { p in
+            for y in 0..<h {
+                for x in 0..<w where p[y * w + x] < 140 {
+                    ink[x] += 1
+                    rows[y] += 1
+                    mask[y * w + x] = 1
+                }
             }
         }
+        for x in 0..<w where ink[x] >= 2 {
+            if first < 0 { first = x }
+            last = x
+        }
         guard first >= 0 else { throw MRZCaptureError(.unreadable, "a line of the zone holds no ink") }
-        return (clean, Double(first), Double(last + 1))
+        let minRow = max(3, (last - first) / 60)
+        let top = rows.firstIndex { $0 >= minRow } ?? 0
+        let bottom = rows.lastIndex { $0 >= minRow } ?? h - 1
+        return LineImage(
+            image: clean, left: Double(first), right: Double(last + 1), columnInk: ink, inkHeight: bottom - top + 1,
+            mask: mask, width: w, height: h)
+    }
+
+    /// OCR miscounts long runs of the filler '<' and reads it as K or S. OCR-B's '<' has a shape no letter or digit
+    /// has: its left end is a point at mid-height, its right end two arms apart with nothing between them, and no
+    /// column of it is taller than about half the line. Each cell is measured: a '<' shape is a filler whatever OCR
+    /// said; a filler OCR read where the shape is not one, or an empty cell, makes the line unreadable.
+    static func settleFillers(_ line: inout [Character], _ image: LineImage) -> Bool {
+        let n = line.count
+        let pitch = (image.right - image.left) / (Double(n) - 0.3)
+        let w = image.width
+        let m = image.mask
+        var tops: [Int] = []
+        var cells: [(a: Int, b: Int, top: Int, bottom: Int)] = []
+        for i in 0..<n {
+            let centre = image.left + 0.35 * pitch + Double(i) * pitch
+            let a = max(0, Int(centre - 0.42 * pitch))
+            let b = min(w, Int(centre + 0.42 * pitch) + 1)
+            var top = -1
+            var bottom = -1
+            if a < b {
+                for y in 0..<image.height {
+                    var count = 0
+                    for x in a..<b { count += Int(m[y * w + x]) }
+                    if count >= 1 {
+                        if top < 0 { top = y }
+                        bottom = y
+                    }
+                }
+            }
+            cells.append((a, b, top, bottom))
+            tops.append(top < 0 ? 0 : bottom - top + 1)
+        }
+        let tall = Double(tops.sorted()[min(n - 1, n * 9 / 10)])
+        guard tall > 6 else { return false }
+        func isFiller(_ c: (a: Int, b: Int, top: Int, bottom: Int)) -> Bool? {
+            guard c.top >= 0 else { return nil }
+            var xmin = Int.max
+            var xmax = -1
+            var tallest = 0
+            for x in c.a..<c.b {
+                var count = 0
+                for y in c.top...c.bottom { count += Int(m[y * w + x]) }
+                if count > 0 {
+                    xmin = min(xmin, x)
+                    xmax = max(xmax, x)
+                }
+                tallest = max(tallest, count)
+            }
+            guard xmax >= xmin, Double(tallest) <= 0.6 * tall else { return false }
+            let q = max(1, (xmax - xmin + 1) / 4)
+            func rows(_ x0: Int, _ x1: Int) -> [Int] {
+                (c.top...c.bottom).filter { y in (x0...x1).contains { m[y * w + $0] != 0 } }
+            }
+            let left = rows(xmin, xmin + q - 1)
+            guard let l0 = left.first, let l1 = left.last, Double(l1 - l0 + 1) <= 0.45 * tall else { return false }
+            let right = Set(rows(xmax - q + 1, xmax))
+            let h = c.bottom - c.top + 1
+            let upper = (c.top..<(c.top + h * 35 / 100)).contains { right.contains($0) }
+            let lower = ((c.bottom - h * 35 / 100 + 1)...c.bottom).contains { right.contains($0) }
+            let mid = c.top + h / 2
+            let middle = ((mid - h / 10)...(mid + h / 10)).contains { right.contains($0) }
+            return upper && lower && !middle
+        }
+        for i in 0..<n {
+            switch isFiller(cells[i]) {
+            case .none: return false
+            case .some(true): line[i] = "<"
+            case .some(false): if line[i] == "<" || line[i] == "?" { return false }
+            }
+        }
+        return true
     }
 
     /// OCR-B is monospaced: each symbol goes to the column its centre falls in. Two symbols in one column keep the
@@ -258,17 +358,6 @@ public final class MRZRecognizer: @unchecked Sendable {
             if let other = cells[col], other.confidence >= s.confidence { continue }
             cells[col] = s
         }
-        var out: [Character] = cells.map { $0?.character ?? "?" }
-        for i in 0..<n where cells[i] == nil {
-            var l = i - 1
-            while l >= 0, cells[l] == nil { l -= 1 }
-            var r = i + 1
-            while r < n, cells[r] == nil { r += 1 }
-            let leftFiller = l < 0 || cells[l]?.character == "<"
-            let rightFiller = r >= n || cells[r]?.character == "<"
-            guard leftFiller, rightFiller, l >= 0 || r < n else { return nil }
-            out[i] = "<"
-        }
-        return out
+        return cells.map { $0?.character ?? "?" }
     }
 }

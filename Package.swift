@@ -100,7 +100,7 @@ let package = Package(
             dependencies: [
                 "ASN1TLV", "ISO7816", "MRTDCrypto", "MRTDDocument", "MRTDSecureMessaging",
                 "MRTDAccessControl", "MRTDTrust", "MRTDReader", "PCSCTransport", "VirtualChip", "StepUp",
-                "FaceImaging", "KioskService", "HTTPServer",
+                "FaceImaging", "KioskService", "HTTPServer", "MRZCapture",
             ],
             swiftSettings: strict),
         .executableTarget(name: "emrtd", dependencies: ["EMRTDCLI"], swiftSettings: strict),
@@ -166,7 +166,8 @@ let package = Package(
             // the Selenium script of KioskBrowserTests, run by python3
             exclude: ["Browser"], swiftSettings: strict),
         .testTarget(
-            name: "EMRTDCLITests", dependencies: ["EMRTDCLI", "emrtd", "PCSCTransport", "MRTDTestSupport"],
+            name: "EMRTDCLITests",
+            dependencies: ["EMRTDCLI", "emrtd", "PCSCTransport", "MRTDTestSupport", "SpecimenImages", "VirtualChip"],
             swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -133,7 +133,6 @@ final class PixImage {
         var angle: Float = 0
         var conf: Float = 0
         let st = pixFindSkewSweepAndSearch(pix, &angle, &conf, 2, 2, Float(range), 0.5, 0.01)
-        if ProcessInfo.processInfo.environment["MRZ_DEBUG"] != nil { print("skew", st, angle, conf) }
         guard st == 0, conf >= 1.5 else {
             return nil
         }

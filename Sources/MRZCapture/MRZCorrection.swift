@@ -41,11 +41,11 @@ enum MRZCorrection {
         "O": "0", "Q": "0", "D": "0", "I": "1", "L": "1", "Z": "2", "S": "5", "G": "6", "B": "8",
     ]
     static let digitAsLetter: [Character: Character] = ["0": "O", "1": "I", "2": "Z", "5": "S", "6": "G", "8": "B"]
-    /// What an alphanumeric position might have been instead.
+    /// What an alphanumeric position might have been instead. G/6 and K/< are left out: their values differ by 10
+    /// and 20 (9303-3 §4.9), so no check digit can tell them apart, and a "correction" would be a guess.
     static let alternatives: [Character: [Character]] = [
         "0": ["O", "D", "Q"], "O": ["0", "D", "Q"], "D": ["0", "O"], "Q": ["0", "O"], "1": ["I"], "I": ["1"],
-        "2": ["Z"], "Z": ["2"], "5": ["S"], "S": ["5"], "6": ["G"], "G": ["6"], "8": ["B"], "B": ["8"],
-        "K": ["<"], "<": ["K"],
+        "2": ["Z"], "Z": ["2"], "5": ["S"], "S": ["5"], "8": ["B"], "B": ["8"],
     ]
 
     /// The corrected MRZ and the number of characters changed, or nil.

@@ -59,7 +59,8 @@ public final class MRZRecognizer: @unchecked Sendable {
             format = .jpeg
         } else if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
             format = .png
-        } else if bytes.count >= 3, bytes[0] == UInt8(ascii: "P"), (UInt8(ascii: "1")...UInt8(ascii: "6")).contains(bytes[1]),
+        } else if bytes.count >= 3, bytes[0] == UInt8(ascii: "P"),
+            (UInt8(ascii: "1")...UInt8(ascii: "6")).contains(bytes[1]),
             [0x20, 0x09, 0x0A, 0x0D].contains(bytes[2])
         {
             format = .pnm
@@ -133,11 +134,6 @@ public final class MRZRecognizer: @unchecked Sendable {
         var confidence = 0.0
         var count = 0
         for (i, symbols) in read.enumerated() {
-            if ProcessInfo.processInfo.environment["MRZ_DEBUG"] != nil {
-                print(images[i].left, images[i].right, images[i].inkHeight, String(symbols.map(\.character)))
-                print(symbols.map { "\($0.left)-\($0.right)" }.joined(separator: " "))
-                _ = pixWrite("/tmp/mrzdbg-line\(i).png", images[i].image.pix, Int32(IFF_PNG))
-            }
             guard var line = Self.assignColumns(symbols, count: n, left: images[i].left, right: images[i].right),
                 Self.settleFillers(&line, images[i])
             else {
@@ -167,16 +163,12 @@ public final class MRZRecognizer: @unchecked Sendable {
         let upright = abs(angle) > 0.15 ? try text.rotated(angle * Double.pi / 180) : text
         let bars = try upright.binary(below: threshold).opened(1, 2).closedHorizontally(
             max(7, Int(Double(max(work.width, work.height)) / 40)))
-        if ProcessInfo.processInfo.environment["MRZ_DEBUG"] != nil {
-            print("angle", angle, "work", work.width, work.height)
-            for b in bars.components() where b.w > 30 { print(b) }
-            _ = pixWrite("/tmp/mrzdbg-text.png", upright.pix, Int32(IFF_PNG))
-            _ = pixWrite("/tmp/mrzdbg-bars.png", bars.pix, Int32(IFF_PNG))
-        }
         let boxes = bars.components().filter { b in
             b.h >= 5 && b.w >= 6 * b.h && Double(b.w) >= 0.12 * Double(work.width)
         }
-        guard let group = Self.zone(boxes.map { LineBox(x: Double($0.x), y: Double($0.y), w: Double($0.w), h: Double($0.h)) })
+        guard
+            let group = Self.zone(
+                boxes.map { LineBox(x: Double($0.x), y: Double($0.y), w: Double($0.w), h: Double($0.h)) })
         else { throw MRZCaptureError(.noMRZFound, "no band of 2 or 3 machine-readable lines was found") }
         return (angle, group.map { LineBox(x: $0.x / s, y: $0.y / s, w: $0.w / s, h: $0.h / s) })
     }
@@ -275,7 +267,7 @@ public final class MRZRecognizer: @unchecked Sendable {
     /// OCR miscounts long runs of the filler '<' and reads it as K or S. OCR-B's '<' has a shape no letter or digit
     /// has: its left end is a point at mid-height, its right end two arms apart with nothing between them, and no
     /// column of it is taller than about half the line. Each cell is measured: a '<' shape is a filler whatever OCR
-    /// said; a filler OCR read where the shape is not one, or an empty cell, makes the line unreadable.
+    /// said; an empty cell, or one OCR read nothing in that is not a '<', makes the line unreadable.
     static func settleFillers(_ line: inout [Character], _ image: LineImage) -> Bool {
         let n = line.count
         let pitch = (image.right - image.left) / (Double(n) - 0.3)
@@ -337,7 +329,7 @@ public final class MRZRecognizer: @unchecked Sendable {
             switch isFiller(cells[i]) {
             case .none: return false
             case .some(true): line[i] = "<"
-            case .some(false): if line[i] == "<" || line[i] == "?" { return false }
+            case .some(false): if line[i] == "?" { return false }
             }
         }
         return true

@@ -19,7 +19,9 @@ final class TesseractEngine {
     }
 
     init(dataPath: String?) throws(MRZCaptureError) {
-        guard let api = TessBaseAPICreate() else { throw MRZCaptureError(.engineUnavailable, "TessBaseAPICreate failed") }
+        guard let api = TessBaseAPICreate() else {
+            throw MRZCaptureError(.engineUnavailable, "TessBaseAPICreate failed")
+        }
         self.api = api
         // Dictionary loading is an init-only parameter: pass it to Init4.
         let names = ["load_system_dawg", "load_freq_dawg", "load_punc_dawg", "load_number_dawg", "load_bigram_dawg"]
@@ -40,7 +42,8 @@ final class TesseractEngine {
         guard status == 0 else {
             TessBaseAPIDelete(api)
             throw MRZCaptureError(
-                .engineUnavailable, "Tesseract could not load its eng model (Debian: apt-get install tesseract-ocr-eng)")
+                .engineUnavailable, "Tesseract could not load its eng model (Debian: apt-get install tesseract-ocr-eng)"
+            )
         }
         _ = TessBaseAPISetVariable(api, "tessedit_char_whitelist", "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789<")
         _ = TessBaseAPISetVariable(api, "debug_file", "/dev/null")

@@ -97,16 +97,31 @@ public enum Capture {
         let h = homography(from: placed, to: corners)
         var out = Canvas(width: cw, height: ch, fill: 0)
         let deskA = Float(rng.double(60...100))
+        let (pwi, phi) = (page.width, page.height)
+        let (maxX, maxY) = (Float(pwi - 1), Float(phi - 1))
         out.v.withUnsafeMutableBufferPointer { v in
-            for y in 0..<ch {
-                for x in 0..<cw {
-                    let X = Double(x)
+            page.v.withUnsafeBufferPointer { p in
+                for y in 0..<ch {
                     let Y = Double(y)
-                    let w = h[6] * X + h[7] * Y + 1
-                    let u = Float((h[0] * X + h[1] * Y + h[2]) / w)
-                    let t = Float((h[3] * X + h[4] * Y + h[5]) / w)
-                    v[y * cw + x] =
-                        page.sample(u, t) ?? (deskA + 12 * sin(Float(x) * 0.013) * cos(Float(y) * 0.011))
+                    let desk = deskA + 12 * cos(Float(y) * 0.011)
+                    for x in 0..<cw {
+                        let X = Double(x)
+                        let w = h[6] * X + h[7] * Y + 1
+                        let u = Float((h[0] * X + h[1] * Y + h[2]) / w)
+                        let t = Float((h[3] * X + h[4] * Y + h[5]) / w)
+                        guard u >= 0, t >= 0, u < maxX, t < maxY else {
+                            v[y * cw + x] = desk
+                            continue
+                        }
+                        let x0 = Int(u)
+                        let y0 = Int(t)
+                        let fx = u - Float(x0)
+                        let fy = t - Float(y0)
+                        let i = y0 * pwi + x0
+                        let top = p[i] * (1 - fx) + p[i + 1] * fx
+                        let bottom = p[i + pwi] * (1 - fx) + p[i + pwi + 1] * fx
+                        v[y * cw + x] = top * (1 - fy) + bottom * fy
+                    }
                 }
             }
         }
@@ -117,7 +132,7 @@ public enum Capture {
             boxBlur(&out, radius: r)
         case .noise:
             let sigma = Float(rng.double(8...16))
-            for i in out.v.indices { out.v[i] += sigma * Float(rng.gaussian()) }
+            addNoise(&out, sigma: sigma, using: &rng)
         case .unevenLight:
             let dir = rng.double(0...(2 * Double.pi))
             let gx = Float(cos(dir))
@@ -144,9 +159,22 @@ public enum Capture {
         }
         // Every camera adds a little noise.
         if distortion != .noise {
-            for i in out.v.indices { out.v[i] += 2 * Float(rng.gaussian()) }
+            addNoise(&out, sigma: 2, using: &rng)
         }
         return out
+    }
+
+    /// Gaussian noise of `sigma` grey levels (a table of 4,096 draws, cycled with a random stride, keeps it fast).
+    static func addNoise(_ c: inout Canvas, sigma: Float, using rng: inout SeededGenerator) {
+        let table = (0..<4096).map { _ in sigma * Float(rng.gaussian()) }
+        var k = Int.random(in: 0..<4096, using: &rng)
+        let stride = 2 * Int.random(in: 1..<1000, using: &rng) + 1
+        c.v.withUnsafeMutableBufferPointer { v in
+            for i in 0..<v.count {
+                v[i] += table[k]
+                k = (k + stride) & 4095
+            }
+        }
     }
 
     /// A separable box blur of `radius` pixels.

@@ -37,8 +37,10 @@ public enum DataPage {
         func code(_ n: Int, letters: Int) -> String {
             String(
                 (0..<n).map { i in
-                    i < letters ? alnum[Int.random(in: 0..<26, using: &rng)] : (Bool.random(using: &rng) && i % 3 == 0
-                        ? alnum.randomElement(using: &rng)! : digits.randomElement(using: &rng)!)
+                    i < letters
+                        ? alnum[Int.random(in: 0..<26, using: &rng)]
+                        : (Bool.random(using: &rng) && i % 3 == 0
+                            ? alnum.randomElement(using: &rng)! : digits.randomElement(using: &rng)!)
                 })
         }
         func date(_ years: ClosedRange<Int>) -> String {
@@ -49,7 +51,8 @@ public enum DataPage {
         }
         s.surname = Int.random(in: 0..<5, using: &rng) == 0 ? word(1...2) + " " + word(2...3) : word(2...4)
         s.givenNames = (0..<Int.random(in: 1...2, using: &rng)).map { _ in word(1...3) }.joined(separator: " ")
-        s.documentNumber = code(Int.random(in: 0..<6, using: &rng) == 0 ? 8 : 9, letters: Int.random(in: 0...2, using: &rng))
+        s.documentNumber = code(
+            Int.random(in: 0..<6, using: &rng) == 0 ? 8 : 9, letters: Int.random(in: 0...2, using: &rng))
         s.dateOfBirth = date(1940...2008)
         s.dateOfExpiry = date(2026...2036)
         s.sex = ["M", "F", "<"][Int.random(in: 0..<3, using: &rng)]
@@ -89,14 +92,30 @@ public enum DataPage {
         let f1 = Float(rng.double(1.2...2.2))
         let f2 = Float(rng.double(0.25...0.45))
         let scale = Float(1 / px)
+        // sin(a + b) = sin a cos b + cos a sin b: each wave is a product of per-column and per-row tables.
+        let xs = (0..<c.width).map { Float($0) * scale }
+        let ys = (0..<c.height).map { Float($0) * scale }
+        let wx = xs.map { f1 * $0 * cos(a) }
+        let wy = ys.map { f1 * $0 * sin(a) + 2 * sin(f2 * $0) }
+        let (sWx, cWx, sWy, cWy) = (wx.map(sin), wx.map(cos), wy.map(sin), wy.map(cos))
+        let (sTx, cTx) = (xs.map { sin(0.08 * $0) }, xs.map { cos(0.08 * $0) })
+        let (sTy, cTy) = (ys.map { sin(0.05 * $0) }, ys.map { cos(0.05 * $0) })
+        let width = c.width
         c.v.withUnsafeMutableBufferPointer { v in
-            for y in 0..<c.height {
-                let ym = Float(y) * scale
-                for x in 0..<c.width {
-                    let xm = Float(x) * scale
-                    let wave = sin(f1 * (xm * cos(a) + ym * sin(a)) + 2 * sin(f2 * ym))
-                    let tone = sin(0.08 * xm + 0.05 * ym)
-                    v[y * c.width + x] = 228 + 9 * wave + 8 * tone
+            sWx.withUnsafeBufferPointer { sWx in
+                cWx.withUnsafeBufferPointer { cWx in
+                    sTx.withUnsafeBufferPointer { sTx in
+                        cTx.withUnsafeBufferPointer { cTx in
+                            for y in 0..<c.height {
+                                let (sy, cy, ty, tcy) = (sWy[y], cWy[y], sTy[y], cTy[y])
+                                for x in 0..<width {
+                                    let wave = sWx[x] * cy + cWx[x] * sy
+                                    let tone = sTx[x] * tcy + cTx[x] * ty
+                                    v[y * width + x] = 228 + 9 * wave + 8 * tone
+                                }
+                            }
+                        }
+                    }
                 }
             }
         }
@@ -118,7 +137,9 @@ public enum DataPage {
         var baseline = 18 * k
         for (label, value) in fields {
             guard baseline + 4 * k < mrzTopCap - 2 else { break }
-            draw(&c, label, font: font, points: 5 * k, dpi: dpi, xMM: 42 * k, baselineMM: baseline, pitchMM: nil, ink: 110)
+            draw(
+                &c, label, font: font, points: 5 * k, dpi: dpi, xMM: 42 * k, baselineMM: baseline, pitchMM: nil,
+                ink: 110)
             draw(
                 &c, value, font: font, points: 8 * k, dpi: dpi, xMM: 42 * k, baselineMM: baseline + 3.6 * k,
                 pitchMM: nil, ink: 40)

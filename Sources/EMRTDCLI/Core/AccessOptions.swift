@@ -1,5 +1,6 @@
 import MRTDAccessControl
 import MRTDDocument
+import MRZCapture
 
 /// Parses the ACCESS options of docs/architecture.md §4.1 into an `AccessKey`, with one-line errors that name the
 /// problem but never echo the secret itself.
@@ -18,7 +19,21 @@ enum AccessOptions {
     }
 
     static func key(from a: ParsedArguments) throws(UsageError) -> AccessKey {
-        let given = ["mrz", "document-number", "birth-date", "expiry-date", "can"].filter { a.value($0) != nil }
+        let given = ["mrz", "document-number", "birth-date", "expiry-date", "can", "mrz-image"].filter {
+            a.value($0) != nil
+        }
+        if let path = a.value("mrz-image") {
+            guard given == ["mrz-image"] else {
+                throw UsageError("--mrz-image cannot be combined with other access data", code: .conflictingOptions)
+            }
+            let recognition: MRZRecognition
+            do { recognition = try MRZImage.read(path, option: "mrz-image") } catch {
+                throw UsageError(error.message, code: error.code)
+            }
+            do { return .mrz(try MRZKey(mrz: recognition.mrz.raw)) } catch {
+                throw UsageError("--mrz-image: \(error.reason)", code: .badAccessData)
+            }
+        }
         if let mrz = value(a, "mrz") {
             guard given == ["mrz"] else {
                 throw UsageError(

@@ -100,7 +100,7 @@ let package = Package(
             dependencies: [
                 "ASN1TLV", "ISO7816", "MRTDCrypto", "MRTDDocument", "MRTDSecureMessaging",
                 "MRTDAccessControl", "MRTDTrust", "MRTDReader", "PCSCTransport", "VirtualChip", "StepUp",
-                "FaceImaging", "KioskService", "HTTPServer", "MRZCapture",
+                "FaceImaging", "KioskService", "HTTPServer", "MRZCapture", "SpecimenImages",
             ],
             swiftSettings: strict),
         .executableTarget(name: "emrtd", dependencies: ["EMRTDCLI"], swiftSettings: strict),

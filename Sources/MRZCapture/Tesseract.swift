@@ -29,8 +29,8 @@ final class TesseractEngine {
         let cNames = names.map { strdup($0) }
         let cValues = values.map { strdup($0) }
         defer {
-            cNames.forEach { free($0) }
-            cValues.forEach { free($0) }
+            for p in cNames { free(p) }
+            for p in cValues { free(p) }
         }
         var namePtrs = cNames
         var valuePtrs = cValues

@@ -49,6 +49,22 @@ public enum Capture {
     ) throws -> CaptureSample {
         var rng = SeededGenerator(seed: seed)
         let specimen = DataPage.randomSpecimen(format, using: &rng)
+        return try sample(of: specimen, distortion, rng: &rng, font: font, canvas: canvas, encoding: encoding)
+    }
+
+    /// `specimen`'s data page, photographed with `distortion`.
+    public static func sample(
+        of specimen: Specimen, _ distortion: Distortion, seed: UInt64, font: OCRBFont,
+        canvas: (width: Int, height: Int)? = nil, encoding: Encoding = .jpeg
+    ) throws -> CaptureSample {
+        var rng = SeededGenerator(seed: seed)
+        return try sample(of: specimen, distortion, rng: &rng, font: font, canvas: canvas, encoding: encoding)
+    }
+
+    static func sample(
+        of specimen: Specimen, _ distortion: Distortion, rng: inout SeededGenerator, font: OCRBFont,
+        canvas: (width: Int, height: Int)?, encoding: Encoding
+    ) throws -> CaptureSample {
         let page = DataPage.canvas(specimen, dpi: distortion.dpi, font: font, using: &rng)
         let shot = photograph(page, distortion, canvas: canvas, using: &rng)
         let image = shot.image

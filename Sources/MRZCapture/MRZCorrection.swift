@@ -6,7 +6,8 @@ import MRTDDocument
 /// check digits) take digits only, so a letter OCR confuses with a digit (O/0, I/1, Z/2, S/5, G/6, B/8) is read as
 /// that digit; alphabetic fields (codes, states, names) take letters and fillers, so such a digit is read as its
 /// letter. Alphanumeric fields (document number, optional data) could hold either: there a confusion is resolved
-/// only by the check digits, and only when exactly one choice at the fewest changes makes every check digit hold.
+/// only by the check digits, only in a field two check digits watch, and only when exactly one choice makes every
+/// check digit hold.
 /// A character that fits none of these rules makes the line unreadable.
 enum MRZCorrection {
     enum Kind { case alpha, numeric, alnum, sex, check, checkOrFiller }
@@ -108,35 +109,49 @@ enum MRZCorrection {
             return m
         }
         if let m = parse(fixed) { return (m, changes) }
-        // One change, then two: accept only a single candidate at the fewest changes.
+        // One change, only where two check digits watch (the field's own and the composite): with one check digit a
+        // tenth of all wrong variants would pass. Accept only a single candidate.
+        let watched = doublyChecked(format)
         var found: [MRZ] = []
-        for (a, pa) in open.enumerated() {
-            for ca in alternatives[fixed[pa.line][pa.index]] ?? [] {
+        for p in open where watched.contains(where: { $0.line == p.line && $0.range.contains(p.index) }) {
+            for c in alternatives[fixed[p.line][p.index]] ?? [] {
                 var t = fixed
-                t[pa.line][pa.index] = ca
+                t[p.line][p.index] = c
                 if let m = parse(t) { found.append(m) }
+                if found.count > 1 { return nil }
             }
-            _ = a
         }
-        if found.count == 1 { return (found[0], changes + 1) }
-        guard found.isEmpty, open.count <= 40 else { return nil }
-        for a in 0..<open.count {
-            for b in (a + 1)..<max(a + 1, open.count) {
-                let pa = open[a]
-                let pb = open[b]
-                for ca in alternatives[fixed[pa.line][pa.index]] ?? [] {
-                    for cb in alternatives[fixed[pb.line][pb.index]] ?? [] {
-                        var t = fixed
-                        t[pa.line][pa.index] = ca
-                        t[pb.line][pb.index] = cb
-                        if let m = parse(t) {
-                            found.append(m)
-                            if found.count > 1 { return nil }
-                        }
-                    }
+        return found.count == 1 ? (found[0], changes + 1) : nil
+    }
+
+    /// The alphanumeric fields covered by their own check digit and the composite one: the document number (its
+    /// 9 printed characters) and, in TD3, the personal number.
+    static func doublyChecked(_ format: MRZFormat) -> [(line: Int, range: Range<Int>)] {
+        switch format {
+        case .td1: return [(0, 5..<14)]
+        case .td2, .mrvB: return [(1, 0..<9)]
+        case .td3, .mrvA: return [(1, 0..<9), (1, 28..<42)]
+        }
+    }
+
+    /// Whether two readings of a zone agree wherever a misread could pass the check digits: every position but the
+    /// numeric ones (a single wrong digit in a date or check digit always breaks its check, weights 7, 3, 1 being
+    /// prime to 10), after the class rules above.
+    static func agree(_ a: [[Character]], _ b: [[Character]], format: MRZFormat) -> Bool {
+        let kinds = layout(format)
+        guard a.count == kinds.count, b.count == kinds.count else { return false }
+        for l in kinds.indices {
+            guard a[l].count == kinds[l].count, b[l].count == kinds[l].count else { return false }
+            for i in kinds[l].indices {
+                switch kinds[l][i] {
+                case .numeric, .check, .checkOrFiller: continue
+                case .alpha:
+                    if (digitAsLetter[a[l][i]] ?? a[l][i]) != (digitAsLetter[b[l][i]] ?? b[l][i]) { return false }
+                case .alnum, .sex:
+                    if a[l][i] != b[l][i] { return false }
                 }
             }
         }
-        return found.count == 1 ? (found[0], changes + 2) : nil
+        return true
     }
 }

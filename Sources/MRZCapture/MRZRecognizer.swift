@@ -115,41 +115,53 @@ public final class MRZRecognizer: @unchecked Sendable {
     func read(_ gray: PixImage) throws(MRZCaptureError) -> MRZRecognition {
         let (angle, lines) = try locate(gray)
         let upright = abs(angle) > 0.15 ? try gray.rotated(angle * Double.pi / 180) : gray
-        var read: [[TesseractEngine.Symbol]] = []
+        // Two readings of every line, at two scales and from two preparations, must agree wherever the check
+        // digits could not catch a misread (MRZCorrection.agree).
+        var first: [[TesseractEngine.Symbol]] = []
+        var second: [[TesseractEngine.Symbol]] = []
         var images: [LineImage] = []
+        var others: [LineImage] = []
         for box in lines {
-            let line = try lineImage(upright, box)
+            let line = try lineImage(upright, box, height: 34, clean: true)
             images.append(line)
-            read.append(engine.read(line.image))
+            first.append(engine.read(line.image))
+            let other = try lineImage(upright, box, height: 27, clean: true)
+            others.append(other)
+            second.append(engine.read(other.image))
         }
         let format: MRZFormat
         if lines.count == 3 {
             format = .td1
         } else {
-            let n = Double(read.map(\.count).max() ?? 0)
+            let n = Double(first.map(\.count).max() ?? 0)
             format = abs(n - 44) < abs(n - 36) ? .td3 : .td2
         }
         let n = format.lineLength
-        var columns: [[Character]] = []
-        var confidence = 0.0
-        var count = 0
-        for (i, symbols) in read.enumerated() {
-            guard var line = Self.assignColumns(symbols, count: n, left: images[i].left, right: images[i].right),
-                Self.settleFillers(&line, images[i])
-            else {
-                throw MRZCaptureError(.unreadable, "line \(i + 1) of the zone could not be read column by column")
+        func columns(_ read: [[TesseractEngine.Symbol]], _ images: [LineImage]) throws(MRZCaptureError) -> [[Character]]
+        {
+            var out: [[Character]] = []
+            for (i, symbols) in read.enumerated() {
+                guard var line = Self.assignColumns(symbols, count: n, left: images[i].left, right: images[i].right),
+                    Self.settleFillers(&line, images[i])
+                else {
+                    throw MRZCaptureError(.unreadable, "line \(i + 1) of the zone could not be read column by column")
+                }
+                out.append(line)
             }
-            columns.append(line)
-            for s in symbols {
-                confidence += s.confidence
-                count += 1
-            }
+            return out
         }
-        guard let (mrz, changes) = MRZCorrection.correct(columns, format: format) else {
+        let a = try columns(first, images)
+        let b = try columns(second, others)
+        guard MRZCorrection.agree(a, b, format: format) else {
+            throw MRZCaptureError(.unreadable, "two readings of the zone disagree where the check digits cannot tell")
+        }
+        guard let (mrz, changes) = MRZCorrection.correct(a, format: format) ?? MRZCorrection.correct(b, format: format)
+        else {
             throw MRZCaptureError(.unreadable, "the \(format.rawValue) zone's check digits do not hold")
         }
-        return MRZRecognition(
-            mrz: mrz, confidence: count == 0 ? 0 : min(1, confidence / Double(count) / 100), corrections: changes)
+        let symbols = first.flatMap { $0 }
+        let confidence = symbols.reduce(0) { $0 + $1.confidence } / Double(max(1, symbols.count))
+        return MRZRecognition(mrz: mrz, confidence: min(1, confidence / 100), corrections: changes)
     }
 
     /// The skew in degrees and the zone's lines in the deskewed full-resolution image.
@@ -221,7 +233,9 @@ public final class MRZRecognizer: @unchecked Sendable {
         let height: Int
     }
 
-    func lineImage(_ image: PixImage, _ box: LineBox) throws(MRZCaptureError) -> LineImage {
+    func lineImage(_ image: PixImage, _ box: LineBox, height: Double, clean useTopHat: Bool) throws(MRZCaptureError)
+        -> LineImage
+    {
         let mx = box.h * 0.8
         let my = box.h * 0.3
         let x0 = max(0, Int(box.x - mx))
@@ -230,9 +244,9 @@ public final class MRZRecognizer: @unchecked Sendable {
         let y1 = min(image.height, Int(box.y + box.h + my))
         guard x1 - x0 > 8, y1 - y0 > 4 else { throw MRZCaptureError(.noMRZFound, "the zone lies outside the image") }
         let crop = try image.clipped(x: x0, y: y0, w: x1 - x0, h: y1 - y0)
-        let f = 34 / box.h
+        let f = height / box.h
         let scaled = try crop.scaled(f)
-        let clean = try scaled.textOnWhite(kernel: 41)
+        let clean = useTopHat ? try scaled.textOnWhite(kernel: Int(height * 1.2)) : scaled
         // The ink's extent: columns holding at least two dark pixels.
         let px = clean.grayBytes()
         let w = clean.width

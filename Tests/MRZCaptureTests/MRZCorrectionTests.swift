@@ -84,6 +84,27 @@ struct MRZCorrectionTests {
         }
     }
 
+    @Test func twoReadingsMustAgreeWhereTheCheckDigitsCannotTell() {
+        let a = Self.chars(Self.td3)
+        #expect(MRZCorrection.agree(a, a, format: .td3))
+        // a date digit may differ (its check digit catches it) …
+        #expect(MRZCorrection.agree(a, Self.replacing(Self.td3, line: 1, at: 14, with: "5"), format: .td3))
+        // … a name letter, or G/6 in the document number, may not
+        #expect(!MRZCorrection.agree(a, Self.replacing(Self.td3, line: 0, at: 6, with: "P"), format: .td3))
+        #expect(!MRZCorrection.agree(a, Self.replacing(Self.td3, line: 1, at: 3, with: "G"), format: .td3))
+        // a digit read for its letter in a letters-only field is the same reading
+        #expect(MRZCorrection.agree(a, Self.replacing(Self.td3, line: 0, at: 4, with: "0"), format: .td3))
+    }
+
+    @Test func onlyAFieldTwoCheckDigitsWatchIsCorrected() {
+        // TD1 optional data (only the composite check watches it): its 8 read as B is not corrected
+        var id = Specimen.utopiaIDCard
+        id.optionalData = "8A"
+        let lines = id.mrzLines
+        #expect(MRZCorrection.correct(Self.chars(lines), format: .td1) != nil)
+        #expect(MRZCorrection.correct(Self.replacing(lines, line: 0, at: 15, with: "B"), format: .td1) == nil)
+    }
+
     @Test func aLineOfTheWrongLengthOrFormatIsRefused() {
         var short = Self.chars(Self.td3)
         short[0].removeLast()

@@ -82,7 +82,7 @@ let package = Package(
             swiftSettings: strict),
         // The only importer of FreeType: specimen data pages with their MRZ in OCR-B, and camera-like distortions
         .target(
-            name: "SpecimenImages", dependencies: ["VirtualChip", "MRTDDocument", "FaceImaging", "CFreeType"],
+            name: "SpecimenImages", dependencies: ["VirtualChip", "FaceImaging", "CFreeType"],
             swiftSettings: strict),
         .target(name: "StepUp", dependencies: ["MRTDReader"], swiftSettings: strict),
         // The only importer of libmicrohttpd

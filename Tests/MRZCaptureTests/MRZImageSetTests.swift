@@ -43,7 +43,7 @@ import VirtualChip
                         o.wrong += 1
                         // generated specimen data only: the difference is shown to find the misread field
                         let got = r.mrz.lines.joined(separator: "\n")
-                        Issue.record(
+                        o.wrongReports.append(
                             "\(format) \(distortion) seed \(seed): a wrong MRZ passed its check digits:\n\(sample.mrz)\n\(got)"
                         )
                     }

@@ -37,6 +37,9 @@ let package = Package(
         .target(name: "CMicroHTTPDShims", dependencies: ["CMicroHTTPD"]),
         // prctl(2) is variadic: fixed-argument wrappers for the executable's core-dump protection
         .target(name: "CProcessShims"),
+        .systemLibrary(name: "CTesseract", pkgConfig: "tesseract", providers: [.apt(["libtesseract-dev"])]),
+        .systemLibrary(name: "CLeptonica", pkgConfig: "lept", providers: [.apt(["libleptonica-dev"])]),
+        .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
 
         // Pure Swift foundations
         .target(name: "ASN1TLV", swiftSettings: strict),
@@ -52,6 +55,9 @@ let package = Package(
         .target(
             name: "FaceImaging", dependencies: ["COpenJPEG", "CTurboJPEG", "CFaceImagingShims"],
             swiftSettings: strict),
+        // The only importer of Tesseract and Leptonica: the MRZ read from a camera or scanner image
+        .target(
+            name: "MRZCapture", dependencies: ["MRTDDocument", "CTesseract", "CLeptonica"], swiftSettings: strict),
         .target(
             name: "MRTDSecureMessaging", dependencies: ["ASN1TLV", "ISO7816", "MRTDCrypto"], swiftSettings: strict),
         .target(
@@ -82,6 +88,10 @@ let package = Package(
                 "CanonicalJSON",
             ],
             swiftSettings: strict),
+        // The only importer of FreeType: specimen data pages with their MRZ in OCR-B, and camera-like distortions
+        .target(
+            name: "SpecimenImages", dependencies: ["VirtualChip", "FaceImaging", "CFreeType"],
+            swiftSettings: strict),
         .target(name: "StepUp", dependencies: ["MRTDReader", "CanonicalJSON"], swiftSettings: strict),
         // The only importer of libmicrohttpd
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDShims"], swiftSettings: strict),
@@ -104,7 +114,7 @@ let package = Package(
             dependencies: [
                 "ASN1TLV", "ISO7816", "MRTDCrypto", "MRTDDocument", "MRTDSecureMessaging",
                 "MRTDAccessControl", "MRTDTrust", "MRTDReader", "PCSCTransport", "VirtualChip", "StepUp",
-                "FaceImaging", "KioskService", "HTTPServer", "CanonicalJSON",
+                "FaceImaging", "KioskService", "HTTPServer", "CanonicalJSON", "MRZCapture", "SpecimenImages",
             ],
             swiftSettings: strict),
         // The umbrella module of the `EMRTDKit` product: re-exports the public API, plus the one-call reads
@@ -144,6 +154,10 @@ let package = Package(
             name: "FaceImagingTests", dependencies: ["FaceImaging", "MRTDDocument", "MRTDTestSupport", "VirtualChip"],
             swiftSettings: strict),
         .testTarget(
+            name: "MRZCaptureTests",
+            dependencies: ["MRZCapture", "SpecimenImages", "VirtualChip", "MRTDDocument", "MRTDTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
             name: "MRTDTrustTests",
             dependencies: ["MRTDTrust", "MRTDDocument", "MRTDCrypto", "ASN1TLV", "VirtualChip", "MRTDTestSupport"],
             swiftSettings: strict),
@@ -179,7 +193,8 @@ let package = Package(
             // the Selenium script of KioskBrowserTests, run by python3
             exclude: ["Browser"], swiftSettings: strict),
         .testTarget(
-            name: "EMRTDCLITests", dependencies: ["EMRTDCLI", "emrtd", "PCSCTransport", "MRTDTestSupport"],
+            name: "EMRTDCLITests",
+            dependencies: ["EMRTDCLI", "emrtd", "PCSCTransport", "MRTDTestSupport", "SpecimenImages", "VirtualChip"],
             swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

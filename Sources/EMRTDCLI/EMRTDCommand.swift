@@ -9,7 +9,7 @@ public enum EMRTDCommand {
     public static let commands: [CommandDecl] = [
         DemoCommand.command, ReadersCommand.command, WatchCommand.command, ReadCommand.command,
         VerifyCommand.command, SimulateCommand.command, TrustCommand.command, StepUpCommand.command,
-        ServeCommand.command,
+        ServeCommand.command, MRZCommand.command,
         BenchCommand.command, MetaCommands.completion, MetaCommands.man, MetaCommands.help, MetaCommands.version,
     ]
 

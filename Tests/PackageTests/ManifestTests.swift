@@ -14,15 +14,16 @@ struct ManifestTests {
         "CLibCrypto": 0, "CPCSCLite": 0, "CPCSCLiteShims": 1,
         "CMicroHTTPD": 0, "CMicroHTTPDShims": 1, "COpenJPEG": 0, "CTurboJPEG": 0, "CFaceImagingShims": 1,
         "CProcessShims": 1,
+        "CTesseract": 0, "CLeptonica": 0, "CFreeType": 0,
         // pure foundations
         "ASN1TLV": 1, "ISO7816": 1, "CanonicalJSON": 1,
         // the one importer of each C library, LDS parsing, test support
         "MRTDCrypto": 2, "MRTDDocument": 2, "PCSCTransport": 2, "MRTDTestSupport": 2,
         "FaceImaging": 2, "HTTPServer": 2,
-        "MRTDSecureMessaging": 3, "MRTDTrust": 3,
+        "MRTDSecureMessaging": 3, "MRTDTrust": 3, "MRZCapture": 3,
         "MRTDAccessControl": 4,
         "MRTDReader": 5, "VirtualChip": 5,
-        "StepUp": 6, "EMRTDKit": 6,
+        "StepUp": 6, "EMRTDKit": 6, "SpecimenImages": 6,
         "KioskService": 7,
         "EMRTDCLI": 8,
         "emrtd": 9,

@@ -58,6 +58,8 @@ struct BenchReport: Sendable, Codable {
     var notes: [String]
     /// The face row (FaceBench.swift); nil with --trust-only.
     var face: FaceBenchReport? = nil
+    /// The MRZ-from-image row (MRZBench.swift); nil with --trust-only.
+    var mrz: MRZBenchReport? = nil
 
     func jsonText() -> String {
         CanonicalJSON.string(self)
@@ -84,9 +86,12 @@ struct BenchRunner {
         }
         let startRss = ProcessMemory.rssMB
         var face: FaceBenchReport? = nil
+        var mrz: MRZBenchReport? = nil
         if !settings.trustOnly {
             log("bench: face image, JPEG 2000 decoded and re-encoded as JPEG")
             face = FaceBench.run(runs: max(settings.runs, 9))
+            log("bench: MRZ read from generated 1600×1200 images")
+            mrz = MRZBench.run(perCell: settings.quick ? 1 : 3)
         }
 
         // 1. Peak memory of one full read with verification (the heaviest cell: 60 KB DG2, extended, AES-256).
@@ -187,6 +192,7 @@ struct BenchRunner {
             notes: notes + trust.notes)
         report.clockReadMicroseconds = r3(BenchClock.cpuClockReadNanoseconds / 1000)
         report.face = face
+        report.mrz = mrz
         report.acceptance = Self.acceptance(report)
         report.seconds = r3(Double(BenchClock.wallNanoseconds() &- started) / 1e9)
         return report
@@ -267,6 +273,7 @@ struct BenchRunner {
                     "\(m.loopReads) reads: RSS \(m.rssBeforeLoopMB ?? 0) MB before, \(m.rssAfterLoopMB ?? 0) MB after (\(m.growthMB ?? 0) MB)"
             ))
         if let face = r.face { out.append(FaceBench.acceptance(face)) }
+        if let m = r.mrz { out.append(MRZBench.acceptance(m)) }
         return out
     }
 }
@@ -319,6 +326,7 @@ extension BenchReport {
                     + "  link \(f(row.modelledMs)) ms  CPU share \(f(100 * row.cpuMs / max(row.modelledMs, 0.001)))%")
         }
         if let face { out += FaceBench.text(face) }
+        if let mrz { out += MRZBench.text(mrz) }
         out.append("")
         out.append("== OpenSSL primitives (µs, CPU)")
         for p in primitives { out.append("  " + pad(p.name, 36) + lpad(String(format: "%.3f", p.microseconds), 12)) }

@@ -1,5 +1,6 @@
 import MRTDAccessControl
 import MRTDDocument
+import MRZCapture
 
 /// Parses the ACCESS options of docs/architecture.md §4.1 into an `AccessKey`, with one-line errors that name the
 /// problem but never echo the secret itself.
@@ -30,9 +31,19 @@ enum AccessOptions {
 
     /// The access key, by the one set of access-data rules (`AccessData.key`) the service uses too.
     static func key(from a: ParsedArguments) throws(UsageError) -> AccessKey {
+        var mrz = value(a, "mrz")
+        if let path = a.value("mrz-image") {
+            let others = ["mrz", "document-number", "birth-date", "expiry-date", "can"].filter { a.value($0) != nil }
+            guard others.isEmpty else {
+                throw UsageError("--mrz-image cannot be combined with other access data", code: .conflictingOptions)
+            }
+            do { mrz = try MRZImage.read(path, option: "mrz-image").mrz.raw } catch {
+                throw UsageError(error.message, code: error.code)
+            }
+        }
         do {
             return try AccessData.key(
-                mrz: value(a, "mrz"), documentNumber: a.value("document-number"), dateOfBirth: a.value("birth-date"),
+                mrz: mrz, documentNumber: a.value("document-number"), dateOfBirth: a.value("birth-date"),
                 dateOfExpiry: a.value("expiry-date"), can: value(a, "can"))
         } catch {
             let code: ErrorCode
@@ -41,7 +52,9 @@ enum AccessOptions {
             case .conflicting: code = .conflictingOptions
             case .invalid: code = .badAccessData
             }
-            throw UsageError(error.message(naming: option), code: code)
+            let fromImage = a.value("mrz-image") != nil
+            throw UsageError(
+                error.message(naming: { fromImage && $0 == .mrz ? "--mrz-image" : option($0) }), code: code)
         }
     }
 }

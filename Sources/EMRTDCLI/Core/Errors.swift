@@ -46,6 +46,7 @@ public enum ErrorCode: String, CaseIterable, Sendable {
     case badValue = "bad-value"
     case accessDataMissing = "access-data-missing"
     case badAccessData = "bad-access-data"
+    case mrzImage = "mrz-image"
     case unknownProfile = "unknown-profile"
     case outputNotUsable = "output-not-usable"
     case cannotWrite = "cannot-write"
@@ -74,6 +75,9 @@ public enum ErrorCode: String, CaseIterable, Sendable {
         case .badValue: return "an option value of the wrong form (number, date, hex, file list, …)"
         case .accessDataMissing: return "no MRZ, document number/dates or CAN given"
         case .badAccessData: return "the MRZ, dates, document number or CAN are malformed (the value is never shown)"
+        case .mrzImage:
+            return
+                "the image given to `mrz` or `--mrz-image` is not a JPEG/PNG/PGM image, is too large, or shows no MRZ readable with every check digit holding"
         case .unknownProfile: return "no built-in virtual document or saved profile of that name"
         case .outputNotUsable:
             return

@@ -8,7 +8,11 @@ enum Options {
         OptionDecl(
             "mrz", value: "MRZ",
             help: "the whole MRZ as scanned (TD1, TD2 or TD3), as one argument; - reads it from standard input",
-            secret: true, conflicts: ["document-number", "birth-date", "expiry-date", "can"]),
+            secret: true, conflicts: ["document-number", "birth-date", "expiry-date", "can", "mrz-image"]),
+        OptionDecl(
+            "mrz-image", value: "IMAGE", kind: .file,
+            help: "read the MRZ from a photo or scan of the data page (JPEG, PNG or PGM); it is never printed",
+            conflicts: ["document-number", "birth-date", "expiry-date", "can"]),
         OptionDecl(
             "document-number", value: "NUMBER", help: "the document number (with --birth-date and --expiry-date)",
             secret: true, conflicts: ["can"]),

@@ -8,6 +8,8 @@ public struct Specimen: Sendable, Hashable {
         case td3
         /// ID card, 3 × 30 characters (ICAO 9303-5).
         case td1
+        /// ID card, 2 × 36 characters (ICAO 9303-6).
+        case td2
     }
 
     public var format: Format
@@ -24,7 +26,7 @@ public struct Specimen: Sendable, Hashable {
     public var sex: String
     /// YYMMDD
     public var dateOfExpiry: String
-    /// TD3: personal number / optional data (14). TD1: optional data of line 1 (15).
+    /// TD3: personal number / optional data (14). TD1: optional data of line 1 (15). TD2: optional data (7).
     public var optionalData: String
     /// TD1: optional data of line 2 (11).
     public var optionalData2: String
@@ -121,7 +123,7 @@ public struct Specimen: Sendable, Hashable {
                 + givenNames.replacingOccurrences(of: " ", with: "<"), width)
     }
 
-    /// The MRZ lines with check digits (ICAO 9303-4 §4.2.2 for TD3, 9303-5 §4.2.2 for TD1).
+    /// The MRZ lines with check digits (ICAO 9303-4 §4.2.2 for TD3, 9303-5 §4.2.2 for TD1, 9303-6 §4.2.2 for TD2).
     public var mrzLines: [String] {
         let docNumber = Specimen.field(documentNumber, 9)
         let docCheck = Specimen.check(docNumber)
@@ -149,6 +151,15 @@ public struct Specimen: Sendable, Hashable {
             let composite = Specimen.check(
                 docNumber + docCheck + opt1 + dateOfBirth + dobCheck + dateOfExpiry + doeCheck + opt2)
             return [l1, l2head + composite, nameField(30)]
+        case .td2:
+            let l1 = Specimen.field(documentCode, 2) + Specimen.field(issuingState, 3) + nameField(31)
+            let optional = Specimen.field(optionalData, 7)
+            let composite = Specimen.check(
+                docNumber + docCheck + dateOfBirth + dobCheck + dateOfExpiry + doeCheck + optional)
+            let l2 =
+                docNumber + docCheck + Specimen.field(nationality, 3) + dateOfBirth + dobCheck + Specimen.field(sex, 1)
+                + dateOfExpiry + doeCheck + optional + composite
+            return [l1, l2]
         }
     }
 

@@ -1,0 +1,5 @@
+#ifndef EMRTDKIT_CFREETYPE_SHIM_H
+#define EMRTDKIT_CFREETYPE_SHIM_H
+#include <ft2build.h>
+#include FT_FREETYPE_H
+#endif

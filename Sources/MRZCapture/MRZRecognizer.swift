@@ -1,0 +1,369 @@
+internal import CLeptonica
+import Foundation
+public import MRTDDocument
+
+/// An MRZ read from an image, every check digit holding.
+public struct MRZRecognition: Sendable, CustomStringConvertible {
+    public let mrz: MRZ
+    /// Tesseract's mean character confidence over the zone, 0…1.
+    public let confidence: Double
+    /// Characters changed from what OCR read (digit/letter confusions in fields of one kind, fillers).
+    public let corrections: Int
+
+    /// Redacted: the MRZ is an access key.
+    public var description: String {
+        "MRZRecognition(\(mrz.format.rawValue), confidence \(Int(confidence * 100)) %, \(corrections) corrections)"
+    }
+}
+
+/// Finds the machine-readable zone in a photo or scan (JPEG, PNG or PGM/PPM) and reads it (ICAO 9303-3 §4):
+///
+/// 1. the header is checked against `MRZCaptureLimits` before anything is decoded;
+/// 2. the image is reduced to grey at about 1,200 pixels, dark detail is lifted out of uneven light (black
+///    top-hat), its skew is measured (±12°) and undone;
+/// 3. text lines are merged into bars; the MRZ is the widest group of 2 or 3 equally long, left-aligned bars at
+///    the line spacing of the zone;
+/// 4. each line is cut from the full-resolution image, scaled to a 34-pixel character height and read by Tesseract
+///    (LSTM, `eng`, whitelist `A–Z 0–9 <`, one line, no dictionaries); OCR-B is monospaced, so each character is put
+///    in its column by position, which fixes the count of long filler runs;
+/// 5. `MRZCorrection` returns an MRZ only when every check digit holds, resolving a confusion only when one
+///    reading alone makes them hold.
+///
+/// Images live in memory only: every Leptonica image is overwritten before it is freed. One recognizer holds one
+/// Tesseract engine (about 100 ms to load); calls on it are serialised.
+public final class MRZRecognizer: @unchecked Sendable {
+    public let limits: MRZCaptureLimits
+    private let engine: TesseractEngine
+    private let lock = NSLock()
+
+    /// `dataPath`: the folder holding `eng.traineddata` (nil: Tesseract's own default or `TESSDATA_PREFIX`).
+    public init(limits: MRZCaptureLimits = .standard, dataPath: String? = nil) throws(MRZCaptureError) {
+        LeptonicaSetup.quiet
+        self.limits = limits
+        engine = try TesseractEngine(dataPath: dataPath)
+    }
+
+    /// The image formats accepted, by their leading bytes.
+    public enum ImageFormat: String, Sendable { case jpeg, png, pnm }
+
+    /// The declared format and size, checked against `limits`; nothing is decoded.
+    public static func checkHeader(_ bytes: [UInt8], limits: MRZCaptureLimits = .standard) throws(MRZCaptureError)
+        -> (format: ImageFormat, width: Int, height: Int)
+    {
+        LeptonicaSetup.quiet
+        guard bytes.count <= limits.maxInputBytes else {
+            throw MRZCaptureError(.tooLarge, "\(bytes.count) bytes exceed the limit of \(limits.maxInputBytes)")
+        }
+        let format: ImageFormat
+        if bytes.starts(with: [0xFF, 0xD8, 0xFF]) {
+            format = .jpeg
+        } else if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
+            format = .png
+        } else if bytes.count >= 3, bytes[0] == UInt8(ascii: "P"),
+            (UInt8(ascii: "1")...UInt8(ascii: "6")).contains(bytes[1]),
+            [0x20, 0x09, 0x0A, 0x0D].contains(bytes[2])
+        {
+            format = .pnm
+        } else {
+            throw MRZCaptureError(.notAnImage, "not a JPEG, PNG or PGM/PPM image")
+        }
+        var f: Int32 = 0
+        var w: Int32 = 0
+        var h: Int32 = 0
+        var bps: Int32 = 0
+        var spp: Int32 = 0
+        var cmap: Int32 = 0
+        let status = bytes.withUnsafeBufferPointer { b in
+            pixReadHeaderMem(b.baseAddress, b.count, &f, &w, &h, &bps, &spp, &cmap)
+        }
+        guard status == 0, w > 0, h > 0 else {
+            throw MRZCaptureError(.decodeFailed, "the \(format.rawValue) header could not be read")
+        }
+        guard Int(w) <= limits.maxSide, Int(h) <= limits.maxSide, Int(w) * Int(h) <= limits.maxPixels else {
+            throw MRZCaptureError(
+                .tooLarge,
+                "\(w) × \(h) pixels exceed the limit (\(limits.maxSide) per side, \(limits.maxPixels) in all)")
+        }
+        return (format, Int(w), Int(h))
+    }
+
+    /// Reads the MRZ in `bytes`.
+    public func recognize(_ bytes: [UInt8]) throws(MRZCaptureError) -> MRZRecognition {
+        let header = try Self.checkHeader(bytes, limits: limits)
+        let decoded = try bytes.withUnsafeBufferPointer { b throws(MRZCaptureError) in
+            try PixImage.checked(pixReadMem(b.baseAddress, b.count), "decoding the \(header.format.rawValue) image")
+        }
+        guard decoded.width == header.width, decoded.height == header.height else {
+            throw MRZCaptureError(.decodeFailed, "the decoded size differs from the header's")
+        }
+        let gray = try PixImage.checked(pixConvertTo8(decoded.pix, 0), "pixConvertTo8")
+        lock.lock()
+        defer { lock.unlock() }
+        return try read(gray)
+    }
+
+    // MARK: - Steps
+
+    /// A line of the zone in the deskewed full-resolution image.
+    struct LineBox {
+        var x: Double
+        var y: Double
+        var w: Double
+        var h: Double
+    }
+
+    func read(_ gray: PixImage) throws(MRZCaptureError) -> MRZRecognition {
+        let (angle, lines) = try locate(gray)
+        let upright = abs(angle) > 0.15 ? try gray.rotated(angle * Double.pi / 180) : gray
+        // Two readings of every line, at two scales and from two preparations, must agree wherever the check
+        // digits could not catch a misread (MRZCorrection.agree).
+        var first: [[TesseractEngine.Symbol]] = []
+        var second: [[TesseractEngine.Symbol]] = []
+        var images: [LineImage] = []
+        var others: [LineImage] = []
+        for box in lines {
+            let line = try lineImage(upright, box, height: 34, clean: true)
+            images.append(line)
+            first.append(engine.read(line.image))
+            let other = try lineImage(upright, box, height: 27, clean: true)
+            others.append(other)
+            second.append(engine.read(other.image))
+        }
+        let format: MRZFormat
+        if lines.count == 3 {
+            format = .td1
+        } else {
+            let n = Double(first.map(\.count).max() ?? 0)
+            format = abs(n - 44) < abs(n - 36) ? .td3 : .td2
+        }
+        let n = format.lineLength
+        func columns(_ read: [[TesseractEngine.Symbol]], _ images: [LineImage]) throws(MRZCaptureError) -> [[Character]]
+        {
+            var out: [[Character]] = []
+            for (i, symbols) in read.enumerated() {
+                guard var line = Self.assignColumns(symbols, count: n, left: images[i].left, right: images[i].right),
+                    Self.settleFillers(&line, images[i])
+                else {
+                    throw MRZCaptureError(.unreadable, "line \(i + 1) of the zone could not be read column by column")
+                }
+                out.append(line)
+            }
+            return out
+        }
+        let a = try columns(first, images)
+        let b = try columns(second, others)
+        guard MRZCorrection.agree(a, b, format: format) else {
+            throw MRZCaptureError(.unreadable, "two readings of the zone disagree where the check digits cannot tell")
+        }
+        guard let (mrz, changes) = MRZCorrection.correct(a, format: format) ?? MRZCorrection.correct(b, format: format)
+        else {
+            throw MRZCaptureError(.unreadable, "the \(format.rawValue) zone's check digits do not hold")
+        }
+        let symbols = first.flatMap { $0 }
+        let confidence = symbols.reduce(0) { $0 + $1.confidence } / Double(max(1, symbols.count))
+        return MRZRecognition(mrz: mrz, confidence: min(1, confidence / 100), corrections: changes)
+    }
+
+    /// The skew in degrees and the zone's lines in the deskewed full-resolution image.
+    func locate(_ gray: PixImage) throws(MRZCaptureError) -> (Double, [LineBox]) {
+        let s = min(1, 1200 / Double(max(gray.width, gray.height)))
+        let work = s < 1 ? try gray.scaled(s) : gray
+        let kernel = max(9, Int(Double(max(work.width, work.height)) / 70))
+        let text = try work.smoothed(1).textOnWhite(kernel: kernel)
+        let threshold = 200
+        let angle = try text.binary(below: threshold).skew(range: 12) ?? 0
+        let upright = abs(angle) > 0.15 ? try text.rotated(angle * Double.pi / 180) : text
+        let bars = try upright.binary(below: threshold).opened(1, 2).closedHorizontally(
+            max(7, Int(Double(max(work.width, work.height)) / 40)))
+        let boxes = bars.components().filter { b in
+            b.h >= 5 && b.w >= 6 * b.h && Double(b.w) >= 0.12 * Double(work.width)
+        }
+        guard
+            let group = Self.zone(
+                boxes.map { LineBox(x: Double($0.x), y: Double($0.y), w: Double($0.w), h: Double($0.h)) })
+        else { throw MRZCaptureError(.noMRZFound, "no band of 2 or 3 machine-readable lines was found") }
+        return (angle, group.map { LineBox(x: $0.x / s, y: $0.y / s, w: $0.w / s, h: $0.h / s) })
+    }
+
+    /// The widest group of 2 or 3 bars of equal length, left-aligned, at the zone's line spacing (4.23 mm for a
+    /// 2.4 mm character height: 1.2–2.8 heights), top to bottom.
+    static func zone(_ bars: [LineBox]) -> [LineBox]? {
+        let sorted = bars.sorted { $0.y < $1.y }
+        func follows(_ a: LineBox, _ b: LineBox) -> Bool {
+            let wmax = max(a.w, b.w)
+            let hmean = (a.h + b.h) / 2
+            let dy = (b.y + b.h / 2) - (a.y + a.h / 2)
+            return abs(a.w - b.w) <= 0.07 * wmax && abs(a.x - b.x) <= 0.05 * wmax
+                && max(a.h, b.h) <= 1.6 * min(a.h, b.h) && dy >= 1.2 * hmean && dy <= 2.8 * hmean
+        }
+        var best: [LineBox]?
+        for i in sorted.indices {
+            for j in sorted.indices where j > i && follows(sorted[i], sorted[j]) {
+                var group = [sorted[i], sorted[j]]
+                if let k = sorted.indices.first(where: { $0 > j && follows(sorted[j], sorted[$0]) }) {
+                    group.append(sorted[k])
+                }
+                let better: Bool
+                if let b = best {
+                    better =
+                        group.count > b.count || (group.count == b.count && group[0].w > b[0].w * 1.02)
+                        || (group.count == b.count && abs(group[0].w - b[0].w) <= b[0].w * 0.02 && group[0].y > b[0].y)
+                } else {
+                    better = true
+                }
+                if better { best = group }
+            }
+        }
+        return best
+    }
+
+    /// One line cut from the deskewed image, scaled to a 34-pixel character height, as dark text on white; with the
+    /// horizontal extent of its ink.
+    struct LineImage {
+        let image: PixImage
+        /// The ink's horizontal extent.
+        let left: Double
+        let right: Double
+        /// Dark pixels per column, and the height of the ink (the character height).
+        let columnInk: [Int]
+        let inkHeight: Int
+        /// 1 where a pixel is ink, rows top to bottom.
+        let mask: [UInt8]
+        let width: Int
+        let height: Int
+    }
+
+    func lineImage(_ image: PixImage, _ box: LineBox, height: Double, clean useTopHat: Bool) throws(MRZCaptureError)
+        -> LineImage
+    {
+        let mx = box.h * 0.8
+        let my = box.h * 0.3
+        let x0 = max(0, Int(box.x - mx))
+        let y0 = max(0, Int(box.y - my))
+        let x1 = min(image.width, Int(box.x + box.w + mx))
+        let y1 = min(image.height, Int(box.y + box.h + my))
+        guard x1 - x0 > 8, y1 - y0 > 4 else { throw MRZCaptureError(.noMRZFound, "the zone lies outside the image") }
+        let crop = try image.clipped(x: x0, y: y0, w: x1 - x0, h: y1 - y0)
+        let f = height / box.h
+        let scaled = try crop.scaled(f)
+        let clean = useTopHat ? try scaled.textOnWhite(kernel: Int(height * 1.2)) : scaled
+        // The ink's extent: columns holding at least two dark pixels.
+        let px = clean.grayBytes()
+        let w = clean.width
+        let h = clean.height
+        var first = -1
+        var last = -1
+        var ink = [Int](repeating: 0, count: w)
+        var rows = [Int](repeating: 0, count: h)
+        var mask = [UInt8](repeating: 0, count: w * h)
+        px.withUnsafeBufferPointer { p in
+            for y in 0..<h {
+                for x in 0..<w where p[y * w + x] < 140 {
+                    ink[x] += 1
+                    rows[y] += 1
+                    mask[y * w + x] = 1
+                }
+            }
+        }
+        for x in 0..<w where ink[x] >= 2 {
+            if first < 0 { first = x }
+            last = x
+        }
+        guard first >= 0 else { throw MRZCaptureError(.unreadable, "a line of the zone holds no ink") }
+        let minRow = max(3, (last - first) / 60)
+        let top = rows.firstIndex { $0 >= minRow } ?? 0
+        let bottom = rows.lastIndex { $0 >= minRow } ?? h - 1
+        return LineImage(
+            image: clean, left: Double(first), right: Double(last + 1), columnInk: ink, inkHeight: bottom - top + 1,
+            mask: mask, width: w, height: h)
+    }
+
+    /// OCR miscounts long runs of the filler '<' and reads it as K or S. OCR-B's '<' has a shape no letter or digit
+    /// has: its left end is a point at mid-height, its right end two arms apart with nothing between them, and no
+    /// column of it is taller than about half the line. Each cell is measured: a '<' shape is a filler whatever OCR
+    /// said; an empty cell, or one OCR read nothing in that is not a '<', makes the line unreadable.
+    static func settleFillers(_ line: inout [Character], _ image: LineImage) -> Bool {
+        let n = line.count
+        let pitch = (image.right - image.left) / (Double(n) - 0.3)
+        let w = image.width
+        let m = image.mask
+        var tops: [Int] = []
+        var cells: [(a: Int, b: Int, top: Int, bottom: Int)] = []
+        for i in 0..<n {
+            let centre = image.left + 0.35 * pitch + Double(i) * pitch
+            let a = max(0, Int(centre - 0.42 * pitch))
+            let b = min(w, Int(centre + 0.42 * pitch) + 1)
+            var top = -1
+            var bottom = -1
+            if a < b {
+                for y in 0..<image.height {
+                    var count = 0
+                    for x in a..<b { count += Int(m[y * w + x]) }
+                    if count >= 1 {
+                        if top < 0 { top = y }
+                        bottom = y
+                    }
+                }
+            }
+            cells.append((a, b, top, bottom))
+            tops.append(top < 0 ? 0 : bottom - top + 1)
+        }
+        let tall = Double(tops.sorted()[min(n - 1, n * 9 / 10)])
+        guard tall > 6 else { return false }
+        func isFiller(_ c: (a: Int, b: Int, top: Int, bottom: Int)) -> Bool? {
+            guard c.top >= 0 else { return nil }
+            var xmin = Int.max
+            var xmax = -1
+            var tallest = 0
+            for x in c.a..<c.b {
+                var count = 0
+                for y in c.top...c.bottom { count += Int(m[y * w + x]) }
+                if count > 0 {
+                    xmin = min(xmin, x)
+                    xmax = max(xmax, x)
+                }
+                tallest = max(tallest, count)
+            }
+            guard xmax >= xmin, Double(tallest) <= 0.6 * tall else { return false }
+            let q = max(1, (xmax - xmin + 1) / 4)
+            func rows(_ x0: Int, _ x1: Int) -> [Int] {
+                (c.top...c.bottom).filter { y in (x0...x1).contains { m[y * w + $0] != 0 } }
+            }
+            let left = rows(xmin, xmin + q - 1)
+            guard let l0 = left.first, let l1 = left.last, Double(l1 - l0 + 1) <= 0.45 * tall else { return false }
+            let right = Set(rows(xmax - q + 1, xmax))
+            let h = c.bottom - c.top + 1
+            let upper = (c.top..<(c.top + h * 35 / 100)).contains { right.contains($0) }
+            let lower = ((c.bottom - h * 35 / 100 + 1)...c.bottom).contains { right.contains($0) }
+            let mid = c.top + h / 2
+            let middle = ((mid - h / 10)...(mid + h / 10)).contains { right.contains($0) }
+            return upper && lower && !middle
+        }
+        for i in 0..<n {
+            switch isFiller(cells[i]) {
+            case .none: return false
+            case .some(true): line[i] = "<"
+            case .some(false): if line[i] == "?" { return false }
+            }
+        }
+        return true
+    }
+
+    /// OCR-B is monospaced: each symbol goes to the column its centre falls in. Two symbols in one column keep the
+    /// more confident; an empty column becomes a filler only inside a run of fillers (where OCR miscounts them).
+    static func assignColumns(_ symbols: [TesseractEngine.Symbol], count n: Int, left: Double, right: Double)
+        -> [Character]?
+    {
+        guard !symbols.isEmpty, right > left else { return nil }
+        let pitch = (right - left) / (Double(n) - 0.3)
+        var cells: [TesseractEngine.Symbol?] = Array(repeating: nil, count: n)
+        for s in symbols {
+            let centre = Double(s.left) + (Double(s.right - s.left) * (Double(s.index) + 0.5) / Double(s.of))
+            let col = Int(((centre - left - 0.35 * pitch) / pitch).rounded())
+            guard col >= 0, col < n else { return nil }
+            if let other = cells[col], other.confidence >= s.confidence { continue }
+            cells[col] = s
+        }
+        return cells.map { $0?.character ?? "?" }
+    }
+}

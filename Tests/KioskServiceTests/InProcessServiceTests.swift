@@ -73,6 +73,12 @@ struct InProcessServiceTests {
     /// Starts a read on `reader` and waits (at most 60 s) until it is finished; the final `GET /v1/reads/{id}` answer.
     static func read(_ api: KioskAPI, reader: String, body extra: [String: Any]) async throws -> (String, HTTPResponse)
     {
+        // as a terminal does: wait until the service reports the reader (its monitor runs on its own task)
+        for _ in 0..<300 {
+            let listed = object(await request(api, "GET", "/v1/readers"))["readers"] as? [[String: Any]] ?? []
+            if listed.contains(where: { $0["name"] as? String == reader }) { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
         var body = extra
         body["reader"] = reader
         let started = await request(api, "POST", "/v1/reads", json: body)

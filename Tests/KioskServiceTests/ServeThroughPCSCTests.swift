@@ -300,9 +300,15 @@ struct ServeThroughPCSCTests {
         // a second read on a busy reader is refused
         let busy = try service.http.json("POST", "/v1/reads", token: service.token, body(a, reader: Harness.reader0))
         #expect(busy.status == 409)
-        let readers =
-            try service.http.request("GET", "/v1/readers", token: service.token).json?["readers"] as? [[String: Any]]
-            ?? []
+        // the reader monitor may report the readers a moment after the reads started (a loaded machine): ask again
+        var readers: [[String: Any]] = []
+        for _ in 0..<100 {
+            readers =
+                try service.http.request("GET", "/v1/readers", token: service.token).json?["readers"]
+                as? [[String: Any]] ?? []
+            if readers.count >= 2 { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
         #expect(readers.filter { $0["busy"] as? Bool == true }.count == 2, "\(readers)")
         let simA = try Harness.simulate(a, slot: 0)
         defer { Harness.stop(simA) }

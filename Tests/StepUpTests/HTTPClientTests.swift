@@ -299,7 +299,9 @@ import Testing
         let rec = Recorder()
         let started = Date()
         let e = await stepUpError { _ = try await startClient(s, rec, timeout: f.timeout).start(try startRequest()) }
-        #expect(Date().timeIntervalSince(started) < 5, "bounded wait")
+        // no real wait happens (the client's sleeps are recorded and checked below); the bound only catches a hang,
+        // with room for a machine busy with the parallel suite
+        #expect(Date().timeIntervalSince(started) < 30, "bounded wait")
         #expect(e?.code == f.code, "\(e.map(String.init(describing:)) ?? "nil")")
         #expect(e?.step == .startStepUp)
         #expect(e?.httpStatus == f.status)

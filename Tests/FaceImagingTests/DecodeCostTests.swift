@@ -1,4 +1,5 @@
 import Foundation
+import MRTDTestSupport
 import Testing
 import VirtualChip
 
@@ -129,7 +130,7 @@ struct DecodeCostTests {
 
     /// A progressive JPEG from libjpeg (the 39794-5 sample face, 1024 × 1024) passes the scan count and is decoded
     /// scaled to fit the display limit.
-    @Test func largeJPEGIsDecodedScaled() throws {
+    @Test(.sharedFixtures) func largeJPEGIsDecodedScaled() throws {
         let jpeg = try Samples.iso39794JPEG()
         #expect(try JPEGCodec.countScans(jpeg, limit: 100) <= ImageLimits.standard.maxScans)
         let (log, result) = Self.logged { () throws(ImageCodecError) in try DisplayImage.decode(jpeg) }

@@ -27,7 +27,8 @@ enum ChipAnswersTarget {
     }
 
     /// One read over `transport` with the fixed key and randomness, waited for on this (libFuzzer's) thread.
-    static func read(over transport: any CardTransport) {
+    @discardableResult
+    static func read(over transport: any CardTransport) -> String {
         guard
             let key = try? MRZKey(documentNumber: documentNumber, dateOfBirth: dateOfBirth, dateOfExpiry: dateOfExpiry)
         else { preconditionFailure("the fixed MRZ key is valid") }
@@ -35,12 +36,18 @@ enum ChipAnswersTarget {
             accessKey: .mrz(key), allowBACFallback: true, maxResumptions: 0, representTimeout: 0,
             random: FixedRandom())
         let done = DispatchSemaphore(value: 0)
+        let outcome = Mutex("")
         Task {
-            let result = try? await DocumentReader(transport: transport, options: options).read()
-            touch(result)
+            do {
+                let result = try await DocumentReader(transport: transport, options: options).read()
+                outcome.withLock { $0 = "read \(result.files.count) files" }
+            } catch {
+                outcome.withLock { $0 = "failed: \(error)" }
+            }
             done.signal()
         }
         done.wait()
+        return outcome.withLock { $0 }
     }
 
     /// The input split into response APDUs (at most `maxAnswers`).
@@ -96,8 +103,20 @@ enum ChipAnswersTarget {
             profile.dateOfExpiry = dateOfExpiry
             let recorder = RecordingTransport(
                 LocalCardTransport(emulator: VirtualChip(profile: profile)))
-            read(over: recorder)
-            out.append((name, encode(recorder.answers.withLock { $0 })))
+            let recording = read(over: recorder)
+            let answers = recorder.answers.withLock { $0 }
+            let seed = encode(answers)
+            // How far a replay of the seed follows the recorded conversation: the same commands mean the reader
+            // accepted the replayed answers (cryptograms, MACs) up to there.
+            let replay = ScriptedTransport(answers: ChipAnswersTarget.answers(seed))
+            read(over: replay)
+            let sent = replay.commands.withLock { $0 }
+            let recorded = recorder.commands.withLock { $0 }
+            let same = min(zip(sent, recorded).prefix { $0 == $1 }.count, maxAnswers)
+            print(
+                "chip-answers seed \(name): the recorded read \(recording); the replay repeats \(same) of"
+                    + " \(min(recorded.count, maxAnswers)) commands")
+            out.append((name, seed))
         }
         out.append(("select-fails", encode([ResponseAPDU(sw: 0x6A82), ResponseAPDU(sw: 0x6A82)])))
         return out
@@ -116,7 +135,10 @@ final class ScriptedTransport: CardTransport {
     init(answers: [ResponseAPDU]) { script = Mutex(answers.reversed()) }
     var capabilities: TransportCapabilities { .extended }
     var atr: [UInt8] { [0x3B, 0x80, 0x80, 0x01, 0x01] }
+    /// The commands received (seed generation compares them with a recorded conversation).
+    let commands = Mutex<[CommandAPDU]>([])
     func transmit(_ command: CommandAPDU) async throws -> ResponseAPDU {
+        commands.withLock { if $0.count < ChipAnswersTarget.maxAnswers + 1 { $0.append(command) } }
         guard let next = script.withLock({ $0.popLast() }) else {
             throw TransportError(.cardRemoved, function: "transmit", "the fuzz script has no more answers")
         }
@@ -129,11 +151,13 @@ final class ScriptedTransport: CardTransport {
 final class RecordingTransport: CardTransport {
     let inner: any CardTransport
     let answers = Mutex<[ResponseAPDU]>([])
+    let commands = Mutex<[CommandAPDU]>([])
     init(_ inner: any CardTransport) { self.inner = inner }
     var name: String { inner.name }
     var capabilities: TransportCapabilities { get async { await inner.capabilities } }
     var atr: [UInt8] { get async throws { try await inner.atr } }
     func transmit(_ command: CommandAPDU) async throws -> ResponseAPDU {
+        commands.withLock { $0.append(command) }
         let r = try await inner.transmit(command)
         answers.withLock { $0.append(r) }
         return r

@@ -21,6 +21,8 @@ let package = Package(
                 "MRTDAccessControl", "MRTDTrust", "MRTDReader", "PCSCTransport", "VirtualChip", "StepUp", "FaceImaging",
                 "CanonicalJSON",
             ]),
+        // the kiosk service (`emrtd serve`) and its HTTP server, for programs that host or test the service in process
+        .library(name: "EMRTDKitService", targets: ["HTTPServer", "KioskService"]),
     ],
     targets: [
         // C libraries

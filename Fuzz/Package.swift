@@ -12,7 +12,7 @@ import PackageDescription
 let targetNames = [
     "tlv", "mrz", "com", "dg1", "dg2", "face-19794", "face-39794", "dg11", "dg12", "dg14", "dg15", "dg16",
     "lds-other", "security-infos", "sod", "x509", "crl", "master-list", "sm-unwrap", "stepup-context", "readers",
-    "face-image",
+    "face-image", "clone-detection", "pem", "chip-answers", "service-request",
 ]
 
 let package = Package(
@@ -20,7 +20,12 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [.package(path: "EMRTDKit")],
     targets: [
-        .target(name: "FuzzSupport", dependencies: [.product(name: "EMRTDKit", package: "EMRTDKit")])
+        .target(
+            name: "FuzzSupport",
+            dependencies: [
+                .product(name: "EMRTDKit", package: "EMRTDKit"),
+                .product(name: "EMRTDKitService", package: "EMRTDKit"),
+            ])
     ]
         + targetNames.map { name in
             .executableTarget(name: "fuzz-\(name)", dependencies: ["FuzzSupport"])

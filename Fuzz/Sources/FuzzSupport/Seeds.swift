@@ -64,6 +64,11 @@ public enum SeedCorpus {
                 .mrz, name + "-key",
                 Array("\(doc.profile.documentNumber)|\(doc.profile.dateOfBirth)|\(doc.profile.dateOfExpiry)".utf8))
             for file: LDSFile in [.com, .dg1, .dg14, .dg15] { add(.tlv, "\(name)-\(file.rawValue)", f[file]) }
+            add(.pem, name + "-csca-der", doc.cscaCertificate)
+            add(
+                .pem, name + "-chain",
+                pem("CERTIFICATE", doc.cscaCertificate) + pem("CERTIFICATE", doc.documentSignerCertificate))
+            add(.pem, name + "-crl", pem("X509 CRL", doc.crl))
             if name == SpecimenGenerator.defaultProfileName {
                 // One DG2 only (they are large and alike); its face record for the record target.
                 add(.dg2, name, f[.dg2])
@@ -177,6 +182,9 @@ public enum SeedCorpus {
                 #"{"schema":"emrtd.readers/1","readers":[{"id":"a","vendor":"V","model":"M","match":["*Virtual PCD*"],"extendedLength":true,"maxCommandSize":261,"maxResponseSize":258,"quirks":[{"id":"q","description":"d","workaround":null}],"sources":[{"title":"t","url":"https://example.test"}],"status":"untested"}]}"#
                     .utf8))
         for (name, bytes) in try SMUnwrapTarget.seeds() { add(.smUnwrap, name, bytes) }
+        for (name, bytes) in try ChipAnswersTarget.seeds() { add(.chipAnswers, name, bytes) }
+        for (name, bytes) in ServiceRequestTarget.seeds { add(.serviceRequest, name, bytes) }
+        for (name, json) in cloneDetectionSeeds { add(.cloneDetection, name, Array(json.utf8)) }
         return s
     }
 
@@ -227,6 +235,43 @@ public enum SeedCorpus {
         return tlv([0x70], tlv([0x02], [0x02]) + person(0xA1, "SPECIMEN<<ANNA") + person(0xA2, "SPECIMEN<<ERIK"))
     }
 
+    /// `block` as PEM text: the label's BEGIN and END lines around its Base64, 64 characters a line.
+    static func pem(_ label: String, _ block: [UInt8]?) -> [UInt8] {
+        guard let block else { return [] }
+        let b64 = Data(block).base64EncodedString(options: .lineLength64Characters)
+        return Array("-----BEGIN \(label)-----\n\(b64)\n-----END \(label)-----\n".utf8)
+    }
+
+    /// clone-detection.json records (`EvidenceBundle`'s "emrtd.clone-detection/1") in the shapes a read writes:
+    /// BAC or PACE access control, each Chip Authentication outcome, an Active Authentication transcript (invented
+    /// hex, a made-up key), a recorded failure and a PACE-CAM record.
+    static var cloneDetectionSeeds: [(String, String)] {
+        let aa =
+            #""activeAuthentication":{"challenge":"0102030405060708","signature":"00112233445566778899aabbccddeeff","publicKeyInfo":"3059301306072a8648ce3d020106082a8648ce3d030107034200041122","signatureAlgorithm":"ecdsa-with-SHA256"}"#
+        let pace =
+            #""accessControl":{"protocol":"PACE","password":"MRZ","protocolOID":"0.4.0.127.0.7.2.2.4.2.2","parameterId":13,"fellBackToBAC":false}"#
+        let bac = #""accessControl":{"protocol":"BAC","password":"MRZ","fellBackToBAC":true}"#
+        let cam =
+            #""chipAuthenticationMapping":{"encryptedChipAuthenticationData":"aabb","chipAuthenticationData":"ccdd","chipMappingPublicKey":"04aabb","curve":{"p":"ff","a":"01","b":"02","generator":"0403","order":"07","cofactor":"01"}}"#
+        func record(_ outcome: String, _ detail: String, _ more: [String]) -> String {
+            ([
+                "\"schema\":\"emrtd.clone-detection/1\"",
+                #""chipAuthentication":{"outcome":"\#(outcome)","detail":"\#(detail)"}"#,
+            ]
+                + more).joined(separator: ",").wrappedInBraces
+        }
+        return [
+            ("ca-succeeded-aa", record("succeeded", "CA-ECDH-AES-CBC-CMAC-128", [pace, aa])),
+            ("ca-failed", record("failed", "the chip did not answer", [bac])),
+            (
+                "not-available-aa-failure",
+                record("notAvailable", "", [bac, #""activeAuthenticationFailure":"no answer""#])
+            ),
+            ("not-performed", record("notPerformed", "no DG14", [#""activeAuthenticationNotPerformed":"no DG15""#])),
+            ("pace-cam", record("succeeded", "PACE-CAM", [pace, cam])),
+        ]
+    }
+
     /// Step-up inputs in every shape `StepUpInput.parse` accepts (invented tokens and ids).
     static var stepUpSeeds: [(String, String)] {
         let operation =
@@ -248,4 +293,8 @@ public enum SeedCorpus {
             ("error", #"{"type":"https://example.test/errors/x","title":"T","status":400,"detail":"d","traceId":"t"}"#),
         ]
     }
+}
+
+extension String {
+    fileprivate var wrappedInBraces: String { "{" + self + "}" }
 }

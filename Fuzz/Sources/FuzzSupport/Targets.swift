@@ -5,6 +5,7 @@ import ISO7816
 import MRTDAccessControl
 import MRTDCrypto
 import MRTDDocument
+import MRTDReader
 import MRTDSecureMessaging
 import MRTDTrust
 import PCSCTransport
@@ -38,6 +39,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case stepUpContext = "stepup-context"
     case readers
     case faceImage = "face-image"
+    case cloneDetection = "clone-detection"
+    case pem
+    case chipAnswers = "chip-answers"
+    case serviceRequest = "service-request"
 
     /// Runs one input. Never throws: every Swift error is the parser's ordinary answer.
     public func run(_ bytes: [UInt8]) {
@@ -64,6 +69,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .stepUpContext: Self.stepUp(bytes)
         case .readers: Self.readers(bytes)
         case .faceImage: Self.faceImage(bytes)
+        case .cloneDetection: FileTargets.cloneDetection(bytes)
+        case .pem: FileTargets.pem(bytes)
+        case .chipAnswers: ChipAnswersTarget.run(bytes)
+        case .serviceRequest: ServiceRequestTarget.run(bytes)
         }
     }
 

@@ -1,0 +1,13 @@
+// The "service-request" fuzz target (FuzzTarget.serviceRequest); built and run by Fuzz/run (docs/reliability.md, "Fuzzing").
+import FuzzSupport
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    FuzzEntry.testOneInput(.serviceRequest, data, size)
+}
+
+/// SwiftPM links an executable with `main` = `fuzz_service_request_main`: start libFuzzer's driver from here.
+@_cdecl("fuzz_service_request_main")
+public func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
+    FuzzEntry.main(.serviceRequest, argc, argv, fuzzTestOneInput)
+}

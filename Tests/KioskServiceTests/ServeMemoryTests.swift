@@ -8,7 +8,8 @@ import Testing
 /// number generated for this run — in the request body, the chip's DG1, the report — and finds it before the
 /// DELETE (so the scan sees what it looks for) and nowhere after.
 @Suite(
-    "emrtd serve leaves no MRZ in memory", .serialized, .timeLimit(.minutes(2)),
+    // the limit includes the wait for the vpcd slot, which the other pcscd suites hold in turn
+    "emrtd serve leaves no MRZ in memory", .serialized, .timeLimit(.minutes(6)),
     .enabled(
         if: PCSCTestEnvironment.isAvailable,
         Comment(rawValue: PCSCTestEnvironment.unavailableReason ?? "pcscd/vpcd available")))

@@ -6,7 +6,8 @@ import Testing
 /// `emrtd serve` and `emrtd simulate` as separate processes, through libpcsclite, pcscd and vpcd, with an
 /// HTTP client in the test, as a kiosk deployment runs it. Skipped, with the reason printed, without pcscd/vpcd.
 @Suite(
-    "emrtd serve through pcscd and vpcd", .serialized, .timeLimit(.minutes(2)),
+    // the limit includes the wait for the vpcd slot, which the other pcscd suites hold in turn
+    "emrtd serve through pcscd and vpcd", .serialized, .timeLimit(.minutes(6)),
     .enabled(
         if: PCSCTestEnvironment.isAvailable,
         Comment(rawValue: PCSCTestEnvironment.unavailableReason ?? "pcscd/vpcd available")))

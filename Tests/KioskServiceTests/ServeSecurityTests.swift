@@ -152,11 +152,11 @@ struct ServeSecurityTests {
         defer { s.stop() }
         kill(s.process.processIdentifier, SIGHUP)
         // the first reload must have read the good file before it is spoilt
-        try await Task.sleep(for: .milliseconds(500))
+        try await Task.sleep(for: .seconds(2))
         try Data("not a certificate any more".utf8).write(to: trust)
-        try await Task.sleep(for: .milliseconds(300))
+        try await Task.sleep(for: .seconds(2))  // a loaded machine handles the signal late
         kill(s.process.processIdentifier, SIGHUP)
-        try await Task.sleep(for: .milliseconds(300))
+        try await Task.sleep(for: .seconds(2))  // a loaded machine handles the signal late
         #expect(try s.http.request("GET", "/v1/health", token: s.token).status == 200)
         kill(s.process.processIdentifier, SIGTERM)
         s.process.waitUntilExit()

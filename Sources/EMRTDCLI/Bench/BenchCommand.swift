@@ -1,3 +1,4 @@
+import CanonicalJSON
 import Foundation
 
 /// `emrtd bench`: APDUs, bytes, CPU and modelled reading time per profile and phase, against the floor
@@ -41,9 +42,7 @@ enum BenchCommand {
             let log: @Sendable (String) -> Void = { line in if !quiet { Console.err(line) } }
             if settings.hostileImagesOnly {
                 let rows = await HostileBench.run(runs: settings.runs, imagesOnly: true, log: log)
-                let enc = JSONEncoder()
-                enc.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                let json = String(decoding: (try? enc.encode(rows)) ?? Data(), as: UTF8.self)
+                let json = CanonicalJSON.string(rows)
                 Console.out(settings.json ? json : rows.textLines().joined(separator: "\n"))
                 return ExitStatus.ok.rawValue
             }

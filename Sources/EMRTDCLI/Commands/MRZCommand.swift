@@ -1,3 +1,4 @@
+import CanonicalJSON
 import Foundation
 import MRTDDocument
 import MRZCapture
@@ -43,9 +44,7 @@ enum MRZCommand {
                 nationality: m.nationality, dateOfBirth: m.dateOfBirth.raw, sex: String(m.sexCharacter),
                 dateOfExpiry: m.dateOfExpiry.raw, optionalData: m.optionalData, optionalData2: m.optionalData2,
                 confidence: (r.confidence * 100).rounded() / 100, corrections: r.corrections)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            Console.out(String(decoding: try encoder.encode(o), as: UTF8.self))
+            Console.out(CanonicalJSON.string(o))
         } else {
             var text = m.lines + [""]
             let rows: [(String, String)] = [

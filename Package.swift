@@ -111,12 +111,21 @@ let package = Package(
                 .embedInCode("Resources/kiosk.js"), .embedInCode("Resources/openapi.json"),
             ],
             swiftSettings: strict),
+        // `emrtd bench`'s benchmark (docs/performance.md): reads, primitives, trust store, hostile inputs, memory; its
+        // command (options, output) is EMRTDCLI's `BenchCommand`
+        .target(
+            name: "EMRTDBench",
+            dependencies: [
+                "ASN1TLV", "CanonicalJSON", "FaceImaging", "ISO7816", "MRTDAccessControl", "MRTDCrypto", "MRTDDocument",
+                "MRTDReader", "MRTDSecureMessaging", "MRTDTrust", "MRZCapture", "SpecimenImages", "VirtualChip",
+            ],
+            swiftSettings: strict),
         .target(
             name: "EMRTDCLI",
             dependencies: [
-                "ASN1TLV", "ISO7816", "MRTDCrypto", "MRTDDocument", "MRTDSecureMessaging",
-                "MRTDAccessControl", "MRTDTrust", "MRTDReader", "PCSCTransport", "VirtualChip", "StepUp",
-                "FaceImaging", "KioskService", "HTTPServer", "CanonicalJSON", "MRZCapture", "SpecimenImages",
+                "ASN1TLV", "ISO7816", "MRTDCrypto", "MRTDDocument", "MRTDAccessControl", "MRTDTrust", "MRTDReader",
+                "PCSCTransport", "VirtualChip", "StepUp", "FaceImaging", "KioskService", "HTTPServer", "CanonicalJSON",
+                "MRZCapture", "EMRTDBench",
             ],
             swiftSettings: strict),
         // The umbrella module of the `EMRTDKit` product: re-exports the public API, plus the one-call reads
@@ -196,7 +205,9 @@ let package = Package(
             exclude: ["Browser"], swiftSettings: strict),
         .testTarget(
             name: "EMRTDCLITests",
-            dependencies: ["EMRTDCLI", "emrtd", "PCSCTransport", "MRTDTestSupport", "SpecimenImages", "VirtualChip"],
+            dependencies: [
+                "EMRTDCLI", "EMRTDBench", "emrtd", "PCSCTransport", "MRTDTestSupport", "SpecimenImages", "VirtualChip",
+            ],
             swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import EMRTDBench
 @testable import EMRTDCLI
 
 /// `emrtd bench`: the code path in --quick mode with one run per cell. Shape and invariants of the
@@ -15,7 +16,7 @@ import Testing
             "--quick", "--json", "--runs", "1", "--reads", "3",
             "--apdu-ms", "5", "--link-kbps", "212", "--chip-ms-per-sm-apdu", "0.5",
         ])
-        var settings = try BenchSettings.settings(parsed)
+        var settings = try BenchCommand.settings(parsed)
         settings.modes = [false, true]
         let report = try await BenchRunner(settings: settings, log: { _ in }).run()
         let data = Data(report.jsonText().utf8)

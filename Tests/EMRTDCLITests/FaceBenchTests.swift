@@ -1,6 +1,6 @@
 import Testing
 
-@testable import EMRTDCLI
+@testable import EMRTDBench
 
 /// The face row of `emrtd bench`: the sample is what the criterion names and the work is done; the time is
 /// measured by the benchmark, never asserted here.

@@ -2,13 +2,14 @@ import Foundation
 import MRTDTestSupport
 import Testing
 
+@testable import EMRTDBench
 @testable import EMRTDCLI
 
 /// The hostile-input rows of `emrtd bench`: every hostile input is refused, by the limit the row
 /// names, and the genuine counterpart is accepted. Shape and refusals only — the costs are the benchmark's.
 @Suite struct HostileBenchTests {
     @Test(.sharedFixtures) func everyHostileRowIsRefusedAndEveryGenuineOneIsNot() async throws {
-        let report = await HostileBench.run(runs: 1, log: { _ in })
+        let report = await HostileBench.run(runs: 1, page: HTMLOutput.page, log: { _ in })
         #expect(report.notes.isEmpty, "\(report.notes)")
         let kinds = Set(report.rows.map(\.kind))
         for kind in [

@@ -24,7 +24,7 @@ struct ManifestTests {
         "MRTDAccessControl": 4,
         "MRTDReader": 5, "VirtualChip": 5,
         "StepUp": 6, "EMRTDKit": 6, "SpecimenImages": 6,
-        "KioskService": 7,
+        "KioskService": 7, "EMRTDBench": 7,
         "EMRTDCLI": 8,
         "emrtd": 9,
     ]

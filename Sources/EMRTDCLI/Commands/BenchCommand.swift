@@ -1,8 +1,10 @@
 import CanonicalJSON
+import EMRTDBench
 import Foundation
 
 /// `emrtd bench`: APDUs, bytes, CPU and modelled reading time per profile and phase, against the floor
-/// (docs/performance.md). Runs entirely in process against the virtual chip; never a timed test.
+/// (docs/performance.md). Runs entirely in process against the virtual chip; never a timed test. The benchmark
+/// itself is the `EMRTDBench` module; this is its command: the options, checked into `BenchSettings`, and the output.
 enum BenchCommand {
     static let command = CommandDecl(
         "bench", summary: "measure APDUs, bytes, CPU and modelled link time per phase (build with -c release)",
@@ -36,12 +38,12 @@ enum BenchCommand {
         run: { try await run($0) })
 
     static func run(_ inv: Invocation) async throws -> Int32 {
-        let settings = try BenchSettings.settings(inv.arguments)
+        let settings = try settings(inv.arguments)
         do {
             let quiet = settings.json
             let log: @Sendable (String) -> Void = { line in if !quiet { Console.err(line) } }
             if settings.hostileImagesOnly {
-                let rows = await HostileBench.run(runs: settings.runs, imagesOnly: true, log: log)
+                let rows = await HostileBench.run(runs: settings.runs, imagesOnly: true, page: settings.page, log: log)
                 let json = CanonicalJSON.string(rows)
                 Console.out(settings.json ? json : rows.textLines().joined(separator: "\n"))
                 return ExitStatus.ok.rawValue
@@ -56,44 +58,12 @@ enum BenchCommand {
                 status: .transport)
         }
     }
-}
-
-/// Runs `emrtd bench` with `arguments` (the words after `bench`).
-public func runBenchCommand(arguments: [String]) async -> Int32 {
-    await EMRTDCommand.run(["bench"] + arguments)
-}
-
-/// What `emrtd bench` was asked to do.
-struct BenchSettings: Sendable {
-    var json = false
-    var runs = 5
-    var quick = false
-    var link = LinkModel()
-    /// Consecutive reads for the memory-growth check.
-    var loopReads = 1000
-    var masterLists: String? = nil
-    var profiles: [String] = BenchSettings.allProfiles
-    var dg2Sizes: [Int] = [15_000, 60_000]
-    var modes: [Bool] = [false, true]
-    /// Only the trust-store workloads (master lists, passive authentication): for working on them.
-    var trustOnly = false
-    /// Only the hostile image rows (`--hostile-images`).
-    var hostileImagesOnly = false
-
-    static let allProfiles = [
-        "bac", "pace-gm-brainpool-aes128", "pace-gm-p256-aes256", "pace-im-ecdh", "pace-cam", "pace-gm-dh-3des",
-    ]
 
     /// The settings from parsed options; every value checked (and `--masterlists` found) before anything runs.
     static func settings(_ a: ParsedArguments) throws(CLIError) -> BenchSettings {
-        var s = BenchSettings()
+        var s = BenchSettings(page: HTMLOutput.page)
         s.json = a.flag("json")
-        if a.flag("quick") {
-            s.quick = true
-            s.runs = 3
-            s.loopReads = 100
-            s.dg2Sizes = [15_000]
-        }
+        if a.flag("quick") { s.makeQuick() }
         func number(_ name: String, _ range: ClosedRange<Double>, whole: Bool = false) throws(CLIError) -> Double? {
             guard let v = a.value(name) else { return nil }
             guard let d = Double(v), d.isFinite, range.contains(d), !whole || d == d.rounded() else {
@@ -127,30 +97,20 @@ struct BenchSettings: Sendable {
         }
         let chosen = a.all("profile")
         if !chosen.isEmpty {
-            for p in chosen where !allProfiles.contains(p) {
+            for p in chosen where !BenchSettings.allProfiles.contains(p) {
                 let shown = Shown.name(p)
                 throw CLIError(
-                    .unknownProfile, "--profile must be one of \(allProfiles.joined(separator: ", ")), not \(shown)",
+                    .unknownProfile,
+                    "--profile must be one of \(BenchSettings.allProfiles.joined(separator: ", ")), not \(shown)",
                     status: .usage)
             }
             s.profiles = chosen
         }
         return s
     }
+}
 
-    static let discussion = """
-        Where the time of a read goes: APDUs, bytes, CPU and modelled link time per profile and
-        phase, each beside its floor (docs/performance.md). Reads the virtual passport in process; build in release mode:
-
-            swift run -c release emrtd bench [--json] [--runs N] [--quick]
-
-        Matrix: BAC/3DES, PACE-GM-ECDH brainpoolP256r1/AES-128, PACE-GM-ECDH P-256/AES-256, PACE-IM, PACE-CAM,
-        PACE-GM-DH/3DES × short APDUs only / extended length × DG2 of 15 KB / 60 KB. Also: the cost of the
-        OpenSSL primitives each phase needs, the German and Dutch master lists loaded and compared with
-        `openssl cms -verify`, hostile inputs refused beside genuine ones of the same kind, peak memory,
-        and RSS before/after 1,000 consecutive reads.
-
-        CPU is process CPU time (CLOCK_PROCESS_CPUTIME_ID) with the virtual chip's own time measured inside a
-        wrapper around VirtualChip.process and reported apart.
-        """
+/// Runs `emrtd bench` with `arguments` (the words after `bench`).
+public func runBenchCommand(arguments: [String]) async -> Int32 {
+    await EMRTDCommand.run(["bench"] + arguments)
 }

@@ -9,7 +9,7 @@ import VirtualChip
 /// (docs/reliability.md "Limits"). Goal: at most 3× the genuine cost and never more than 100 MB. Every
 /// hostile input is the worst case reported from the field, generated here (nothing big is kept on disk after
 /// the run); each is run through the same entry point as its genuine counterpart.
-struct HostileBenchReport: Sendable, Codable {
+public struct HostileBenchReport: Sendable, Codable {
     struct Row: Sendable, Codable {
         /// The kind of input and the entry point both sides go through.
         var kind: String
@@ -34,12 +34,14 @@ struct HostileBenchReport: Sendable, Codable {
     var notes: [String] = []
 }
 
-enum HostileBench {
+public enum HostileBench {
     /// One side of a row: the work, returning the refusal (nil when accepted).
     typealias Work = () async -> String?
 
     /// `imagesOnly`: only the face and document image rows (`emrtd bench --hostile-images`).
-    static func run(runs: Int, imagesOnly: Bool = false, log: @Sendable (String) -> Void) async -> HostileBenchReport {
+    public static func run(
+        runs: Int, imagesOnly: Bool = false, page: @escaping BenchSettings.PageRenderer, log: @Sendable (String) -> Void
+    ) async -> HostileBenchReport {
         var report = HostileBenchReport()
         // a folder of its own (mkdtemp), never shared with another run or another bench in the same process
         var template = Array((NSTemporaryDirectory() + "/emrtd-hostile-bench-XXXXXX").utf8CString)
@@ -53,7 +55,7 @@ enum HostileBench {
         let dir = URL(fileURLWithPath: made)
         defer { try? FileManager.default.removeItem(at: dir) }
         do {
-            try await runRows(into: &report, dir: dir, runs: runs, imagesOnly: imagesOnly, log: log)
+            try await runRows(into: &report, dir: dir, runs: runs, imagesOnly: imagesOnly, page: page, log: log)
         } catch {
             report.notes.append("hostile-input rows stopped: \(error)")
         }
@@ -61,7 +63,9 @@ enum HostileBench {
     }
 
     static func runRows(
-        into report: inout HostileBenchReport, dir: URL, runs: Int, imagesOnly: Bool, log: @Sendable (String) -> Void
+        into report: inout HostileBenchReport, dir: URL, runs: Int, imagesOnly: Bool,
+        page: @escaping BenchSettings.PageRenderer,
+        log: @Sendable (String) -> Void
     ) async throws {
         var rows: [HostileBenchReport.Row] = []
         func row(_ kind: String, hostile: String, genuine: String, _ h: Work, _ g: Work) async {
@@ -81,7 +85,7 @@ enum HostileBench {
         // --- trust material (TrustStore.load(path:), as `--trust PATH`)
         defer { report.rows = rows }
         // --- face and document images (ImageHostileBench.swift)
-        try await imageRows(row)
+        try await imageRows(row, page: page)
         guard !imagesOnly else { return }
         guard let folder = TrustBench.masterListFolder(explicit: nil),
             let mlName = (try? FileManager.default.contentsOfDirectory(atPath: folder))?.first(where: {
@@ -341,7 +345,7 @@ enum HostileBench {
 }
 
 extension HostileBenchReport {
-    func textLines() -> [String] {
+    public func textLines() -> [String] {
         func f(_ x: Double) -> String { String(format: "%.3f", x) }
         var out = [
             "== hostile input (refusing costs at most 3× a genuine input of the kind, never more than 100 MB)"

@@ -3,7 +3,7 @@ import Foundation
 import MRTDReader
 
 /// The whole benchmark report (`--json` prints it as is).
-struct BenchReport: Sendable, Codable {
+public struct BenchReport: Sendable, Codable {
     struct Link: Sendable, Codable {
         var kbps: Double
         var apduMs: Double
@@ -61,14 +61,19 @@ struct BenchReport: Sendable, Codable {
     /// The MRZ-from-image row (MRZBench.swift); nil with --trust-only.
     var mrz: MRZBenchReport? = nil
 
-    func jsonText() -> String {
+    public func jsonText() -> String {
         CanonicalJSON.string(self)
     }
 }
 
-struct BenchRunner {
+public struct BenchRunner {
     var settings: BenchSettings
     var log: @Sendable (String) -> Void
+
+    public init(settings: BenchSettings, log: @escaping @Sendable (String) -> Void) {
+        self.settings = settings
+        self.log = log
+    }
 
     static var buildMode: String {
         #if DEBUG
@@ -78,7 +83,7 @@ struct BenchRunner {
         #endif
     }
 
-    func run() async throws -> BenchReport {
+    public func run() async throws -> BenchReport {
         let started = BenchClock.wallNanoseconds()
         var notes: [String] = []
         if Self.buildMode == "debug" {
@@ -161,7 +166,7 @@ struct BenchRunner {
             document: trustDoc.0, result: trustDoc.1)
 
         // 4b. Hostile inputs beside genuine ones of the same kind.
-        let hostile = await HostileBench.run(runs: settings.quick ? 3 : 5, log: log)
+        let hostile = await HostileBench.run(runs: settings.quick ? 3 : 5, page: settings.page, log: log)
 
         // 5. Memory growth over consecutive reads (a fast profile).
         let loopCase = BenchCase(profile: "bac", extended: false, dg2Size: 15_000)
@@ -280,7 +285,7 @@ struct BenchRunner {
 
 extension BenchReport {
     /// The human table.
-    func text() -> String {
+    public func text() -> String {
         func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
         func lpad(_ s: String, _ n: Int) -> String { s.count >= n ? s : String(repeating: " ", count: n - s.count) + s }
         func f(_ x: Double) -> String { String(format: "%.2f", x) }

@@ -10,7 +10,9 @@ import VirtualChip
 /// uses, beside a genuine face of the same kind; and whole `read --html` runs of generated documents signed with
 /// hostile data groups beside the genuine document.
 extension HostileBench {
-    static func imageRows(_ row: (String, String, String, Work, Work) async -> Void) async throws {
+    static func imageRows(
+        _ row: (String, String, String, Work, Work) async -> Void, page: @escaping BenchSettings.PageRenderer
+    ) async throws {
         // a typical face: the face row's 480 × 600 colour JP2 of about 20 KB; its JPEG twin for the JPEG rows
         guard
             let raster = Raster(
@@ -80,8 +82,8 @@ extension HostileBench {
                 do {
                     let sample = try await doc.readOnce()
                     let report = ReportBuilder.report(for: sample.result, verification: sample.verification)
-                    let page = HTMLOutput.page(report, files: sample.result.files)
-                    return report.faceImage?.error ?? (page.isEmpty ? "no page" : nil)
+                    let html = page(report, sample.result.files)
+                    return report.faceImage?.error ?? (html.isEmpty ? "no page" : nil)
                 } catch { return "\(error)" }
             }
         }

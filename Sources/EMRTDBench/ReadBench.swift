@@ -20,10 +20,16 @@ struct BenchCase: Sendable, Hashable {
 
 /// The link model: every APDU costs one reader + chip turnaround, every byte its time at the air
 /// data rate, and every secure-messaging APDU the chip's own crypto cost.
-struct LinkModel: Sendable, Codable, Hashable {
-    var kbps: Double = 424
-    var apduMs: Double = 4
-    var chipMsPerSMAPDU: Double = 0
+public struct LinkModel: Sendable, Codable, Hashable {
+    public var kbps: Double = 424
+    public var apduMs: Double = 4
+    public var chipMsPerSMAPDU: Double = 0
+
+    public init(kbps: Double = 424, apduMs: Double = 4, chipMsPerSMAPDU: Double = 0) {
+        self.kbps = kbps
+        self.apduMs = apduMs
+        self.chipMsPerSMAPDU = chipMsPerSMAPDU
+    }
 
     func milliseconds(apdus: Int, bytes: Int, smAPDUs: Int) -> Double {
         Double(apdus) * apduMs + Double(bytes) * 8 / kbps + Double(smAPDUs) * chipMsPerSMAPDU

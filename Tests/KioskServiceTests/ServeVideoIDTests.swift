@@ -1,11 +1,9 @@
 import Foundation
-import HTTPServer
 import MRTDTestSupport
-import Synchronization
 import Testing
 
 /// `POST /v1/stepup` with a VideoID context (docs/service.md): `emrtd serve` asks the operation's
-/// `videoid.request` endpoint — here a stand-in for Signicat on 127.0.0.1, run on this module's own HTTP server —
+/// `videoid.request` endpoint — here the tests' Signicat stand-in on 127.0.0.1 (`StandInServer`) —
 /// and answers with the launch data at once; a failing endpoint is 502 `stepup_remote`; the step-up token goes
 /// to the endpoint only, never back to the client.
 @Suite("emrtd serve: VideoID step-up", .serialized, .timeLimit(.minutes(2)))
@@ -15,26 +13,11 @@ struct ServeVideoIDTests {
     static let authorization = "vidauth_serve-3b1d-authorisation"
     static let sessionId = "87a819bd-9419-417a-9e55-cab8789d4115"
 
-    /// A stand-in `videoid.request` endpoint: answers `status` with `body`, records what it was sent.
-    final class StandIn: Sendable {
-        final class Recorder: Sendable { let requests = Mutex<[HTTPRequest]>([]) }
-        let seen = Recorder()
-        let server: HTTPServer
-        let port: UInt16
-
-        init(status: Int, body: String) throws {
-            let seen = self.seen
-            server = try HTTPServer(
-                listen: .tcp(host: "127.0.0.1", port: 0), tooLarge: { HTTPResponse(status: 413) },
-                handler: { request in
-                    seen.requests.withLock { $0.append(request) }
-                    return HTTPResponse(status: status, contentType: "application/json", bytes: Array(body.utf8))
-                })
-            guard case .tcp(_, let p) = server.address else { throw Failure("no TCP address") }
-            port = p
-        }
-
-        var requests: [HTTPRequest] { seen.requests.withLock { $0 } }
+    /// The Signicat stand-in answering the next `videoid.request` with `status` and `body`; it records what it was sent.
+    static func standIn(status: Int, body: String) throws -> StandInServer {
+        let server = try StandInServer()
+        server.script("/v2/videoid.request", .json(status, body))
+        return server
     }
 
     static func context(url: String) throws -> Any {
@@ -55,11 +38,11 @@ struct ServeVideoIDTests {
     }
 
     @Test func videoIDAnswersTheLaunchDataAtOnce() async throws {
-        let standIn = try StandIn(
+        let standIn = try Self.standIn(
             status: 200, body: #"{"id": "\#(Self.sessionId)", "authorization": "\#(Self.authorization)"}"#)
-        defer { standIn.server.stop() }
+        defer { standIn.stop() }
         try await withService { s in
-            let url = "http://127.0.0.1:\(standIn.port)/v2"
+            let url = standIn.videoIDURL
             let r = try s.http.json("POST", "/v1/stepup", token: s.token, ["context": try Self.context(url: url)])
             #expect(r.status == 200, "\(r.text)")
             #expect(r.json?["provider"] as? String == "videoid")
@@ -85,10 +68,10 @@ struct ServeVideoIDTests {
         (200, #"{"id": "x"}"#),
     ])
     func aFailingVideoIDEndpointIs502WithoutTheToken(_ status: Int, _ body: String) async throws {
-        let standIn = try StandIn(status: status, body: body)
-        defer { standIn.server.stop() }
+        let standIn = try Self.standIn(status: status, body: body)
+        defer { standIn.stop() }
         try await withService { s in
-            let url = "http://127.0.0.1:\(standIn.port)/v2"
+            let url = standIn.videoIDURL
             let r = try s.http.json("POST", "/v1/stepup", token: s.token, ["context": try Self.context(url: url)])
             #expect(r.status == 502, "\(r.text)")
             #expect(r.errorCode == "stepup_remote")

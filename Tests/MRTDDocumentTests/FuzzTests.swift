@@ -4,19 +4,6 @@ import MRTDDocument
 import MRTDTestSupport
 import Testing
 
-/// SplitMix64: a small deterministic PRNG so every run mutates the same way.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Mutations of a valid file: bit flips, truncations, inflated lengths, byte insertions/deletions.
 enum Mutator {
     static func mutate(_ input: [UInt8], _ rng: inout SplitMix64) -> [UInt8] {

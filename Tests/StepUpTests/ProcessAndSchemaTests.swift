@@ -1,4 +1,5 @@
 import Foundation
+import MRTDTestSupport
 import Testing
 
 @testable import EMRTDCLI

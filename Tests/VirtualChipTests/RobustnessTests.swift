@@ -7,24 +7,12 @@ import Testing
 
 @testable import VirtualChip
 
-/// A deterministic generator for the fuzz tests (SplitMix64).
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Garbage in any state gives a status word, never a crash, and the chip stays usable afterwards.
 @Suite struct RobustnessTests {
     static let instructions: [UInt8] = [0xA4, 0xB0, 0xB1, 0x84, 0x82, 0x22, 0x86, 0x88, 0xC0, 0xCA, 0x2A]
     static let classes: [UInt8] = [0x00, 0x0C, 0x10, 0x1C, 0x80, 0x01]
 
-    static func randomCommand(_ g: inout SplitMix) -> [UInt8] {
+    static func randomCommand(_ g: inout SplitMix64) -> [UInt8] {
         let header = [
             classes.randomElement(using: &g)!, instructions.randomElement(using: &g)!,
             UInt8.random(in: 0...255, using: &g), UInt8.random(in: 0...255, using: &g),
@@ -50,7 +38,7 @@ struct SplitMix: RandomNumberGenerator {
 
     @Test(arguments: [UInt64(1), 2, 3])
     func garbageNeverCrashes(seed: UInt64) throws {
-        var g = SplitMix(state: seed)
+        var g = SplitMix64(seed: seed)
         let oid = TestProfiles.paceOID(mapping: 2, cipher: 2)
         let key = try PrivateKey.generateEC(curve: ECCurve(named: .secp256r1))
         let curve = ECCurve(named: .secp256r1)
@@ -86,7 +74,7 @@ struct SplitMix: RandomNumberGenerator {
     }
 
     @Test func mutatedPACESteps() throws {
-        var g = SplitMix(state: 42)
+        var g = SplitMix64(seed: 42)
         let oid = TestProfiles.paceOID(mapping: 2, cipher: 2)
         let chip = VirtualChip(profile: TestProfiles.profile(cardAccess: TestProfiles.cardAccess([(oid, 13)])))
         for _ in 0..<200 {

@@ -1,6 +1,4 @@
-import Foundation
-
-@testable import StepUp
+public import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -8,36 +6,39 @@ import Foundation
     import Darwin
 #endif
 
-/// A small HTTP/1.1 server on 127.0.0.1 (random port) that plays Signicat for the tests: the OAuth
-/// token endpoint, ReuseID start step-up, VideoID `videoid.request` and the integrator's result
-/// endpoint. Each path can be told to fail once (or several times) in each documented way before
-/// the normal answer resumes. One thread accepts, one thread per connection answers; every wait is
-/// bounded, `stop()` ends the accept loop and any `hang`.
-final class StandInServer: @unchecked Sendable {
-    struct Request: Sendable {
-        var method: String
-        var path: String
-        var headers: [String: String]
-        var body: Data
-        func header(_ n: String) -> String? { headers[n.lowercased()] }
-        var bodyText: String { String(decoding: body, as: UTF8.self) }
+/// The tests' one Signicat stand-in: a small HTTP/1.1 server on 127.0.0.1 (random port) that plays Signicat: the
+/// OAuth token endpoint, ReuseID start step-up, VideoID `videoid.request` and the integrator's result endpoint
+/// (the step-up client's tests, `emrtd stepup` end to end, and `emrtd serve`'s VideoID step-up). Each path can be
+/// told to answer otherwise once (or several times) in each documented way before the normal answer resumes. One
+/// thread accepts, one thread per connection answers; every wait is bounded, `stop()` ends the accept loop and any
+/// `hang`.
+public final class StandInServer: @unchecked Sendable {
+    public struct Request: Sendable {
+        public var method: String
+        public var path: String
+        public var headers: [String: String]
+        public var body: Data
+        public func header(_ n: String) -> String? { headers[n.lowercased()] }
+        public var bodyText: String { String(decoding: body, as: UTF8.self) }
+        /// The body's top-level JSON object, nil when it is not one.
+        var jsonObject: [String: Any]? { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] }
     }
 
-    enum Behavior: Sendable {
+    public enum Behavior: Sendable {
         case respond(status: Int, headers: [String: String], body: Data)
         /// Read the request, then send nothing for `seconds` (or until stop), then close.
         case hang(seconds: Double)
         /// Close the connection without any answer.
         case drop
 
-        static func json(_ status: Int, _ text: String, headers: [String: String] = [:]) -> Behavior {
+        public static func json(_ status: Int, _ text: String, headers: [String: String] = [:]) -> Behavior {
             var h = headers
             h["Content-Type"] = "application/json"
             return .respond(status: status, headers: h, body: Data(text.utf8))
         }
 
         /// Signicat's error object with an X-TRACE-ID header.
-        static func signicatError(
+        public static func signicatError(
             _ status: Int, code: String, title: String, traceId: String,
             detail: String = "see invalidParams", headers: [String: String] = [:]
         ) -> Behavior {
@@ -52,20 +53,20 @@ final class StandInServer: @unchecked Sendable {
                 """, headers: h)
         }
 
-        static func text(_ status: Int, _ body: String, contentType: String = "text/html") -> Behavior {
+        public static func text(_ status: Int, _ body: String, contentType: String = "text/html") -> Behavior {
             .respond(status: status, headers: ["Content-Type": contentType], body: Data(body.utf8))
         }
     }
 
     // The fake Signicat's fixed values (generated, not real).
-    let clientId = "kiosk-client-7"
-    let clientSecret = "cs_S3cr3t-ValueThatMustNeverLeak-91f2"
-    let stepUpToken = "sut_eyJhbGciOiJub25lIn0.c3RlcC11cC10b2tlbi1zZWNyZXQ.x9"
-    let videoIDAuthorization = "vidauth_5c8a0b1e-authorisation-token"
-    var accessTokenPrefix = "at_access-token-issued-by-standin-"
-    var expiresIn = 600
+    public let clientId = "kiosk-client-7"
+    public let clientSecret = "cs_S3cr3t-ValueThatMustNeverLeak-91f2"
+    public let stepUpToken = "sut_eyJhbGciOiJub25lIn0.c3RlcC11cC10b2tlbi1zZWNyZXQ.x9"
+    public let videoIDAuthorization = "vidauth_5c8a0b1e-authorisation-token"
+    public var accessTokenPrefix = "at_access-token-issued-by-standin-"
+    public var expiresIn = 600
 
-    let port: UInt16
+    public let port: UInt16
     private let listenFD: Int32
     private let lock = NSLock()
     private var scripted: [String: [Behavior]] = [:]
@@ -73,7 +74,7 @@ final class StandInServer: @unchecked Sendable {
     private var issued: [String] = []
     private var stopped = false
 
-    init() throws {
+    public init() throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
         var one: Int32 = 1
@@ -103,40 +104,40 @@ final class StandInServer: @unchecked Sendable {
 
     deinit { stop() }
 
-    var baseURL: String { "http://127.0.0.1:\(port)" }
-    var tokenURL: String { baseURL + "/auth/open/connect/token" }
-    var reuseIDBaseURL: String { baseURL + "/reuseid/" }
-    var videoIDURL: String { baseURL + "/v2" }
-    var resultURL: String { baseURL + "/results" }
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+    public var tokenURL: String { baseURL + "/auth/open/connect/token" }
+    public var reuseIDBaseURL: String { baseURL + "/reuseid/" }
+    public var videoIDURL: String { baseURL + "/v2" }
+    public var resultURL: String { baseURL + "/results" }
 
     /// Queues behaviours for `path`, used one per request before the normal answer resumes.
-    func script(_ path: String, _ behaviors: Behavior...) {
+    public func script(_ path: String, _ behaviors: Behavior...) {
         lock.lock()
         scripted[path, default: []].append(contentsOf: behaviors)
         lock.unlock()
     }
 
-    var requests: [Request] {
+    public var requests: [Request] {
         lock.lock()
         defer { lock.unlock() }
         return log
     }
 
-    func requests(to path: String) -> [Request] { requests.filter { $0.path == path } }
+    public func requests(to path: String) -> [Request] { requests.filter { $0.path == path } }
 
     /// Access tokens handed out so far.
-    var issuedTokens: [String] {
+    public var issuedTokens: [String] {
         lock.lock()
         defer { lock.unlock() }
         return issued
     }
 
     /// Every secret this server knows or issued: none of them may appear in any output.
-    var allSecrets: [String] {
+    public var allSecrets: [String] {
         [clientSecret, stepUpToken, Data("\(clientId):\(clientSecret)".utf8).base64EncodedString()] + issuedTokens
     }
 
-    func stop() {
+    public func stop() {
         lock.lock()
         let was = stopped
         stopped = true
@@ -241,7 +242,7 @@ final class StandInServer: @unchecked Sendable {
         shutdown(fd, Int32(SHUT_WR))
     }
 
-    static func reason(_ s: Int) -> String {
+    public static func reason(_ s: Int) -> String {
         switch s {
         case 200: "OK"
         case 201: "Created"
@@ -285,7 +286,7 @@ final class StandInServer: @unchecked Sendable {
             else {
                 return .signicatError(401, code: "unauthorized", title: "Unauthorized", traceId: "trace-start-401")
             }
-            guard let body = try? JSONValue.parse(r.body), let user = body["userId"]?.stringValue else {
+            guard let user = r.jsonObject?["userId"] as? String else {
                 return .signicatError(400, code: "invalid_request", title: "Bad Request", traceId: "trace-start-400")
             }
             return .json(
@@ -298,7 +299,7 @@ final class StandInServer: @unchecked Sendable {
             guard r.header("Authorization") == "Bearer \(stepUpToken)" else {
                 return .signicatError(401, code: "unauthorized", title: "Unauthorized", traceId: "trace-vid-401")
             }
-            guard let body = try? JSONValue.parse(r.body), body["process"]?.stringValue == "Unattended" else {
+            guard r.jsonObject?["process"] as? String == "Unattended" else {
                 return .signicatError(400, code: "invalid_process", title: "Bad Request", traceId: "trace-vid-400")
             }
             return .json(

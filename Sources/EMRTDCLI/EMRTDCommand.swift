@@ -25,29 +25,31 @@ public enum EMRTDCommand {
 
     /// Runs `emrtd` with `args` (the words after `emrtd`) and returns the exit status.
     public static func run(_ args: [String]) async -> Int32 {
-        await run(args, environment: ProcessInfo.processInfo.environment)
+        await run(args, context: .standard())
     }
 
-    static func run(_ args: [String], environment: [String: String]) async -> Int32 {
+    /// Runs `emrtd` with `args` in `context` (the environment, output streams and outside seams it uses).
+    public static func run(_ args: [String], context: CommandContext) async -> Int32 {
         guard let first = args.first else {
-            Console.err(Help.main)
+            context.stderr(Help.main)
             return ExitStatus.usage.rawValue
         }
         switch first {
         case "--help", "-h":
-            Console.out(Help.main)
+            context.stdout(Help.main)
             return ExitStatus.ok.rawValue
         case "--version", "-V":
-            Console.out(MetaCommands.versionText)
+            context.stdout(MetaCommands.versionText)
             return ExitStatus.ok.rawValue
         default: break
         }
         guard let command = commands.first(where: { $0.name == first }) else {
             let wantsJSON = args.contains { $0 == "--json" }
             return report(
-                unknownCommand(first, among: commands.map(\.name), path: nil), command: "emrtd", json: wantsJSON)
+                unknownCommand(first, among: commands.map(\.name), path: nil), command: "emrtd", json: wantsJSON,
+                context: context)
         }
-        return await run(command, path: command.name, Array(args.dropFirst()), environment: environment)
+        return await run(command, path: command.name, Array(args.dropFirst()), context: context)
     }
 
     static func unknownCommand(_ word: String, among names: [String], path: String?) -> CLIError {
@@ -88,9 +90,7 @@ public enum EMRTDCommand {
         return CLIError(.unknownCommand, m, status: .usage)
     }
 
-    static func run(_ command: CommandDecl, path: String, _ args: [String], environment: [String: String]) async
-        -> Int32
-    {
+    static func run(_ command: CommandDecl, path: String, _ args: [String], context: CommandContext) async -> Int32 {
         // A program that passes --json reads one JSON object on failure, also from a command without --json (whose
         // failure is then that very option).
         let wantsJSON = command.alwaysJSON || args.contains { $0 == "--json" }
@@ -100,44 +100,44 @@ public enum EMRTDCommand {
                     CLIError(
                         .missingArgument,
                         "give a subcommand: \(command.subcommands.map(\.name).joined(separator: ", ")) (see emrtd \(path) --help)",
-                        status: .usage), command: path, json: wantsJSON)
+                        status: .usage), command: path, json: wantsJSON, context: context)
             }
             if first == "--help" || first == "-h" {
-                Console.out(Help.text(for: command, path: path))
+                context.stdout(Help.text(for: command, path: path))
                 return ExitStatus.ok.rawValue
             }
             guard let sub = command.subcommands.first(where: { $0.name == first }) else {
                 return report(
                     unknownCommand(first, among: command.subcommands.map(\.name), path: path), command: path,
-                    json: wantsJSON)
+                    json: wantsJSON, context: context)
             }
-            return await run(sub, path: "\(path) \(sub.name)", Array(args.dropFirst()), environment: environment)
+            return await run(sub, path: "\(path) \(sub.name)", Array(args.dropFirst()), context: context)
         }
         let parsed: ParsedArguments
         do { parsed = try command.parse(args) } catch {
             var e = CLIError(error)
             e.message += " (see emrtd \(path) --help)"
-            return report(e, command: path, json: wantsJSON, secrets: secretValues(command, args))
+            return report(e, command: path, json: wantsJSON, secrets: secretValues(command, args), context: context)
         }
         if parsed.flag("help") {
-            Console.out(Help.text(for: command, path: path))
+            context.stdout(Help.text(for: command, path: path))
             return ExitStatus.ok.rawValue
         }
         guard let run = command.run else { return ExitStatus.usage.rawValue }
         do {
-            return try await run(Invocation(command: path, arguments: parsed, environment: environment))
+            return try await run(Invocation(command: path, arguments: parsed, context: context))
         } catch let e as CLIError {
-            return report(e, command: path, json: wantsJSON, secrets: secretValues(command, args))
+            return report(e, command: path, json: wantsJSON, secrets: secretValues(command, args), context: context)
         } catch let e as UsageError {
             var c = CLIError(e)
             c.message += " (see emrtd \(path) --help)"
-            return report(c, command: path, json: wantsJSON, secrets: secretValues(command, args))
+            return report(c, command: path, json: wantsJSON, secrets: secretValues(command, args), context: context)
         } catch {
             return report(
                 CLIError(
                     .internalError, "an unexpected failure; please report it, with the command you ran",
                     status: .transport),
-                command: path, json: wantsJSON)
+                command: path, json: wantsJSON, context: context)
         }
     }
 
@@ -163,7 +163,9 @@ public enum EMRTDCommand {
     }
 
     /// Prints a failure: one line on stderr, and under `--json` the error object on stdout. Returns its status.
-    static func report(_ e: CLIError, command: String, json: Bool, secrets: [String] = []) -> Int32 {
+    static func report(
+        _ e: CLIError, command: String, json: Bool, secrets: [String] = [], context: CommandContext = .standard()
+    ) -> Int32 {
         var e = e
         for s in secrets.sorted(by: { $0.count > $1.count }) {
             e.message = e.message.replacingOccurrences(of: s, with: "<redacted>")
@@ -172,9 +174,9 @@ public enum EMRTDCommand {
             }
         }
         Console.endLive()
-        if !json, let report = e.report { Console.out(Presentation.text(report)) }
-        Console.err((command == "emrtd" ? "emrtd" : "emrtd \(command)") + ": \(e.message)")
-        if json { Console.out(ErrorOutput.json(e, command: command)) }
+        if !json, let report = e.report { context.stdout(Presentation.text(report)) }
+        context.stderr((command == "emrtd" ? "emrtd" : "emrtd \(command)") + ": \(e.message)")
+        if json { context.stdout(ErrorOutput.json(e, command: command)) }
         return e.status.rawValue
     }
 }

@@ -585,9 +585,10 @@ import Testing
             #expect((kept["verification"] as? [String: Any])?["status"] as? String == "accepted")
             // the same through `stepup run`'s error output
             let printed = Mutex<[String]>([])
-            let io = StepUpCommandIO(
-                stdout: { line in printed.withLock { $0.append(line) } }, stderr: { _ in }, readStdin: { Data() })
-            #expect(StepUpSession(io: io, environment: [:]).report(error, command: "stepup run") == 2)
+            let context = CommandContext(
+                environment: [:], stdout: { line in printed.withLock { $0.append(line) } }, stderr: { _ in },
+                stepUp: StepUpCommandIO(readStdin: { Data() }))
+            #expect(StepUpSession(context: context).report(error, command: "stepup run") == 2)
             let stepUp = try #require(Emrtd.json(printed.withLock { $0.joined(separator: "\n") }))
             #expect((stepUp["report"] as? [String: Any])?["schema"] as? String == "emrtd.report/1")
         }

@@ -5,8 +5,9 @@ import Testing
 @testable import EMRTDCLI
 @testable import StepUp
 
-/// `emrtd stepup …` end to end (StepUpCommandLine is what `runStepUpCommand` calls), with the real
-/// URLSession transport against the stand-in server. Every test scans all output for secrets.
+/// `emrtd stepup …` end to end through `EMRTDCommand.run` (the dispatcher of every command), in process with the
+/// output streams, standard input, files and chip read of a `CommandContext` replaced, and the real URLSession
+/// transport against the Signicat stand-in. Every test scans all output for secrets.
 @Suite struct CommandLineTests {
     struct Run {
         let code: Int32
@@ -19,16 +20,17 @@ import Testing
         sha256: (@Sendable ([UInt8]) -> [UInt8])? = nil, files: [String: String] = [:]
     ) async -> Run {
         let rec = Recorder()
-        let io = StepUpCommandIO(
-            stdout: { rec.out($0) }, stderr: { rec.err($0) }, readStdin: { Data(stdin.utf8) },
+        let stepUp = StepUpCommandIO(
+            readStdin: { Data(stdin.utf8) },
             readFile: { path in
                 guard let f = files[path] else { throw CocoaError(.fileNoSuchFile) }
                 return Data(f.utf8)
             },
-            transport: URLSessionHTTPTransport(), sleep: { rec.slept($0) })
-        let code = await StepUpCommandLine.run(
-            arguments: args, environment: env, chipReader: chipReader, sha256: sha256,
-            io: io)
+            transport: URLSessionHTTPTransport(), sleep: { rec.slept($0) }, chipReader: chipReader, sha256: sha256)
+        let context = CommandContext(
+            environment: env, stdout: { rec.out($0) }, stderr: { rec.err($0) }, stepUp: stepUp)
+        let words = args.first == "stepup" ? args : ["stepup"] + args
+        let code = await EMRTDCommand.run(words, context: context)
         return Run(code: code, rec: rec)
     }
 

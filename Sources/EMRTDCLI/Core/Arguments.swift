@@ -78,7 +78,9 @@ public struct Invocation: Sendable {
     /// The full command path, e.g. "read" or "stepup run".
     public var command: String
     public var arguments: ParsedArguments
-    public var environment: [String: String]
+    /// The environment, the output streams and the outside seams the command runs with.
+    public var context: CommandContext
+    public var environment: [String: String] { context.environment }
 }
 
 /// One command (or subcommand): its declaration and the function that runs it.

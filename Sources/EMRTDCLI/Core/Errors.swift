@@ -1,6 +1,7 @@
 import CanonicalJSON
 import Foundation
 public import MRTDReader
+public import StepUp
 
 /// The one exit-status table of every `emrtd` command (docs/cli.md, `emrtd --help`).
 public enum ExitStatus: Int32, CaseIterable, Sendable {
@@ -107,13 +108,14 @@ public struct CLIError: Error, Sendable {
     public var code: ErrorCode
     public var message: String
     public var status: ExitStatus
-    /// Extra members of the JSON error object (the step-up commands' `step`, `field`, …).
-    public var details: [String: String]
+    /// Extra members of the JSON error object (the step-up commands' `step`, `field`, `code`, …); a `code` among them
+    /// is the one printed.
+    public var details: [String: JSONValue]
     /// A finished read's report that must not be lost with the failure (an evidence bundle that could not be written
     /// after the document was read): printed before the error line, and under `--json` the error object's `report`.
     public var report: ReadReport?
 
-    public init(_ code: ErrorCode, _ message: String, status: ExitStatus, details: [String: String] = [:]) {
+    public init(_ code: ErrorCode, _ message: String, status: ExitStatus, details: [String: JSONValue] = [:]) {
         self.code = code
         self.message = message
         self.status = status
@@ -130,10 +132,15 @@ enum ErrorOutput {
     static let schema = "emrtd.error/1"
 
     static func json(_ e: CLIError, command: String, pretty: Bool = true) -> String {
-        var error: [String: Any] = [
-            "code": e.code.rawValue, "message": e.message, "exitStatus": Int(e.status.rawValue),
-        ]
-        for (k, v) in e.details where error[k] == nil { error[k] = v }
+        var error: [String: Any] = [:]
+        for (k, v) in e.details {
+            error[k] = (try? CanonicalJSON.data(v)).flatMap {
+                try? JSONSerialization.jsonObject(with: $0, options: .fragmentsAllowed)
+            }
+        }
+        if error["code"] == nil { error["code"] = e.code.rawValue }
+        error["message"] = e.message
+        error["exitStatus"] = Int(e.status.rawValue)
         var object: [String: Any] = ["schema": schema, "command": command, "error": error]
         if let report = e.report,
             let kept = try? JSONSerialization.jsonObject(with: Data(Presentation.json(report).utf8))

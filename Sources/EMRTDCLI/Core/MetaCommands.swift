@@ -13,25 +13,25 @@ enum MetaCommands {
         options: [OptionDecl("synopsis", help: "print every command's synopsis (the README's command block)")],
         run: { inv in
             if inv.arguments.flag("synopsis") {
-                Console.out(Help.synopses)
+                inv.context.stdout(Help.synopses)
                 return ExitStatus.ok.rawValue
             }
             let words = inv.arguments.positionals
             guard let first = words.first else {
-                Console.out(Help.main)
+                inv.context.stdout(Help.main)
                 return ExitStatus.ok.rawValue
             }
             guard let c = EMRTDCommand.commands.first(where: { $0.name == first }) else {
                 throw EMRTDCommand.unknownCommand(first, among: EMRTDCommand.commands.map(\.name), path: nil)
             }
             guard words.count > 1 else {
-                Console.out(Help.text(for: c, path: c.name))
+                inv.context.stdout(Help.text(for: c, path: c.name))
                 return ExitStatus.ok.rawValue
             }
             guard let s = c.subcommands.first(where: { $0.name == words[1] }) else {
                 throw EMRTDCommand.unknownCommand(words[1], among: c.subcommands.map(\.name), path: c.name)
             }
-            Console.out(Help.text(for: s, path: "\(c.name) \(s.name)"))
+            inv.context.stdout(Help.text(for: s, path: "\(c.name) \(s.name)"))
             return ExitStatus.ok.rawValue
         })
 

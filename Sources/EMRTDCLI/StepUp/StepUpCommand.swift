@@ -1,9 +1,8 @@
 import Foundation
-import MRTDCrypto
 import StepUp
 
-/// `emrtd stepup …` (docs/stepup.md): the declarations of `decode`, `start` and `run`. The words are checked by
-/// the one parser here and then handed to the step-up command line.
+/// `emrtd stepup …` (docs/stepup.md): the declarations of `decode`, `start` and `run`, parsed and dispatched by
+/// `EMRTDCommand` like every command; each runs a `StepUpSession` over the invocation's `CommandContext`.
 enum StepUpCommand {
     static let context = ArgumentDecl(
         "CONTEXT",
@@ -34,7 +33,7 @@ enum StepUpCommand {
         arguments: [context],
         options: [OptionDecl("require-proofing", help: "fail (exit 2) unless the object is ready for proofing")],
         schema: schema, alwaysJSON: true, exits: [.ok, .usage],
-        run: { inv in await forward(inv, "decode") })
+        run: { inv in StepUpSession(context: inv.context).decode(inv.arguments) })
 
     static let start = CommandDecl(
         "start", summary: "start a ReuseID step-up from the integrator's server",
@@ -67,7 +66,7 @@ enum StepUpCommand {
             verbose,
         ],
         schema: schema, alwaysJSON: true, exits: [.ok, .usage, .remote], refused: credentialFlags,
-        run: { inv in await forward(inv, "start") })
+        run: { inv in await StepUpSession(context: inv.context).start(inv.arguments) })
 
     /// The reader options handed to the chip read (those of `emrtd read` except its --timeout and --json, which
     /// are --card-timeout here and always on).
@@ -106,15 +105,10 @@ enum StepUpCommand {
             verbose,
         ] + readerOptions,
         schema: runSchemas, alwaysJSON: true, exits: exits, refused: credentialFlags,
-        run: { inv in await forward(inv, "run") })
+        run: { inv in await StepUpSession(context: inv.context).run(inv.arguments) })
 
     static let command = CommandDecl(
         "stepup", summary: "the Signicat ReuseID step-up glue (decode, start, run)",
         discussion: "See docs/stepup.md. Every step-up command prints one JSON object on stdout, also on failure.",
         subcommands: [decode, start, run], schema: runSchemas, alwaysJSON: true, exits: exits)
-
-    static func forward(_ inv: Invocation, _ sub: String) async -> Int32 {
-        await StepUpSession(io: .standard(), environment: inv.environment)
-            .execute(sub, inv.arguments, chipReader: nil, sha256: { HashAlgorithm.sha256.hash($0) })
-    }
 }

@@ -14,95 +14,45 @@ public enum StepUpEnvironment {
     public static let maxAttempts = "EMRTD_STEPUP_MAX_ATTEMPTS"
 }
 
-/// What the command line talks to; the defaults are the process's stdin/stdout/stderr, the file
-/// system and URLSession. Tests replace them.
+/// The step-up commands' seams (part of `CommandContext`): standard input, files, the HTTP transport, sleep between
+/// retries, the chip read of `stepup run` (nil: the reader configured by the ACCESS and reader options given) and
+/// SHA-256 (needed only for `--bind-process-id`; nil: a build without it). Tests replace them.
 public struct StepUpCommandIO: Sendable {
-    public var stdout: @Sendable (String) -> Void
-    public var stderr: @Sendable (String) -> Void
     public var readStdin: @Sendable () -> Data
     public var readFile: @Sendable (String) throws -> Data
     public var transport: any HTTPTransport
     public var sleep: @Sendable (Double) async throws -> Void
+    public var chipReader: (any ReadIDChipReader)?
+    public var sha256: (@Sendable ([UInt8]) -> [UInt8])?
 
     public init(
-        stdout: @escaping @Sendable (String) -> Void, stderr: @escaping @Sendable (String) -> Void,
         readStdin: @escaping @Sendable () -> Data,
         readFile: @escaping @Sendable (String) throws -> Data = { try Data(contentsOf: URL(fileURLWithPath: $0)) },
         transport: any HTTPTransport = URLSessionHTTPTransport(),
         sleep: @escaping @Sendable (Double) async throws -> Void = { s in
             try await Task.sleep(nanoseconds: UInt64(max(0, s) * 1_000_000_000))
-        }
+        },
+        chipReader: (any ReadIDChipReader)? = nil, sha256: (@Sendable ([UInt8]) -> [UInt8])? = nil
     ) {
-        self.stdout = stdout
-        self.stderr = stderr
         self.readStdin = readStdin
         self.readFile = readFile
         self.transport = transport
         self.sleep = sleep
-    }
-
-    /// The real process streams.
-    public static func standard() -> StepUpCommandIO {
-        StepUpCommandIO(
-            stdout: { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) },
-            stderr: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) },
-            readStdin: { FileHandle.standardInput.readDataToEndOfFile() })
+        self.chipReader = chipReader
+        self.sha256 = sha256
     }
 }
 
-/// `emrtd stepup …`: decode, start, run (declared in `StepUpCommand`). JSON on stdout; warnings, progress and
-/// errors on stderr (errors also as the JSON error object on stdout). Nothing written anywhere contains the
-/// step-up token, an access token or the client secret.
-public enum StepUpCommandLine {
-    /// Runs `emrtd stepup` with `arguments` (the words after `stepup`; a leading `stepup` is skipped), parsed by
-    /// the declarations of `StepUpCommand`, with output through `io`. `chipReader` replaces the document read of
-    /// `stepup run` (nil: the reader configured by the ACCESS and reader options given). `sha256` is needed only
-    /// for `--bind-process-id`.
-    public static func run(
-        arguments: [String], environment: [String: String], chipReader: (any ReadIDChipReader)? = nil,
-        sha256: (@Sendable ([UInt8]) -> [UInt8])? = nil, io: StepUpCommandIO
-    ) async -> Int32 {
-        var args = arguments
-        if args.first == "stepup" { args.removeFirst() }
-        let session = StepUpSession(io: io, environment: environment)
-        let command = StepUpCommand.command
-        guard let first = args.first else {
-            return session.report(
-                CLIError(
-                    .missingArgument, "give a subcommand: decode, start or run (see emrtd stepup --help)",
-                    status: .usage),
-                command: "stepup")
-        }
-        if first == "--help" || first == "-h" || first == "help" {
-            io.stdout(Help.text(for: command, path: "stepup"))
-            return ExitStatus.ok.rawValue
-        }
-        guard let sub = command.subcommands.first(where: { $0.name == first }) else {
-            return session.report(
-                EMRTDCommand.unknownCommand(first, among: command.subcommands.map(\.name), path: "stepup"),
-                command: "stepup")
-        }
-        let path = "stepup \(sub.name)"
-        let parsed: ParsedArguments
-        do { parsed = try sub.parse(Array(args.dropFirst())) } catch {
-            var e = CLIError(error)
-            e.message += " (see emrtd \(path) --help)"
-            return session.report(e, command: path)
-        }
-        if parsed.flag("help") {
-            io.stdout(Help.text(for: sub, path: path))
-            return ExitStatus.ok.rawValue
-        }
-        return await session.execute(sub.name, parsed, chipReader: chipReader, sha256: sha256)
-    }
-}
-
-/// One step-up invocation's state and output helpers.
+/// One step-up invocation (`emrtd stepup decode|start|run`, declared in `StepUpCommand` and dispatched by
+/// `EMRTDCommand` like every command): its state and output helpers. JSON on stdout; warnings, progress and errors
+/// on stderr (errors also as the JSON error object on stdout, written by `EMRTDCommand.report` as for every
+/// command). Nothing written anywhere contains the step-up token, an access token or the client secret.
 struct StepUpSession {
-    let io: StepUpCommandIO
-    let environment: [String: String]
+    let context: CommandContext
+    var io: StepUpCommandIO { context.stepUp }
+    var environment: [String: String] { context.environment }
 
-    func printJSON(_ v: JSONValue) { io.stdout(v.prettyPrinted()) }
+    func printJSON(_ v: JSONValue) { context.stdout(v.prettyPrinted()) }
 
     struct UsageMessage: Error { let text: String }
 
@@ -114,23 +64,12 @@ struct StepUpSession {
         report(CLIError(code, message, status: .usage), command: command)
     }
 
-    /// One line on stderr and the JSON error object on stdout (`emrtd.error/1`, with the step-up details).
+    /// One line on stderr and the JSON error object on stdout (`emrtd.error/1`, with the step-up details: the step-up
+    /// error's own members, its code among them), through the one error output of every command.
     func report(_ e: CLIError, command: String, stepUpError: JSONValue? = nil) -> Int32 {
-        io.stderr("emrtd \(command): \(e.message)")
-        var error: [String: JSONValue] = [:]
-        if case .object(let o)? = stepUpError { error = o }
-        error["code"] = error["code"] ?? .string(e.code.rawValue)
-        error["message"] = .string(e.message)
-        error["exitStatus"] = .number(Double(e.status.rawValue))
-        var object: [String: JSONValue] = [
-            "schema": .string(ErrorOutput.schema), "command": .string(command), "error": .object(error),
-        ]
-        // a chip read that finished but could not write its bundle keeps its report (as ErrorOutput does)
-        if let report = e.report, let kept = try? JSONValue.parse(Data(Presentation.json(report).utf8)) {
-            object["report"] = kept
-        }
-        printJSON(.object(object))
-        return e.status.rawValue
+        var e = e
+        if case .object(let o)? = stepUpError { e.details = o }
+        return EMRTDCommand.report(e, command: command, json: true, context: context)
     }
 
     static func status(for e: StepUpError) -> ExitStatus {
@@ -210,20 +149,8 @@ struct StepUpSession {
         return report(e, command: command)
     }
 
-    /// Runs a parsed subcommand.
-    func execute(
-        _ sub: String, _ a: ParsedArguments, chipReader: (any ReadIDChipReader)?,
-        sha256: (@Sendable ([UInt8]) -> [UInt8])?
-    ) async -> Int32 {
-        switch sub {
-        case "decode": return decode(a)
-        case "start": return await start(a)
-        default: return await run(a, chipReader: chipReader, sha256: sha256)
-        }
-    }
-
     func warn(_ warnings: [StepUpWarning]) {
-        for w in warnings { io.stderr("emrtd stepup: warning \(w)") }
+        for w in warnings { context.stderr("emrtd stepup: warning \(w)") }
     }
 
     /// Reads CONTEXT_JSON: `-` = stdin, `{…` = inline, else a file path.
@@ -231,7 +158,7 @@ struct StepUpSession {
     func readInput(_ arg: String, command: String) -> Result<Data, UsageMessage> {
         if arg == "-" { return .success(io.readStdin()) }
         if arg.trimmingCharacters(in: .whitespaces).hasPrefix("{") {
-            io.stderr(
+            context.stderr(
                 "emrtd \(command): warning: the context was given inline, which shows its step-up token in the process list and shell history; give a file or - (standard input) instead"
             )
             return .success(Data(arg.utf8))
@@ -243,8 +170,8 @@ struct StepUpSession {
     }
 
     func logger(_ verbose: Bool) -> StepUpLogger {
-        let io = self.io
-        return verbose ? StepUpLogger { io.stderr($0) } : .none
+        let stderr = context.stderr
+        return verbose ? StepUpLogger { stderr($0) } : .none
     }
 
     func httpClient(timeout: Double, verbose: Bool, extraRedactor: Redactor = Redactor()) -> StepUpHTTPClient {
@@ -411,10 +338,9 @@ struct StepUpSession {
 
     // MARK: run
 
-    func run(_ a: ParsedArguments, chipReader: (any ReadIDChipReader)?, sha256: (@Sendable ([UInt8]) -> [UInt8])?) async
-        -> Int32
-    {
+    func run(_ a: ParsedArguments) async -> Int32 {
         let command = "stepup run"
+        let sha256 = io.sha256
         guard let input = a.positionals.first else {
             return usageError(
                 "give the CONTEXT file, or - for standard input", code: .missingArgument, command: command)
@@ -464,7 +390,7 @@ struct StepUpSession {
             }
             let runner = StepUpRunner(
                 http: httpClient(timeout: timeout, verbose: verbose, extraRedactor: tokenRedactor),
-                chipReader: chipReader ?? StepUpChipReader(arguments: a), binding: binding, resultEndpoint: endpoint)
+                chipReader: io.chipReader ?? StepUpChipReader(arguments: a), binding: binding, resultEndpoint: endpoint)
             switch try await runner.run(op) {
             case .videoID(let launch, let warnings):
                 warn(warnings)
@@ -476,8 +402,8 @@ struct StepUpSession {
                 warn(warnings)
                 let json = (try? JSONValue(encoding: document))?.redacted(by: tokenRedactor) ?? .null
                 if let uploadError {
-                    io.stdout(json.prettyPrinted())
-                    io.stderr("emrtd stepup run: the result was not uploaded: \(Self.words(uploadError))")
+                    context.stdout(json.prettyPrinted())
+                    context.stderr("emrtd stepup run: the result was not uploaded: \(Self.words(uploadError))")
                     return ExitStatus.remote.rawValue
                 }
                 printJSON(json)

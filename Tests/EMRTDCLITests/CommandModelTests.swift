@@ -186,6 +186,45 @@ import Testing
         #expect(r.stderr.hasPrefix("emrtd \(args[0])"), "\(args): the message names the command: \(r.stderr)")
     }
 
+    /// Every number option carries its rule: a word out of it is refused when the command line is parsed (naming the
+    /// option, never the word), and the command reads the checked number, not a string to convert late.
+    @Test func numberOptionsAreCheckedWhenParsedAndReadAsNumbers() throws {
+        var checked = 0
+        for (path, decl) in Self.leaves {
+            for o in decl.options {
+                guard let rule = o.number else {
+                    #expect(o.kind != .number, "emrtd \(path) --\(o.name) is a number without a rule")
+                    continue
+                }
+                checked += 1
+                #expect(o.kind == .number)
+                let below = rule.range.lowerBound - max(1, abs(rule.range.lowerBound))
+                for word in ["twelve", String(below), "nan"] {
+                    do {
+                        _ = try decl.parse(["--\(o.name)", word])
+                        Issue.record("emrtd \(path) --\(o.name) took \(word)")
+                    } catch {
+                        #expect(error.code == .badValue)
+                        #expect(error.message.contains("--\(o.name)") && !error.message.contains("twelve"))
+                    }
+                }
+                let inside = try #require(
+                    [1, 2, rule.range.lowerBound + 1, rule.range.upperBound].first { rule.value(String($0)) != nil })
+                let parsed = try decl.parse(["--\(o.name)", String(inside)])
+                #expect(parsed.number(o.name) == inside, "emrtd \(path) --\(o.name)")
+                if rule.whole {
+                    #expect(throws: UsageError.self) { try decl.parse(["--\(o.name)", String(inside + 0.5)]) }
+                }
+                if rule.aboveLowerBound {
+                    #expect(throws: UsageError.self) {
+                        try decl.parse(["--\(o.name)", String(rule.range.lowerBound)])
+                    }
+                }
+            }
+        }
+        #expect(checked >= 15, "only \(checked) number options found")
+    }
+
     @Test func aWrongMRZUnderJSONIsAJSONErrorWithStatus4() throws {
         let r = try Emrtd.run([
             "read", "--virtual", "pace-gm-brainpool-aes128", "--document-number", "X00000000",

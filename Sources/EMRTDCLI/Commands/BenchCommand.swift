@@ -12,17 +12,21 @@ enum BenchCommand {
         options: [
             OptionDecl("json", help: "one JSON object (rows, link, primitives, trustStore, memory, acceptance)"),
             OptionDecl(
-                "runs", value: "N", kind: .number, help: "reads per matrix cell (median and spread; --quick: 3)",
-                default: "5"),
+                "runs", value: "N", help: "reads per matrix cell (median and spread; --quick: 3)", default: "5",
+                number: rule("runs", 1...1000, whole: true)),
             OptionDecl("quick", help: "DG2 15 KB only, 3 runs, 100 reads in the memory loop"),
-            OptionDecl("link-kbps", value: "K", kind: .number, help: "air data rate in kbit/s", default: "424"),
-            OptionDecl("apdu-ms", value: "MS", kind: .number, help: "reader + chip turnaround per APDU", default: "4"),
             OptionDecl(
-                "chip-ms-per-sm-apdu", value: "MS", kind: .number, help: "the chip's crypto per secure-messaging APDU",
-                default: "0: inside the turnaround"),
+                "link-kbps", value: "K", help: "air data rate in kbit/s", default: "424",
+                number: rule("link-kbps", 1...100_000)),
             OptionDecl(
-                "reads", value: "N", kind: .number, help: "consecutive reads in the memory-growth loop", default: "1000"
-            ),
+                "apdu-ms", value: "MS", help: "reader + chip turnaround per APDU", default: "4",
+                number: rule("apdu-ms", 0...10_000)),
+            OptionDecl(
+                "chip-ms-per-sm-apdu", value: "MS", help: "the chip's crypto per secure-messaging APDU",
+                default: "0: inside the turnaround", number: rule("chip-ms-per-sm-apdu", 0...10_000)),
+            OptionDecl(
+                "reads", value: "N", help: "consecutive reads in the memory-growth loop", default: "1000",
+                number: rule("reads", 1...100_000, whole: true)),
             OptionDecl(
                 "profile", value: "NAME", kind: .choice(BenchSettings.allProfiles), help: "only this profile",
                 repeatable: true),
@@ -59,27 +63,23 @@ enum BenchCommand {
         }
     }
 
+    static func rule(_ name: String, _ range: ClosedRange<Double>, whole: Bool = false) -> NumberRule {
+        let bounds = "from \(Int(range.lowerBound)) to \(Int(range.upperBound))"
+        return NumberRule(
+            range, whole: whole, message: "--\(name) must be a \(whole ? "whole number" : "number") \(bounds)")
+    }
+
     /// The settings from parsed options; every value checked (and `--masterlists` found) before anything runs.
     static func settings(_ a: ParsedArguments) throws(CLIError) -> BenchSettings {
         var s = BenchSettings(page: HTMLOutput.page)
         s.json = a.flag("json")
         if a.flag("quick") { s.makeQuick() }
-        func number(_ name: String, _ range: ClosedRange<Double>, whole: Bool = false) throws(CLIError) -> Double? {
-            guard let v = a.value(name) else { return nil }
-            guard let d = Double(v), d.isFinite, range.contains(d), !whole || d == d.rounded() else {
-                let lo = Int(range.lowerBound)
-                let hi = Int(range.upperBound)
-                throw CLIError(
-                    .badValue, "--\(name) must be a \(whole ? "whole number" : "number") from \(lo) to \(hi)",
-                    status: .usage)
-            }
-            return d
-        }
-        if let v = try number("runs", 1...1000, whole: true) { s.runs = Int(v) }
-        if let v = try number("reads", 1...100_000, whole: true) { s.loopReads = Int(v) }
-        if let v = try number("link-kbps", 1...100_000) { s.link.kbps = v }
-        if let v = try number("apdu-ms", 0...10_000) { s.link.apduMs = v }
-        if let v = try number("chip-ms-per-sm-apdu", 0...10_000) { s.link.chipMsPerSMAPDU = v }
+        // the numbers were checked against their rules when the command line was parsed
+        if let v = a.number("runs") { s.runs = Int(v) }
+        if let v = a.number("reads") { s.loopReads = Int(v) }
+        if let v = a.number("link-kbps") { s.link.kbps = v }
+        if let v = a.number("apdu-ms") { s.link.apduMs = v }
+        if let v = a.number("chip-ms-per-sm-apdu") { s.link.chipMsPerSMAPDU = v }
         if let dir = a.value("masterlists") {
             var isDir: ObjCBool = false
             guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {

@@ -66,16 +66,13 @@ enum ReadSetup {
             }
             o.activeAuthenticationChallenge = b
         }
-        o.representTimeout = try timeout(a, name: timeoutOption)
+        o.representTimeout = timeout(a, name: timeoutOption)
         return o
     }
 
-    static func timeout(_ a: ParsedArguments, name: String = "timeout") throws(UsageError) -> Double {
-        guard let t = a.value(name) else { return 30 }
-        guard let v = Double(t), v > 0, v <= 3600 else {
-            throw UsageError("--\(name) must be a number of seconds above 0 and at most 3600")
-        }
-        return v
+    /// The card wait, checked at parse time (`Options.cardWait`); 30 s when not given.
+    static func timeout(_ a: ParsedArguments, name: String = "timeout") -> Double {
+        a.number(name) ?? 30
     }
 
     /// `--profiles FILE`, loaded before any document is asked for.

@@ -22,9 +22,14 @@ enum SimulateCommand {
                 "save", value: "DIR", kind: .directory,
                 help: "save the generated document (files, keys, CSCA) to DIR and exit"),
             OptionDecl(
-                "pull-after", value: "N", kind: .number,
-                help: "drop the card after N APDUs (tests the resume path), then present it again"),
-            OptionDecl("sessions", value: "N", kind: .number, help: "serve this many card sessions", default: "1"),
+                "pull-after", value: "N",
+                help: "drop the card after N APDUs (tests the resume path), then present it again",
+                number: NumberRule(
+                    0...Double(Int32.max), whole: true, message: "--pull-after takes a whole number of APDUs")),
+            OptionDecl(
+                "sessions", value: "N", help: "serve this many card sessions", default: "1",
+                number: NumberRule(
+                    1...Double(Int32.max), whole: true, message: "--sessions takes a whole number of 1 or more")),
             Options.quiet,
         ],
         exits: [.ok, .usage, .transport],
@@ -42,20 +47,8 @@ enum SimulateCommand {
             host = String(parts[0])
             port = p
         }
-        var pullAfter: Int? = nil
-        if let n = a.value("pull-after") {
-            guard let v = Int(n), v >= 0 else {
-                throw CLIError(.badValue, "--pull-after takes a whole number of APDUs", status: .usage)
-            }
-            pullAfter = v
-        }
-        var sessions = 1
-        if let n = a.value("sessions") {
-            guard let v = Int(n), v >= 1 else {
-                throw CLIError(.badValue, "--sessions takes a whole number of 1 or more", status: .usage)
-            }
-            sessions = v
-        }
+        let pullAfter = a.number("pull-after").map { Int($0) }
+        let sessions = a.number("sessions").map { Int($0) } ?? 1
         // The document: a saved profile folder, or a built-in profile generated now and saved so that
         // its test CSCA can be given to `emrtd read --trust`.
         let save = try OutputFolder.prepare(a.value("save"), option: "--save", command: inv.command)

@@ -14,6 +14,38 @@ public enum ValueKind: Sendable, Equatable {
     case choice([String])
 }
 
+/// What a number option's value must be, checked when the command line is parsed: the command reads the checked
+/// value with `ParsedArguments.number(_:)`, and a value out of its rule is a usage error naming the option before
+/// anything runs.
+public struct NumberRule: Sendable {
+    public var range: ClosedRange<Double>
+    /// The lower bound itself is refused (a time that must be above 0).
+    public var aboveLowerBound: Bool
+    public var whole: Bool
+    /// The error message, naming the option and the rule, never the value given.
+    public var message: String
+
+    public init(_ range: ClosedRange<Double>, aboveLowerBound: Bool = false, whole: Bool = false, message: String) {
+        self.range = range
+        self.aboveLowerBound = aboveLowerBound
+        self.whole = whole
+        self.message = message
+    }
+
+    /// A number of seconds above 0 and at most `max`.
+    public static func seconds(upTo max: Double, message: String) -> NumberRule {
+        NumberRule(0...max, aboveLowerBound: true, message: message)
+    }
+
+    /// `word` as a number that keeps the rule, else nil.
+    public func value(_ word: String) -> Double? {
+        guard let d = Double(word), d.isFinite, range.contains(d), !aboveLowerBound || d != range.lowerBound,
+            !whole || d == d.rounded()
+        else { return nil }
+        return d
+    }
+}
+
 /// One option: `--name VALUE` / `--name=VALUE`, or a flag `--name`.
 public struct OptionDecl: Sendable {
     public var name: String
@@ -30,16 +62,19 @@ public struct OptionDecl: Sendable {
     public var secret: Bool
     /// Options that may not be given together with this one.
     public var conflicts: [String]
+    /// A number option's rule, checked by the parser (its kind is then `.number`).
+    public var number: NumberRule?
 
     public init(
         _ name: String, short: Character? = nil, value: String? = nil, kind: ValueKind = .text, help: String,
         default defaultText: String? = nil, repeatable: Bool = false, secret: Bool = false,
-        conflicts: [String] = []
+        conflicts: [String] = [], number: NumberRule? = nil
     ) {
         self.name = name
         self.short = short
         self.value = value
-        self.kind = value == nil ? .text : kind
+        self.number = value == nil ? nil : number
+        self.kind = value == nil ? .text : number == nil ? kind : .number
         self.help = help
         self.defaultText = defaultText
         self.repeatable = repeatable
@@ -138,6 +173,8 @@ public struct ParsedArguments: Sendable {
     public var values: [String: [String]] = [:]
     public var flags: Set<String> = []
     public var positionals: [String] = []
+    /// The values of number options, checked against their `NumberRule` (the last one given).
+    public var numbers: [String: Double] = [:]
     /// Every option as given, in order (name, value), to hand a subset on unchanged.
     public var given: [(name: String, value: String?)] = []
 
@@ -146,6 +183,8 @@ public struct ParsedArguments: Sendable {
     public func value(_ name: String) -> String? { values[name]?.last }
     public func all(_ name: String) -> [String] { values[name] ?? [] }
     public func flag(_ name: String) -> Bool { flags.contains(name) }
+    /// A number option's value, as its rule checked it at parse time; nil when the option is not given.
+    public func number(_ name: String) -> Double? { numbers[name] }
     public func has(_ name: String) -> Bool { flags.contains(name) || values[name] != nil }
 
     /// The options of `names` again as words (`--name value`), in the order given.
@@ -238,6 +277,13 @@ extension CommandDecl {
         for o in options where out.has(o.name) {
             for c in o.conflicts where out.has(c) {
                 throw UsageError("--\(o.name) and --\(c) cannot be used together", code: .conflictingOptions)
+            }
+        }
+        for o in options {
+            guard let rule = o.number else { continue }
+            for word in out.all(o.name) {
+                guard let v = rule.value(word) else { throw UsageError(rule.message, code: .badValue) }
+                out.numbers[o.name] = v
             }
         }
         return out

@@ -47,6 +47,11 @@ enum Options {
         "trace", value: "FILE", kind: .file,
         help: "write a redacted APDU trace (headers, lengths, status words, times; never data)")
 
+    /// A card wait (`--timeout` of `read`, `--card-timeout` of `stepup run`): seconds above 0, at most an hour.
+    static func cardWait(_ name: String) -> NumberRule {
+        .seconds(upTo: 3600, message: "--\(name) must be a number of seconds above 0 and at most 3600")
+    }
+
     /// The reader options of `read` (also taken by `stepup run` for its chip read).
     static let reader: [OptionDecl] = [
         OptionDecl(
@@ -76,8 +81,8 @@ enum Options {
             "aa-challenge", value: "HEX",
             help: "the 8-byte Active Authentication challenge (bind the read to a backend nonce); needs DG15"),
         OptionDecl(
-            "timeout", value: "SECONDS", kind: .number,
-            help: "how long to wait for a card, and for it to be presented again", default: "30"),
+            "timeout", value: "SECONDS", help: "how long to wait for a card, and for it to be presented again",
+            default: "30", number: cardWait("timeout")),
         out, trace, HTMLOutput.option,
     ]
 }

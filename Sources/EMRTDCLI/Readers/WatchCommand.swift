@@ -24,8 +24,9 @@ enum WatchCommand {
                 "json",
                 help: "one JSON object per line: {\"schema\", \"time\", \"event\", \"reader\", \"atr\", \"profile\"}"),
             OptionDecl(
-                "timeout", value: "SECONDS", kind: .number, help: "stop after this long (exit 0)",
-                default: "none: until interrupted"),
+                "timeout", value: "SECONDS", help: "stop after this long (exit 0)", default: "none: until interrupted",
+                number: .seconds(
+                    upTo: .greatestFiniteMagnitude, message: "--timeout needs a positive number of seconds")),
             OptionDecl(
                 "profiles", value: "FILE", kind: .file,
                 help:
@@ -39,13 +40,7 @@ enum WatchCommand {
         let a = inv.arguments
         let reader = a.value("reader")
         let json = a.flag("json")
-        var timeout: Double? = nil
-        if let t = a.value("timeout") {
-            guard let v = Double(t), v > 0, v.isFinite else {
-                throw CLIError(.badValue, "--timeout needs a positive number of seconds", status: .usage)
-            }
-            timeout = v
-        }
+        let timeout = a.number("timeout")
         if reader?.isEmpty == true {
             throw CLIError(.badValue, "--reader needs a reader name (see emrtd readers)", status: .usage)
         }

@@ -8,6 +8,12 @@ import Synchronization
 
 /// `emrtd serve`: the kiosk service (docs/service.md) — a local HTTP API with live events.
 enum ServeCommand {
+    static let kioskIdleRule = NumberRule(
+        KioskPage.Settings.idleRange,
+        message:
+            "--kiosk-idle must be seconds between \(Int(KioskPage.Settings.idleRange.lowerBound)) and \(Int(KioskPage.Settings.idleRange.upperBound))"
+    )
+
     static let command = CommandDecl(
         "serve", summary: "run the kiosk service: a local HTTP API with live events (docs/service.md)",
         discussion: """
@@ -30,14 +36,21 @@ enum ServeCommand {
                 default: "$STATE_DIRECTORY/token or ~/.local/state/emrtd/token"),
         ] + Options.trust + [
             OptionDecl(
-                "retention", value: "SECONDS", kind: .number, help: "how long a finished read is kept", default: "120"),
-            OptionDecl("max-finished", value: "N", kind: .number, help: "finished reads kept at most", default: "16"),
-            OptionDecl("max-connections", value: "N", kind: .number, help: "open connections at most", default: "100"),
+                "retention", value: "SECONDS", help: "how long a finished read is kept", default: "120",
+                number: NumberRule(0...86_400, message: "--retention must be seconds between 0 and 86400")),
             OptionDecl(
-                "kiosk-idle", value: "SECONDS", kind: .number,
+                "max-finished", value: "N", help: "finished reads kept at most", default: "16",
+                number: NumberRule(
+                    0...10_000, whole: true, message: "--max-finished must be a number between 0 and 10000")),
+            OptionDecl(
+                "max-connections", value: "N", help: "open connections at most", default: "100",
+                number: NumberRule(
+                    4...10_000, whole: true, message: "--max-connections must be a number between 4 and 10000")),
+            OptionDecl(
+                "kiosk-idle", value: "SECONDS",
                 help:
                     "seconds the kiosk page at / keeps a result or typed access data untouched before it clears itself",
-                default: "60"),
+                default: "60", number: kioskIdleRule),
             OptionDecl(
                 "evidence-dir", value: "DIR", kind: .directory,
                 help: "write each finished read's evidence bundle under DIR (folders 0700, files 0600)"),
@@ -81,32 +94,11 @@ enum ServeCommand {
         var s = Settings(address: address, tokenFile: a.value("token-file") ?? stateDir + "/token")
         s.allowRemote = a.flag("allow-remote")
         s.quiet = a.flag("quiet")
-        if let r = a.value("retention") {
-            guard let v = Double(r), v >= 0, v <= 86_400 else {
-                throw UsageError("--retention must be seconds between 0 and 86400")
-            }
-            s.retention = v
-        }
-        if let m = a.value("max-finished") {
-            guard let v = Int(m), v >= 0, v <= 10_000 else {
-                throw UsageError("--max-finished must be a number between 0 and 10000")
-            }
-            s.maxFinished = v
-        }
-        if let m = a.value("max-connections") {
-            guard let v = Int(m), v >= 4, v <= 10_000 else {
-                throw UsageError("--max-connections must be a number between 4 and 10000")
-            }
-            s.maxConnections = v
-        }
-        if let k = a.value("kiosk-idle") {
-            let range = KioskPage.Settings.idleRange
-            guard let v = Double(k), range.contains(v) else {
-                throw UsageError(
-                    "--kiosk-idle must be seconds between \(Int(range.lowerBound)) and \(Int(range.upperBound))")
-            }
-            s.kioskIdle = v
-        }
+        // the numbers were checked against their rules when the command line was parsed
+        if let v = a.number("retention") { s.retention = v }
+        if let v = a.number("max-finished") { s.maxFinished = Int(v) }
+        if let v = a.number("max-connections") { s.maxConnections = Int(v) }
+        if let v = a.number("kiosk-idle") { s.kioskIdle = v }
         s.evidenceDir = a.value("evidence-dir").map { URL(fileURLWithPath: $0) }
         return s
     }

@@ -10,6 +10,11 @@ enum StepUpCommand {
             "the operation context or operation object: a file, or - for standard input (inline JSON starting with { works but puts the step-up token into the process list)",
         secret: true, kind: .file)
     static let verbose = OptionDecl("verbose", help: "log HTTP exchanges (redacted) on stderr")
+    /// The per-request HTTP timeout: `--timeout`, else `EMRTD_STEPUP_TIMEOUT` (checked by the same rule), else 30 s.
+    static let timeoutRule = NumberRule.seconds(upTo: 600, message: "--timeout expects seconds in (0, 600]")
+    static let httpTimeout = OptionDecl(
+        "timeout", value: "SECONDS", help: "per-request HTTP timeout (env \(StepUpEnvironment.timeout))",
+        default: "30", number: timeoutRule)
     /// Credentials come from the environment only.
     static let credentialFlags: [String: String] = Dictionary(
         uniqueKeysWithValues: ["client-id", "client-secret", "secret", "token", "password", "access-token"].map {
@@ -49,7 +54,10 @@ enum StepUpCommand {
                 help: "signicatvideoid, videoid or readid", default: "signicatvideoid"),
             OptionDecl("doc-types", value: "N,N,…", help: "VideoID document types (opaque integers); not with readid"),
             OptionDecl(
-                "default-id", value: "N", kind: .number, help: "preselected VideoID document type, one of --doc-types"),
+                "default-id", value: "N", help: "preselected VideoID document type, one of --doc-types",
+                number: NumberRule(
+                    -9_007_199_254_740_992...9_007_199_254_740_992, whole: true,
+                    message: "--default-id expects an integer")),
             OptionDecl(
                 "base-url", value: "URL", help: "ReuseID base URL (env \(StepUpEnvironment.baseURL))",
                 default: StartStepUpConfiguration.defaultBaseURL.absoluteString),
@@ -59,10 +67,7 @@ enum StepUpCommand {
             OptionDecl(
                 "token-url", value: "URL", help: "OAuth token endpoint (env \(StepUpEnvironment.tokenURL))",
                 default: OAuthTokenClient.defaultTokenURL.absoluteString),
-            OptionDecl(
-                "timeout", value: "SECONDS", kind: .number,
-                help: "per-request HTTP timeout (env \(StepUpEnvironment.timeout))",
-                default: "30"),
+            httpTimeout,
             verbose,
         ],
         schema: schema, alwaysJSON: true, exits: [.ok, .usage, .remote], refused: credentialFlags,
@@ -94,14 +99,10 @@ enum StepUpCommand {
             OptionDecl(
                 "result-url", value: "URL",
                 help: "POST the ReadID result there with the step-up token (env \(StepUpEnvironment.resultURL))"),
+            httpTimeout,
             OptionDecl(
-                "timeout", value: "SECONDS", kind: .number,
-                help: "per-request HTTP timeout (env \(StepUpEnvironment.timeout))",
-                default: "30"),
-            OptionDecl(
-                "card-timeout", value: "SECONDS", kind: .number,
-                help: "how long to wait for the document on the reader",
-                default: "30"),
+                "card-timeout", value: "SECONDS", help: "how long to wait for the document on the reader",
+                default: "30", number: Options.cardWait("card-timeout")),
             verbose,
         ] + readerOptions,
         schema: runSchemas, alwaysJSON: true, exits: exits, refused: credentialFlags,

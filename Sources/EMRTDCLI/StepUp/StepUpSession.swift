@@ -183,11 +183,12 @@ struct StepUpSession {
             logger: log, sleep: io.sleep)
     }
 
-    /// Parses `--timeout` / `EMRTD_STEPUP_TIMEOUT`.
-    func timeout(_ flag: String?) -> Result<Double, UsageMessage> {
-        guard let raw = flag ?? environment[StepUpEnvironment.timeout] else { return .success(30) }
-        guard let t = Double(raw), t > 0, t <= 600 else {
-            return .failure(UsageMessage(text: "--timeout expects seconds in (0, 600]"))
+    /// `--timeout` (checked when parsed), else `EMRTD_STEPUP_TIMEOUT` checked by the same rule, else 30 s.
+    func timeout(_ a: ParsedArguments) -> Result<Double, UsageMessage> {
+        if let t = a.number("timeout") { return .success(t) }
+        guard let raw = environment[StepUpEnvironment.timeout] else { return .success(30) }
+        guard let t = StepUpCommand.timeoutRule.value(raw) else {
+            return .failure(UsageMessage(text: StepUpCommand.timeoutRule.message))
         }
         return .success(t)
     }
@@ -267,15 +268,9 @@ struct StepUpSession {
             }
             docTypes = ints
         }
-        var defaultId: Int?
-        if let raw = values["--default-id"] {
-            guard let v = Int(raw) else {
-                return usageError("--default-id expects an integer", code: .badValue, command: command)
-            }
-            defaultId = v
-        }
+        let defaultId = a.number("default-id").map { Int($0) }
         let timeout: Double
-        switch self.timeout(values["--timeout"]) {
+        switch self.timeout(a) {
         case .success(let t): timeout = t
         case .failure(let m): return usageError(m, code: .badValue, command: command)
         }
@@ -351,7 +346,7 @@ struct StepUpSession {
         // The chip read's options (those of `emrtd read`, --card-timeout for its card wait).
         let readerWords = a.words(for: Set(StepUpCommand.readerOptions.map(\.name) + ["card-timeout"]))
         let timeout: Double
-        switch self.timeout(a.value("timeout")) {
+        switch self.timeout(a) {
         case .success(let t): timeout = t
         case .failure(let m): return usageError(m, code: .badValue, command: command)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import MRTDTestSupport
 import PCSCTransport
 import Synchronization
 import Testing
@@ -541,20 +542,8 @@ import Testing
     }
 
     static func shell(_ tool: String, _ args: [String]) throws -> CommandResult {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: tool)
-        p.arguments = args
-        let out = Pipe()
-        let err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return CommandResult(
-            status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
-            stderr: String(decoding: e, as: UTF8.self))
+        let r = try ChildProcess.run(URL(fileURLWithPath: tool), args)
+        return CommandResult(status: r.status, stdout: r.stdout, stderr: r.stderr)
     }
 }
 

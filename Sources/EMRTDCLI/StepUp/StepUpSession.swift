@@ -250,16 +250,14 @@ struct StepUpSession {
     func start(_ a: ParsedArguments) async -> Int32 {
         let command = "stepup start"
         let verbose = a.flag("verbose")
-        var values: [String: String] = [:]
-        for (name, value) in a.values { values["--" + name] = value.last }
-        guard let userId = values["--user-id"] else {
+        guard let userId = a.value("user-id") else {
             return usageError("--user-id is required", code: .missingArgument, command: command)
         }
-        guard let deviceId = values["--device-id"] else {
+        guard let deviceId = a.value("device-id") else {
             return usageError("--device-id is required", code: .missingArgument, command: command)
         }
         var docTypes: [Int]?
-        if let raw = values["--doc-types"] {
+        if let raw = a.value("doc-types") {
             let parts = raw.split(separator: ",", omittingEmptySubsequences: false)
                 .map { $0.trimmingCharacters(in: .whitespaces) }
             let ints = parts.compactMap { Int($0) }
@@ -276,7 +274,7 @@ struct StepUpSession {
         }
         do {
             let request = try StartStepUpRequest(
-                userId: userId, deviceId: deviceId, provider: values["--provider"],
+                userId: userId, deviceId: deviceId, provider: a.value("provider"),
                 docTypes: docTypes, defaultId: defaultId)
             guard let clientId = environment[StepUpEnvironment.clientId], !clientId.isEmpty,
                 let secret = environment[StepUpEnvironment.clientSecret], !secret.isEmpty
@@ -289,15 +287,15 @@ struct StepUpSession {
             }
             let credentials = ClientCredentials(clientId: clientId, clientSecret: SecretString(secret))
             let tokenURL = try URLPolicy.validate(
-                values["--token-url"] ?? environment[StepUpEnvironment.tokenURL]
+                a.value("token-url") ?? environment[StepUpEnvironment.tokenURL]
                     ?? OAuthTokenClient.defaultTokenURL.absoluteString,
                 field: "tokenURL", step: .configuration)
             let baseURL = try URLPolicy.validate(
-                values["--base-url"] ?? environment[StepUpEnvironment.baseURL]
+                a.value("base-url") ?? environment[StepUpEnvironment.baseURL]
                     ?? StartStepUpConfiguration.defaultBaseURL.absoluteString,
                 field: "baseURL", step: .configuration)
             let path =
-                values["--start-path"] ?? environment[StepUpEnvironment.startPath]
+                a.value("start-path") ?? environment[StepUpEnvironment.startPath]
                 ?? StartStepUpConfiguration.defaultPath
             let http = httpClient(timeout: timeout, verbose: verbose, extraRedactor: credentials.redactor)
             let tokens = OAuthTokenClient(

@@ -71,11 +71,14 @@ final class MRZEndpoint: Sendable {
         let recognition: MRZRecognition
         let engine = try recognizer()
         do {
-            let body = r.body
+            // the recognising thread lets go of the image before the answer is written, so the body's one buffer
+            // is the one the server overwrites (a reference still held would make that a copy)
+            let image = Handoff(r.body)
             recognition = try Self.onLargeStack { () -> Result<MRZRecognition, MRZCaptureError> in
-                do throws(MRZCaptureError) { return .success(try engine.recognize(body)) } catch {
-                    return .failure(error)
-                }
+                defer { image.bytes = [] }
+                do throws(MRZCaptureError) {
+                    return .success(try engine.recognize(image.bytes))
+                } catch { return .failure(error) }
             }.get()
         } catch {
             throw Self.apiError(error)
@@ -89,6 +92,12 @@ final class MRZEndpoint: Sendable {
                 "dateOfExpiry": m.dateOfExpiry.raw,
                 "confidence": (recognition.confidence * 100).rounded() / 100, "corrections": recognition.corrections,
             ])
+    }
+
+    /// The image, handed to the recognising thread and taken back from it.
+    final class Handoff: @unchecked Sendable {
+        var bytes: [UInt8]
+        init(_ bytes: [UInt8]) { self.bytes = bytes }
     }
 
     /// Runs `body` on a thread with an 8 MiB stack and waits for it: Tesseract and Leptonica need more stack than

@@ -367,6 +367,32 @@ try:
     check(not visible("camera") and driver.execute_script(
         "return document.getElementById('camera-view').srcObject === null"), "\"Type instead\" stops the camera")
     check(inputs_empty() and not visible("error"), "the stopped scan left nothing in the form")
+    # the fallbacks to typing: a camera refused, and no MRZ in the scan's time (the service answering no_mrz to
+    # every frame, the clock moved past the 30 s)
+    driver.execute_script("""
+        window.__gum = navigator.mediaDevices.getUserMedia;
+        navigator.mediaDevices.getUserMedia = () => Promise.reject(new DOMException('no', 'NotAllowedError'));""")
+    el("scan").click()
+    wait_for(lambda: visible("error"), 5, "#error for a refused camera")
+    check("permission denied" in el("error").text and "Type the MRZ" in el("error").text and not visible("camera"),
+          "a refused camera falls back to typing with a message")
+    el("next").click()
+    driver.execute_script("""
+        navigator.mediaDevices.getUserMedia = window.__gum;
+        window.__fetch = window.fetch;
+        window.fetch = (url, init) => url === '/v1/mrz'
+          ? Promise.resolve(new Response('{"error":{"code":"no_mrz","message":"none"}}',
+                                         { status: 422, headers: { 'Content-Type': 'application/json' } }))
+          : window.__fetch(url, init);""")
+    el("scan").click()
+    wait_for(lambda: visible("camera"), 10, "the camera preview")
+    driver.execute_script("window.__now = Date.now; Date.now = () => window.__now() + 31000;")
+    wait_for(lambda: visible("error"), 5, "#error when no MRZ was read in time")
+    check("No MRZ could be read from the camera in 30 seconds" in el("error").text and not visible("camera") and
+          driver.execute_script("return document.getElementById('camera-view').srcObject === null"),
+          "no MRZ in the scan's time stops the camera and falls back to typing with a message")
+    driver.execute_script("Date.now = window.__now; window.fetch = window.__fetch;")
+    el("next").click()
     sim = simulate(GOOD)
     sims.append(sim)
     driver.execute_script("window.__requests = []")

@@ -102,7 +102,7 @@ let package = Package(
             name: "KioskService",
             dependencies: [
                 "HTTPServer", "ISO7816", "MRTDCrypto", "MRTDDocument", "MRTDAccessControl", "MRTDTrust",
-                "MRTDReader", "PCSCTransport", "StepUp", "ASN1TLV", "FaceImaging", "CanonicalJSON",
+                "MRTDReader", "PCSCTransport", "StepUp", "ASN1TLV", "FaceImaging", "CanonicalJSON", "MRZCapture",
             ],
             // the kiosk page's HTML, CSS and JavaScript and the API's OpenAPI contract (served at GET /v1/openapi.json;
             // docs/openapi.json links to it), embedded in the binary: no files to install beside it
@@ -199,7 +199,7 @@ let package = Package(
             name: "KioskServiceTests",
             dependencies: [
                 "KioskService", "HTTPServer", "MRTDReader", "emrtd", "MRTDTestSupport", "CanonicalJSON", "ISO7816",
-                "MRTDTrust", "PCSCTransport", "VirtualChip", "MRTDAccessControl",
+                "MRTDTrust", "PCSCTransport", "VirtualChip", "MRTDAccessControl", "MRTDDocument", "SpecimenImages",
             ],
             // the Selenium script of KioskBrowserTests, run by python3
             exclude: ["Browser"], swiftSettings: strict),

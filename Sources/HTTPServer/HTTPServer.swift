@@ -81,6 +81,8 @@ public final class HTTPServer: Sendable {
 final class UploadState {
     var body: [UInt8] = []
     var tooLarge = false
+    /// The body limit of the request's path (`HTTPServerLimits.maxBodyBytes(for:)`).
+    var limit = 0
 }
 
 /// The access handler: called once with the headers, once per body chunk, once more at the end.
@@ -94,11 +96,16 @@ private let accessHandler: MHD_AccessHandlerCallback = {
         // first call: headers only. A declared body above the limit is refused before it is read.
         let state = UploadState()
         requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
+        state.limit = server.limits.maxBodyBytes(for: String(String(cString: url).prefix { $0 != "?" }))
         if let length = MHDCalls.value(connection, MHDCalls.headerKind, "Content-Length"),
-            Int(length).map({ $0 > server.limits.maxBodyBytes || $0 < 0 }) ?? true
+            Int(length).map({ $0 > state.limit || $0 < 0 }) ?? true
         {
             state.tooLarge = true
             return MHDCalls.queue(connection, server.tooLarge(), server: server)
+        }
+        // the declared size at once: a growing body would leave copies of it (an image, access data) in freed memory
+        if let length = MHDCalls.value(connection, MHDCalls.headerKind, "Content-Length").flatMap({ Int($0) }) {
+            state.body.reserveCapacity(length)
         }
         return MHDCalls.yes
     }
@@ -106,7 +113,7 @@ private let accessHandler: MHD_AccessHandlerCallback = {
     if uploadDataSize.pointee > 0 {
         let n = uploadDataSize.pointee
         if !state.tooLarge, let uploadData {
-            if state.body.count + n > server.limits.maxBodyBytes {
+            if state.body.count + n > state.limit {
                 state.tooLarge = true
                 state.body = []
             } else {

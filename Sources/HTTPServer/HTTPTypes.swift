@@ -72,6 +72,8 @@ public enum HTTPListenAddress: Sendable, Hashable, CustomStringConvertible {
 public struct HTTPServerLimits: Sendable {
     /// Largest request body accepted (larger: 413 without reading it all into memory).
     public var maxBodyBytes: Int
+    /// Paths whose body may be larger than `maxBodyBytes` (an image upload), each with its own limit.
+    public var largeBodies: [String: Int]
     /// Open connections at most (further ones are refused by libmicrohttpd).
     public var maxConnections: Int
     /// Seconds a connection may stay idle (no byte in either direction) before it is closed.
@@ -85,15 +87,20 @@ public struct HTTPServerLimits: Sendable {
 
     public init(
         maxBodyBytes: Int = 16 * 1024, maxConnections: Int = 100, idleTimeoutSeconds: Int = 30,
-        headerMemoryBytes: Int = 32 * 1024, keepAliveSeconds: Double = 10, maxStreamBacklogBytes: Int = 1 << 20
+        headerMemoryBytes: Int = 32 * 1024, keepAliveSeconds: Double = 10, maxStreamBacklogBytes: Int = 1 << 20,
+        largeBodies: [String: Int] = [:]
     ) {
         self.maxBodyBytes = maxBodyBytes
+        self.largeBodies = largeBodies
         self.maxConnections = maxConnections
         self.idleTimeoutSeconds = idleTimeoutSeconds
         self.headerMemoryBytes = headerMemoryBytes
         self.keepAliveSeconds = keepAliveSeconds
         self.maxStreamBacklogBytes = maxStreamBacklogBytes
     }
+
+    /// The body limit for a request to `path` (without its query).
+    public func maxBodyBytes(for path: String) -> Int { largeBodies[path] ?? maxBodyBytes }
 }
 
 public struct HTTPServerError: Error, Sendable, CustomStringConvertible {

@@ -55,6 +55,8 @@ struct APIError: Error {
     var message: String
     /// The methods the path has, for a 405's `Allow` header.
     var allow: String? = nil
+    /// Seconds after which a busy service may be asked again (`Retry-After`).
+    var retryAfter: Int? = nil
     init(_ status: Int, _ code: String, _ message: String) {
         self.status = status
         self.code = code
@@ -62,6 +64,9 @@ struct APIError: Error {
     }
 
     var body: [UInt8] { JSON.encode(["error": ["code": code, "message": message]]) }
+
+    /// The server's 413 (a body above the path's limit).
+    static let tooLarge = APIError(413, "body_too_large", "the request body is larger than the service accepts")
 
     /// A field name the request should not hold. The name is quoted only when it looks like one of the API's
     /// field names (camelCase: a lowercase ASCII letter, then ASCII letters and digits, at most 32): a client that

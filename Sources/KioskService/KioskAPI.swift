@@ -21,9 +21,11 @@ public struct KioskAPI: Sendable {
     }
 
     /// The server's 413 answer.
-    public static func tooLarge() -> HTTPResponse {
-        error(APIError(413, "body_too_large", "the request body is larger than the service accepts"))
-    }
+    public static func tooLarge() -> HTTPResponse { error(APIError.tooLarge) }
+
+    /// The paths whose body may exceed the server's default limit, with their own (`HTTPServerLimits.largeBodies`):
+    /// `POST /v1/mrz` takes an image.
+    public static let largeBodies = ["/v1/mrz": MRZEndpoint.maxBodyBytes]
 
     /// The answer before the API is wired up (the first microseconds after the listening socket opened).
     public static func notReady() -> HTTPResponse {
@@ -201,6 +203,12 @@ public struct KioskAPI: Sendable {
         case (2, "stepup"):
             try only("POST")
             return try stepUp(r)
+        case (2, "mrz"):
+            try only("POST")
+            return try service.mrz.handle(r)
+        case (3, "access-data") where parts[2] == "check":
+            try only("POST")
+            return try AccessDataCheck.handle(try JSON.object(r.body))
         case (3, "reads"):
             let id = parts[2]
             switch r.method {
@@ -295,6 +303,7 @@ public struct KioskAPI: Sendable {
         var headers = commonHeaders
         if api.status == 401 { headers.append(("WWW-Authenticate", "Bearer")) }
         if let allow = api.allow { headers.append(("Allow", allow)) }
+        if let seconds = api.retryAfter { headers.append(("Retry-After", String(seconds))) }
         return HTTPResponse(status: api.status, contentType: "application/json", bytes: api.body, headers: headers)
     }
 

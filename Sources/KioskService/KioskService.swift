@@ -28,11 +28,15 @@ public struct KioskConfiguration: Sendable {
     public var version: String
     /// Whether non-loopback clients are expected (`--allow-remote`): Host may then be any IP literal.
     public var allowRemote: Bool
+    /// The folder of Tesseract's `eng.traineddata` for `POST /v1/mrz` (nil: Tesseract's default or
+    /// `TESSDATA_PREFIX`).
+    public var mrzDataPath: String?
 
     public init(
         token: String, retentionSeconds: Double = 120, maxFinishedReads: Int = 16, maxSubscribers: Int = 64,
-        evidenceDirectory: URL? = nil, version: String, allowRemote: Bool = false
+        evidenceDirectory: URL? = nil, version: String, allowRemote: Bool = false, mrzDataPath: String? = nil
     ) {
+        self.mrzDataPath = mrzDataPath
         self.token = token
         self.retentionSeconds = retentionSeconds
         self.maxFinishedReads = maxFinishedReads
@@ -63,6 +67,8 @@ public final class KioskService: Sendable {
 
     /// Where the readers and documents come from.
     let readers: any KioskReaders
+    /// `POST /v1/mrz`: the recogniser, loaded on first use, and its concurrency bound.
+    let mrz: MRZEndpoint
 
     /// A service over `readers` (pcscd's by default; a test gives it virtual chips in process).
     public init(configuration: KioskConfiguration, trust: TrustStore, readers: any KioskReaders = PCSCReaders()) {
@@ -70,6 +76,7 @@ public final class KioskService: Sendable {
         self.readers = readers
         self.trust = Mutex(trust)
         self.terminal = Subscribers(limit: configuration.maxSubscribers)
+        self.mrz = MRZEndpoint(dataPath: configuration.mrzDataPath)
     }
 
     /// Starts the reader monitor and the retention sweeper.

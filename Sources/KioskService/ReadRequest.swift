@@ -73,6 +73,16 @@ struct ReadRequest {
     /// The access key from `{"mrz"}`, `{"documentNumber", "dateOfBirth", "dateOfExpiry"}` or `{"can"}`, by the one
     /// set of access-data rules (`AccessData.key`) the command line uses too.
     static func key(_ a: [String: Any]) throws(APIError) -> AccessKey {
+        switch try validate(a) {
+        case .success(let key): return key
+        case .failure(let problem):
+            throw APIError(400, "bad_access", problem.message(naming: { "access.\($0.rawValue)" }))
+        }
+    }
+
+    /// `AccessData.key` over an `access` object: an APIError for a malformed object (a field that is not a string,
+    /// an unknown field), else the key or the rules' problem (for `POST /v1/access-data/check`).
+    static func validate(_ a: [String: Any]) throws(APIError) -> Result<AccessKey, AccessData.Problem> {
         func string(_ name: String) throws(APIError) -> String? {
             guard let v = a[name] else { return nil }
             guard let s = v as? String, s.count <= 200 else {
@@ -89,10 +99,11 @@ struct ReadRequest {
             try string("can")
         )
         do {
-            return try AccessData.key(
-                mrz: mrz, documentNumber: number, dateOfBirth: birth, dateOfExpiry: expiry, can: can)
+            return .success(
+                try AccessData.key(mrz: mrz, documentNumber: number, dateOfBirth: birth, dateOfExpiry: expiry, can: can)
+            )
         } catch {
-            throw APIError(400, "bad_access", error.message(naming: { "access.\($0.rawValue)" }))
+            return .failure(error)
         }
     }
 

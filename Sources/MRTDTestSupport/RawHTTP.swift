@@ -53,7 +53,13 @@ public struct RawHTTP {
         var h = "\(method) \(path) HTTP/1.1\r\nHost: \(host ?? "127.0.0.1:\(port)")\r\nConnection: close\r\n"
         if let token { h += "Authorization: Bearer \(token)\r\n" }
         for (k, v) in headers { h += "\(k): \(v)\r\n" }
-        if let body { h += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n" }
+        if let body {
+            // JSON unless the caller names the type (an image upload)
+            if !headers.keys.contains(where: { $0.lowercased() == "content-type" }) {
+                h += "Content-Type: application/json\r\n"
+            }
+            h += "Content-Length: \(body.count)\r\n"
+        }
         return Array((h + "\r\n").utf8) + (body ?? [])
     }
 

@@ -62,6 +62,26 @@ struct HTTPServerTests {
         #expect(calls.load(ordering: .relaxed) == 1)
     }
 
+    @Test func aPathWithALimitOfItsOwnTakesALargerBodyAndOnlyThatPath() throws {
+        let sizes = Mutex<[Int]>([])
+        let server = try HTTPServer(
+            listen: .tcp(host: "127.0.0.1", port: 0),
+            limits: HTTPServerLimits(maxBodyBytes: 1024, largeBodies: ["/upload": 8192]), tooLarge: Self.tooLarge
+        ) { request in
+            sizes.withLock { $0.append(request.body.count) }
+            return HTTPResponse(status: 200)
+        }
+        defer { server.stop() }
+        let http = RawHTTP(port: try Self.port(server))
+        let body = [UInt8](repeating: 0x41, count: 4096)
+        #expect(try http.request("POST", "/upload", token: nil, body: body).status == 200)
+        #expect(try http.request("POST", "/upload?x=1", token: nil, body: body).status == 200)
+        #expect(try http.request("POST", "/upload", token: nil, body: body + body + [0]).status == 413)
+        #expect(try http.request("POST", "/other", token: nil, body: body).status == 413)
+        #expect(try http.request("POST", "/upload/more", token: nil, body: body).status == 413)
+        #expect(sizes.withLock { $0 } == [4096, 4096])
+    }
+
     @Test func aStreamSendsWhatTheHandlerFeedsItAndEndsOnFinish() throws {
         let stream = HTTPStream()
         let server = try HTTPServer(listen: .tcp(host: "127.0.0.1", port: 0), tooLarge: Self.tooLarge) { _ in

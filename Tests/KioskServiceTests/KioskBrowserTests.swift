@@ -1,6 +1,8 @@
 import Foundation
 import MRTDTestSupport
+import SpecimenImages
 import Testing
+import VirtualChip
 
 /// The kiosk page at `/` in a real browser: headless Chromium driven by Selenium
 /// (`Browser/kiosk_browser.py`, Debian's `chromium`, `chromium-driver` and `python3-selenium`) against `emrtd serve`
@@ -8,6 +10,10 @@ import Testing
 /// missing — except under CI (`CI=true`), where a missing browser fails the test instead of skipping it.
 /// The time limit covers the wait for the vpcd slot lock (other suites may hold it for minutes); the browser
 /// session itself takes about 30 s.
+///
+/// The camera: Chromium runs with a fake camera playing a generated data page of the chip's document
+/// (`cameraFile(for:in:)`); "Scan with camera" must fill the MRZ from it through `POST /v1/mrz` and the read end
+/// accepted.
 ///
 /// `EMRTD_KIOSK_SCREENSHOTS=DIR swift test --filter KioskBrowserTests` also saves `kiosk-example.png` and
 /// `report-example.png` in DIR (how the screenshots in docs/ are made).
@@ -39,6 +45,8 @@ struct KioskBrowserTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let good = try Harness.document(ServeThroughPCSCTests.profile, in: dir)
         let forged = try Harness.document(ServeThroughPCSCTests.profile + "+dg-modified", in: dir)
+        // the camera: the good document's data page, as Chromium's fake camera plays it
+        let camera = try Self.cameraFile(for: good, in: dir)
         let service = try Service(
             dir: dir, trust: good.trust, extra: ["--trust", forged.trust, "--kiosk-idle", String(Self.idleSeconds)])
         defer { service.stop() }
@@ -49,6 +57,7 @@ struct KioskBrowserTests {
             "servePid": Int(service.process.processIdentifier),
             "good": ["folder": good.folder, "mrz": good.mrz, "trust": good.trust],
             "forged": ["folder": forged.folder, "mrz": forged.mrz, "trust": forged.trust],
+            "camera": camera.path,
         ]
         if let shots = ProcessInfo.processInfo.environment["EMRTD_KIOSK_SCREENSHOTS"] { input["screenshots"] = shots }
         let result = try Harness.run(
@@ -62,7 +71,31 @@ struct KioskBrowserTests {
         print(summary)
         // the script's own count: a script that stopped early cannot pass
         let count = Int(summary.split(separator: " ").dropFirst(3).first ?? "") ?? 0
-        #expect(summary.hasPrefix("kiosk browser test:") && count >= 60, "\(summary)")
+        #expect(summary.hasPrefix("kiosk browser test:") && count >= 70, "\(summary)")
+    }
+
+    /// The frames Chromium's fake camera plays (`--use-file-for-fake-video-capture`): the data page of the chip's
+    /// document (the Utopia passport specimen, whose MRZ the chip's is — checked), clean (`Distortion.clean`: straight,
+    /// evenly lit, turned by up to 2°) at 300 dpi, on a 1600 × 1200 frame: the size the recogniser reads reliably
+    /// (the 125 mm page is about 1,480 pixels wide). YUV4MPEG2, 4:2:0: the grey image as Y, U = V = 128; 3 frames.
+    static func cameraFile(for document: Harness.Document, in dir: URL) throws -> URL {
+        let specimen = Specimen.utopiaPassport
+        try #require(specimen.mrz == document.mrz, "the chip's document is not the Utopia passport specimen")
+        let font = try #require(try? OCRBFont(), "the OCR-B font (Debian package fonts-ocr-b) is missing")
+        let (w, h) = (1600, 1200)
+        let page = try Capture.sample(of: specimen, .clean, seed: 1, font: font, canvas: (w, h), encoding: .pgm)
+        try #require(page.width == w && page.height == h && page.bytes.count >= w * h)
+        let luma = page.bytes.suffix(w * h)  // after the PGM header
+        var y4m = Data("YUV4MPEG2 W\(w) H\(h) F5:1 Ip A1:1 C420jpeg\n".utf8)
+        let chroma = Data(repeating: 128, count: 2 * (w / 2) * (h / 2))
+        for _ in 0..<3 {
+            y4m.append(Data("FRAME\n".utf8))
+            y4m.append(contentsOf: luma)
+            y4m.append(chroma)
+        }
+        let file = dir.appendingPathComponent("camera.y4m")
+        try y4m.write(to: file)
+        return file
     }
 }
 

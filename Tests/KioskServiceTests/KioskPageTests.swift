@@ -14,6 +14,7 @@ struct KioskPageTests {
 
     static let ids = [
         "mrz", "document-number", "date-of-birth", "date-of-expiry", "can", "start", "progress", "error", "next",
+        "scan", "camera", "camera-view", "scan-stop",
     ]
 
     @Test func thePageItsStyleAndItsScriptNeedTheTokenAndCarryThePolicy() async throws {
@@ -97,6 +98,9 @@ struct KioskPageTests {
         ] {
             #expect(!js.contains(bad), "\(bad) found")
         }
+        // the access-data rules are the service's (POST /v1/access-data/check): no check-digit rules here
+        #expect(!js.contains("[7, 3, 1]") && !js.contains("checkDigit"))
+        #expect(js.contains("\"/v1/access-data/check\"") && js.contains("\"/v1/mrz\""))
         // every request goes to the service's own paths
         let fetched = js.components(separatedBy: "fetch(").dropFirst().map { String($0.prefix(12)) }
         #expect(!fetched.isEmpty)

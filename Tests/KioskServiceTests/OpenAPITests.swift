@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import MRTDAccessControl
 import MRTDTestSupport
 import MRTDTrust
 import Testing
@@ -58,7 +59,7 @@ import Testing
     @Test func everyDocumentedOperationIsRoutedAndOtherMethodsAre405WithAllow() throws {
         let paths = try #require(try Self.document()["paths"] as? [String: [String: Any]])
         let methods = ["get", "post", "put", "patch", "delete"]
-        #expect(paths.count >= 14)
+        #expect(paths.count >= 16)
         for (template, item) in paths {
             let path = template.replacingOccurrences(of: "{id}", with: "no-such-read")
             let documented = Set(item.keys.filter { methods.contains($0) })
@@ -91,5 +92,47 @@ import Testing
         // and the router knows no path the document leaves out
         #expect(Self.send("GET", "/v1/nothing").status == 404)
         #expect(Self.send("GET", "/v1/reads/x/other").status == 404)
+    }
+
+    /// `POST /v1/mrz` and `POST /v1/access-data/check` as documented: the media types the endpoint takes, the
+    /// answer's members, and the error statuses it gives.
+    @Test func theCameraAndAccessCheckEndpointsAreDocumentedAsTheyAnswer() throws {
+        let doc = try Self.document()
+        let paths = try #require(doc["paths"] as? [String: [String: Any]])
+        let schemas = try #require((doc["components"] as? [String: Any])?["schemas"] as? [String: [String: Any]])
+        let mrz = try #require(paths["/v1/mrz"]?["post"] as? [String: Any])
+        let content = try #require((mrz["requestBody"] as? [String: Any])?["content"] as? [String: Any])
+        #expect(Set(content.keys) == Set(MRZEndpoint.mediaTypes.keys))
+        let responses = try #require(mrz["responses"] as? [String: Any])
+        for status in ["200", "400", "401", "403", "405", "413", "415", "421", "422", "503"] {
+            #expect(responses[status] != nil, "POST /v1/mrz: \(status) undocumented")
+        }
+        let scan = try #require(schemas["MRZScan"])
+        let members = Set((scan["properties"] as? [String: Any])?.keys.map { $0 } ?? [])
+        #expect(members == InProcessServiceTests.scanFields)
+        #expect(Set(scan["required"] as? [String] ?? []) == InProcessServiceTests.scanFields)
+        // every message names a field the document lists
+        let check = try #require(schemas["AccessCheck"]?["properties"] as? [String: [String: Any]])
+        #expect(Set(check["field"]?["enum"] as? [String] ?? []) == Set(AccessData.Field.allCases.map(\.rawValue)))
+        #expect(Set(check.keys) == ["valid", "kind", "problem", "field", "missing", "message"])
+        // the answers through the router: an empty upload and an empty check are documented errors
+        var r = Self.api.handle(
+            HTTPRequest(
+                method: "POST", path: "/v1/mrz",
+                headers: ["host": Self.host, "authorization": "Bearer \(Self.token)", "content-type": "image/png"]))
+        #expect(r.status == 400)
+        r = Self.api.handle(
+            HTTPRequest(
+                method: "POST", path: "/v1/access-data/check",
+                headers: ["host": Self.host, "authorization": "Bearer \(Self.token)"],
+                body: Array("{\"access\":{}}".utf8)))
+        #expect(r.status == 200)
+        guard case .bytes(let bytes) = r.body else {
+            Issue.record("not a fixed body")
+            return
+        }
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+        #expect(answer["valid"] as? Bool == false && answer["problem"] as? String == "missing")
+        #expect(Set(answer.keys).isSubset(of: Set(check.keys)))
     }
 }

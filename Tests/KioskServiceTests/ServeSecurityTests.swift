@@ -71,6 +71,41 @@ struct ServeSecurityTests {
         }
     }
 
+    /// `POST /v1/mrz` takes an image body of up to 8 MiB through the real server (its path's own limit), and only
+    /// that path: the same body elsewhere is 413.
+    @Test func theImageUploadHasItsOwnBodyLimit() async throws {
+        try await withService { s in
+            let image = [UInt8](repeating: 0x41, count: 256 * 1024)
+            let taken = try s.http.request(
+                "POST", "/v1/mrz", token: s.token, headers: ["Content-Type": "image/png"], body: image)
+            #expect(taken.status == 400 && taken.errorCode == "not_an_image", "\(taken.status)")
+            let elsewhere = try s.http.request(
+                "POST", "/v1/access-data/check", token: s.token, headers: ["Content-Type": "image/png"], body: image)
+            #expect(elsewhere.status == 413 && elsewhere.errorCode == "body_too_large")
+            // a body declared over 8 MiB is refused from its Content-Length, before one byte of it is read
+            let fd = try RawHTTP.connect(port: s.port)
+            defer { close(fd) }
+            try RawHTTP.send(
+                fd,
+                Array(
+                    ("POST /v1/mrz HTTP/1.1\r\nHost: 127.0.0.1:\(s.port)\r\nConnection: close\r\n"
+                        + "Authorization: Bearer \(s.token)\r\nContent-Type: image/jpeg\r\n"
+                        + "Content-Length: \(8 << 20 + 1)\r\n\r\n").utf8))
+            var data: [UInt8] = []
+            var buf = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let n = recv(fd, &buf, buf.count, 0)
+                if n <= 0 { break }
+                data += buf[0..<n]
+            }
+            let refused = try RawHTTP.parse(data)
+            #expect(refused.status == 413 && refused.errorCode == "body_too_large")
+            let anonymous = try s.http.request(
+                "POST", "/v1/mrz", token: nil, headers: ["Content-Type": "image/png"], body: image)
+            #expect(anonymous.status == 401)
+        }
+    }
+
     @Test func oversizeBodyMalformedJSONAndBadAccessData() async throws {
         try await withService { s in
             let big = [UInt8](repeating: UInt8(ascii: " "), count: 64 * 1024)

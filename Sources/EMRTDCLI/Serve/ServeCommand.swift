@@ -168,7 +168,8 @@ enum ServeCommand {
             // the API needs the bound address for its Host checks, the server needs the handler: close the loop late
             let box = APIBox()
             server = try HTTPServer(
-                listen: s.address, limits: HTTPServerLimits(maxConnections: s.maxConnections),
+                listen: s.address,
+                limits: HTTPServerLimits(maxConnections: s.maxConnections, largeBodies: KioskAPI.largeBodies),
                 tooLarge: { KioskAPI.tooLarge() }, handler: { box.api?.handle($0) ?? KioskAPI.notReady() })
             box.api = KioskAPI(
                 service: service, address: server.address, kiosk: KioskPage.Settings(idleSeconds: s.kioskIdle))

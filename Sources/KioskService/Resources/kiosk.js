@@ -11,24 +11,10 @@
   let readEvents = null;       // the read's EventSource
   let faceURL = null;          // the face's blob: URL, revoked on clear
   let idleTimer = null;
+  let starting = false;        // a start is waiting for the service's check of the access data
 
-  // ---- ICAO 9303-3 §4.9: check digits, weights 7 3 1; 0-9 as is, A-Z = 10-35, < = 0
-  function charValue(c) {
-    const x = c.charCodeAt(0);
-    if (x >= 48 && x <= 57) return x - 48;
-    if (x >= 65 && x <= 90) return x - 55;
-    return 0;
-  }
-  function checkDigit(s) {
-    let sum = 0;
-    for (let i = 0; i < s.length; i++) sum += charValue(s[i]) * [7, 3, 1][i % 3];
-    return String(sum % 10);
-  }
-  function isDate(s) {
-    if (!/^[0-9]{6}$/.test(s)) return false;
-    const m = Number(s.slice(2, 4)), d = Number(s.slice(4, 6));
-    return m >= 1 && m <= 12 && d >= 1 && d <= 31;
-  }
+  // ---- access data: shaped here (upper case, lines), judged by the service (POST /v1/access-data/check, which
+  // runs the rules a read runs: AccessData.key). The page keeps no check-digit or date rules of its own.
 
   // The MRZ as lines: upper case, spaces dropped; one unbroken line of 88, 72 or 90 characters is split.
   function mrzLines(text) {
@@ -40,151 +26,87 @@
     return lines;
   }
 
-  // Checks the MRZ's format and check digits, as a hint while typing: the service's rules (AccessData.key)
-  // decide, and they refuse an MRZ any of whose check digits is wrong (a zone with a wrong optional-data or
-  // composite digit was mistyped or misread, so its key may be wrong too). errors block the start.
-  function checkMRZ(text) {
-    const out = { errors: [], warnings: [], passed: [] };
-    const lines = mrzLines(text);
-    const lengths = lines.map((l) => l.length).join(", ");
-    let kind = null;
-    if (lines.length === 2 && lines[0].length === 44 && lines[1].length === 44) kind = "TD3";
-    else if (lines.length === 2 && lines[0].length === 36 && lines[1].length === 36) kind = "TD2";
-    else if (lines.length === 3 && lines.every((l) => l.length === 30)) kind = "TD1";
-    if (!kind) {
-      out.errors.push("The MRZ has 2 lines of 44 characters (passport), 2 lines of 36, or 3 lines of 30 " +
-        "(identity card); this has " + lines.length + " line" + (lines.length === 1 ? "" : "s") +
-        (lines.length ? " of " + lengths + " characters" : "") + ".");
-      return out;
-    }
-    for (let i = 0; i < lines.length; i++) {
-      const at = lines[i].search(/[^A-Z0-9<]/);
-      if (at >= 0) {
-        out.errors.push("Line " + (i + 1) + ", position " + (at + 1) +
-          ": the MRZ holds only letters A–Z, digits and <.");
-        return out;
-      }
-    }
-    const check = (label, data, digit, optional, blocking) => {
-      if (optional && digit === "<" && /^<*$/.test(data)) return;
-      if (digit === checkDigit(data)) out.passed.push(label + ": check digit correct");
-      else (blocking ? out.errors : out.warnings).push(label + ": the check digit does not match — " +
-        "look for a mistyped character" + (blocking ? "" : " (the read can still be tried)") + ".");
-    };
-    const date = (label, s) => { if (!isDate(s)) out.errors.push(label + " is not a date (YYMMDD)."); };
-    // a document number longer than 9 characters: '<' in the check digit's place, the rest and its
-    // check digit at the start of the optional data (9303-5 §4.2.2, 9303-6 §4.2.2)
-    const longNumber = (first, digitAt, rest) => {
-      if (first[digitAt] !== "<") return [first.slice(0, digitAt), first[digitAt]];
-      const ext = rest.split("<")[0];
-      return [first.slice(0, digitAt) + ext.slice(0, -1), ext.slice(-1)];
-    };
-    if (kind === "TD1") {
-      const [l1, l2] = lines;
-      const [number, digit] = longNumber(l1.slice(5, 15), 9, l1.slice(15, 30));
-      check("Document number", number, digit, false, true);
-      date("The date of birth", l2.slice(0, 6));
-      check("Date of birth", l2.slice(0, 6), l2[6], false, true);
-      date("The date of expiry", l2.slice(8, 14));
-      check("Date of expiry", l2.slice(8, 14), l2[14], false, true);
-      check("Overall", l1.slice(5, 30) + l2.slice(0, 7) + l2.slice(8, 15) + l2.slice(18, 29), l2[29], false, true);
-    } else {
-      const l2 = lines[1], end = kind === "TD3" ? 43 : 35;
-      const [number, digit] = kind === "TD2" ? longNumber(l2.slice(0, 10), 9, l2.slice(28, 35))
-                                             : [l2.slice(0, 9), l2[9]];
-      check("Document number", number, digit, false, true);
-      date("The date of birth", l2.slice(13, 19));
-      check("Date of birth", l2.slice(13, 19), l2[19], false, true);
-      date("The date of expiry", l2.slice(21, 27));
-      check("Date of expiry", l2.slice(21, 27), l2[27], false, true);
-      if (kind === "TD3") check("Personal number", l2.slice(28, 42), l2[42], true, true);
-      check("Overall", l2.slice(0, 10) + l2.slice(13, 20) + l2.slice(21, end), l2[end], false, true);
-    }
-    return out;
-  }
-
-  function checkDetails(number, birth, expiry) {
-    const out = { errors: [], warnings: [], passed: [] };
-    const n = number.toUpperCase();
-    if (!/^[A-Z0-9<]{1,22}$/.test(n)) out.errors.push("The document number holds 1 to 22 letters A–Z and digits.");
-    else out.passed.push("Document number: format correct (check digit " + checkDigit(n.padEnd(9, "<")) + ")");
-    for (const [label, v] of [["date of birth", birth], ["date of expiry", expiry]]) {
-      if (!isDate(v)) out.errors.push("The " + label + " is 6 digits: year, month, day (YYMMDD).");
-      else out.passed.push("The " + label + ": format correct (check digit " + checkDigit(v) + ")");
-    }
-    return out;
-  }
-
-  function checkCAN(can) {
-    const out = { errors: [], warnings: [], passed: [] };
-    if (!/^[0-9]{6}$/.test(can)) out.errors.push("The CAN is the 6 digits printed on the card.");
-    else out.passed.push("CAN: 6 digits");
-    return out;
-  }
-
-  function showFeedback(list, result) {
-    const items = [];
-    for (const t of result.errors) items.push(["bad", t]);
-    for (const t of result.warnings) items.push(["warn", t]);
-    for (const t of result.passed) items.push(["ok", t]);
-    $(list).replaceChildren(...items.map(([cls, text]) => {
-      const li = document.createElement("li");
-      li.className = cls;
-      li.textContent = text;
-      return li;
-    }));
-  }
-
   function value(id) { return $(id).value.trim(); }
 
-  // Live feedback while typing (nothing is sent).
-  function feedback() {
-    const mrz = $("mrz").value;
-    const r1 = mrz.trim() ? checkMRZ(mrz) : { errors: [], warnings: [], passed: [] };
-    showFeedback("mrz-feedback", r1);
-    $("mrz").setAttribute("aria-invalid", String(r1.errors.length > 0));
+  // The access data as entered (all kinds that were typed in: the service says when they conflict).
+  function entered() {
+    const access = {};
+    const mrz = $("mrz").value.trim();
+    if (mrz) access.mrz = mrzLines(mrz).join("");
     const n = value("document-number"), b = value("date-of-birth"), e = value("date-of-expiry");
-    const anyDetail = n || b || e;
-    const r2 = anyDetail ? checkDetails(n, b, e) : { errors: [], warnings: [], passed: [] };
-    // while typing, only complete fields are judged
-    if (anyDetail) {
-      r2.errors = r2.errors.filter((t) => (t.includes("document number") && n) ||
-        (t.includes("birth") && b.length >= 6) || (t.includes("expiry") && e.length >= 6));
-    }
-    showFeedback("details-feedback", r2);
-    $("document-number").setAttribute("aria-invalid", String(r2.errors.some((t) => t.includes("document number"))));
-    $("date-of-birth").setAttribute("aria-invalid", String(r2.errors.some((t) => t.includes("birth"))));
-    $("date-of-expiry").setAttribute("aria-invalid", String(r2.errors.some((t) => t.includes("expiry"))));
-    const c = value("can");
-    const r3 = c.length >= 6 ? checkCAN(c) : { errors: [], warnings: [], passed: [] };
-    showFeedback("can-feedback", r3);
-    $("can").setAttribute("aria-invalid", String(r3.errors.length > 0));
+    if (n) access.documentNumber = n.toUpperCase();
+    if (b) access.dateOfBirth = b;
+    if (e) access.dateOfExpiry = e;
+    const can = value("can");
+    if (can) access.can = can;
+    return access;
   }
 
-  // The access data of the one kind that was entered, or the reason there is none.
-  function accessData() {
-    const mrz = $("mrz").value.trim();
-    const n = value("document-number"), b = value("date-of-birth"), e = value("date-of-expiry");
-    const can = value("can");
-    const kinds = [mrz ? "mrz" : null, n || b || e ? "details" : null, can ? "can" : null].filter(Boolean);
-    if (kinds.length === 0) return { error: "Enter the MRZ, or the document number and dates, or the CAN.", focus: "mrz" };
-    if (kinds.length > 1) return { error: "Enter only one of them: the MRZ, the document number and dates, or the CAN.", focus: "mrz" };
-    if (kinds[0] === "mrz") {
-      const r = checkMRZ(mrz);
-      if (r.errors.length) return { error: "Check the MRZ: " + r.errors[0], focus: "mrz" };
-      return { access: { mrz: mrzLines(mrz).join("") } };
+  // The service's answer: { valid, kind } or { valid: false, field, problem, message, missing },
+  // or { unreachable: true } / { code } when it could not answer.
+  async function checkAccess(access) {
+    let res;
+    try {
+      res = await fetch("/v1/access-data/check", {
+        method: "POST", cache: "no-store", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ access }),
+      });
+    } catch (_) {
+      return { unreachable: true };
     }
-    if (kinds[0] === "details") {
-      const r = checkDetails(n, b, e);
-      if (r.errors.length) {
-        const focus = !/^[A-Z0-9<]{1,22}$/i.test(n) ? "document-number" : !isDate(b) ? "date-of-birth" : "date-of-expiry";
-        return { error: r.errors[0], focus };
-      }
-      return { access: { documentNumber: n.toUpperCase(), dateOfBirth: b, dateOfExpiry: e } };
+    const j = await res.json().catch(() => null);
+    if (res.ok && j && typeof j.valid === "boolean") return j;
+    return { code: j && j.error ? j.error.code : "http_" + res.status, message: j && j.error ? j.error.message : "" };
+  }
+
+  const inputOf = { mrz: "mrz", documentNumber: "document-number", dateOfBirth: "date-of-birth",
+                    dateOfExpiry: "date-of-expiry", can: "can" };
+  const listOf = { mrz: "mrz-feedback", documentNumber: "details-feedback", dateOfBirth: "details-feedback",
+                   dateOfExpiry: "details-feedback", can: "can-feedback" };
+  const validText = { mrz: "The MRZ is complete and every check digit holds.",
+                      details: "The document number and dates are complete.", can: "The CAN has its 6 digits." };
+
+  function showFeedback(list, cls, text) {
+    for (const l of ["mrz-feedback", "details-feedback", "can-feedback"]) {
+      if (l !== list) $(l).replaceChildren();
     }
-    const r = checkCAN(can);
-    if (r.errors.length) return { error: r.errors[0], focus: "can" };
-    return { access: { can } };
+    if (!list) return;
+    const li = document.createElement("li");
+    li.className = cls;
+    li.textContent = text;
+    $(list).replaceChildren(li);
+  }
+
+  function markInvalid(field) {
+    for (const [f, id] of Object.entries(inputOf)) $(id).setAttribute("aria-invalid", String(f === field));
+  }
+
+  // Live feedback while typing, from the service (debounced). Only what is complete is judged: a date or a CAN
+  // still being typed, or the MRZ key's fields still missing, are not marked yet.
+  let feedbackTimer = null;
+  let feedbackRound = 0;
+  function feedbackSoon() {
+    if (feedbackTimer) clearTimeout(feedbackTimer);
+    feedbackTimer = setTimeout(() => { feedbackTimer = null; feedback(); }, 250);
+  }
+  async function feedback() {
+    const round = ++feedbackRound;
+    const access = entered();
+    if (Object.keys(access).length === 0) { showFeedback(null); markInvalid(null); return; }
+    const r = await checkAccess(access);
+    if (round !== feedbackRound || screen !== "entry") return;
+    if (r.valid === true) {
+      showFeedback(r.kind === "can" ? "can-feedback" : access.mrz ? "mrz-feedback" : "details-feedback", "ok",
+                   validText[r.kind === "can" ? "can" : access.mrz ? "mrz" : "details"]);
+      markInvalid(null);
+      return;
+    }
+    if (r.valid !== false) { showFeedback(null); return; }  // no answer: the Start button will say why
+    const typing = r.problem === "missing" ||
+      (["dateOfBirth", "dateOfExpiry", "can"].includes(r.field) && (access[r.field] || "").length < 6);
+    if (typing) { showFeedback(null); markInvalid(null); return; }
+    showFeedback(listOf[r.field] || "mrz-feedback", "bad", r.message);
+    markInvalid(r.field);
   }
 
   // ---- screens, errors, idle time
@@ -273,6 +195,8 @@
       $(f).removeAttribute("aria-invalid");
     }
     for (const l of ["mrz-feedback", "details-feedback", "can-feedback"]) $(l).replaceChildren();
+    feedbackRound++;
+    stopCamera();
     clearError();
     setProgress({ percent: 0 });
     $("prompt").textContent = "Place the document on the reader";
@@ -291,14 +215,33 @@
 
   async function start(event) {
     event.preventDefault();
-    if (screen !== "entry") return;
-    const a = accessData();
-    if (a.error) {
-      feedback();
-      showError(a.error);
-      $(a.focus).focus();
+    begin();
+  }
+
+  // Starts a read with what the form holds (typed, or filled by the camera): the service checks it first.
+  async function begin() {
+    if (screen !== "entry" || starting) return;
+    const access = entered();
+    if (Object.keys(access).length === 0) {
+      showError("Enter the MRZ, or the document number and dates, or the CAN.");
+      $("mrz").focus();
       return;
     }
+    starting = true;
+    const gen = generation;
+    const checked = await checkAccess(access);
+    starting = false;
+    if (screen !== "entry" || gen !== generation) return;
+    if (checked.unreachable) { failed("unreachable"); return; }
+    if (checked.valid === false) {
+      showFeedback(listOf[checked.field] || "mrz-feedback", "bad", checked.message);
+      markInvalid(checked.field || "mrz");
+      showError(checked.message);
+      $(inputOf[checked.field] || "mrz").focus();
+      return;
+    }
+    if (checked.valid !== true) { failed(checked.code, checked.message); return; }
+    const a = { access };
     clearError();
     const mine = ++generation;
     setProgress({ percent: 0 });
@@ -436,6 +379,130 @@
     }
   }
 
+  // ---- the camera: frames to POST /v1/mrz until one gives the MRZ, then the read starts as if it had been typed.
+  // A frame lives in one canvas and one JPEG blob while it is sent; the canvas is wiped after each frame and
+  // emptied when the camera stops. Nothing of a frame is kept.
+
+  const scanSeconds = 30;      // then the camera stops and the person types
+  const frameMs = 500;         // a frame every half second (the next one only after the previous answer)
+  let scanning = null;         // { stream, canvas, until, timer }
+
+  const cameraMessages = {
+    none: "This browser gives the page no camera here (a camera needs the kiosk's own browser on this machine, " +
+      "or https). Type the MRZ instead.",
+    denied: "The camera may not be used (permission denied). Type the MRZ instead.",
+    missing: "No camera was found. Type the MRZ instead.",
+    failed: "The camera could not be started. Type the MRZ instead.",
+    timeout: "No MRZ could be read from the camera in " + scanSeconds + " seconds. Type it instead, or scan " +
+      "again with the photo page flat, well lit and filling the frame.",
+    engine: "The service cannot read MRZs from the camera. Type the MRZ instead.",
+  };
+
+  async function scan() {
+    if (screen !== "entry" || scanning) return;
+    clearError();
+    if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) return scanFailed("none");
+    const mine = generation;
+    let stream;
+    try {
+      stream = await navigator.mediaDevices.getUserMedia({
+        audio: false,
+        video: { facingMode: { ideal: "environment" }, width: { ideal: 1920 }, height: { ideal: 1440 } },
+      });
+    } catch (e) {
+      const name = e && e.name;
+      return scanFailed(name === "NotAllowedError" || name === "SecurityError" ? "denied" :
+        name === "NotFoundError" || name === "OverconstrainedError" ? "missing" : "failed");
+    }
+    if (mine !== generation || screen !== "entry" || scanning) {
+      for (const t of stream.getTracks()) t.stop();
+      return;
+    }
+    const s = { stream, canvas: document.createElement("canvas"), until: Date.now() + 1000 * scanSeconds, timer: null };
+    scanning = s;
+    const video = $("camera-view");
+    video.srcObject = stream;
+    $("camera").hidden = false;
+    $("scan").hidden = true;
+    $("camera-status").textContent = "Hold the photo page in front of the camera, the MRZ at the bottom in view.";
+    document.body.dataset.scanning = "true";
+    try { await video.play(); } catch (_) { /* muted inline video plays; a failure shows as no frames */ }
+    s.timer = setTimeout(() => grab(s), frameMs);
+  }
+
+  function scanFailed(kind) {
+    stopCamera();
+    showError(cameraMessages[kind]);
+    $("mrz").focus();
+  }
+
+  async function grab(s) {
+    if (scanning !== s) return;
+    if (Date.now() > s.until) return scanFailed("timeout");
+    const began = Date.now();
+    const video = $("camera-view");
+    if (video.videoWidth > 0 && video.videoHeight > 0) {
+      const c = s.canvas;
+      c.width = video.videoWidth;
+      c.height = video.videoHeight;
+      const g = c.getContext("2d");
+      g.drawImage(video, 0, 0, c.width, c.height);
+      let blob = await new Promise((done) => c.toBlob(done, "image/jpeg", 0.92));
+      g.clearRect(0, 0, c.width, c.height);
+      if (scanning !== s) return;
+      if (blob) {
+        let res, body;
+        try {
+          res = await fetch("/v1/mrz", { method: "POST", cache: "no-store", headers: { "Content-Type": "image/jpeg" }, body: blob });
+          body = await res.json().catch(() => null);
+        } catch (_) {
+          blob = null;
+          if (scanning === s) { stopCamera(); showError(message("unreachable")); }
+          return;
+        }
+        blob = null;
+        if (scanning !== s) return;
+        if (res.status === 200 && body && typeof body.mrz === "string") return found(body.mrz);
+        const code = body && body.error ? body.error.code : "http_" + res.status;
+        if (code === "unauthorized" || code === "forbidden") { stopCamera(); return showError(message(code)); }
+        if (code === "mrz_engine_unavailable") return scanFailed("engine");
+        $("camera-status").textContent = code === "mrz_unreadable"
+          ? "The MRZ is in view: hold the page still and flat…"
+          : "Looking for the MRZ: hold the photo page in front of the camera…";
+      }
+    }
+    s.timer = setTimeout(() => grab(s), Math.max(0, frameMs - (Date.now() - began)));
+  }
+
+  // The camera off, the preview and the canvas emptied.
+  function stopCamera() {
+    const s = scanning;
+    scanning = null;
+    delete document.body.dataset.scanning;
+    $("camera").hidden = true;
+    $("scan").hidden = false;
+    $("camera-status").textContent = "";
+    const video = $("camera-view");
+    video.pause();
+    video.srcObject = null;
+    if (!s) return;
+    if (s.timer) clearTimeout(s.timer);
+    for (const t of s.stream.getTracks()) t.stop();
+    s.canvas.width = 0;
+    s.canvas.height = 0;
+  }
+
+  // The MRZ from the camera: into the form, then the read starts as if it had been typed.
+  function found(mrz) {
+    stopCamera();
+    for (const f of fields) $(f).value = "";
+    $("mrz").value = mrz;
+    feedbackRound++;
+    showFeedback(null);
+    markInvalid(null);
+    begin();
+  }
+
   // ---- readers
 
   async function loadReaders() {
@@ -496,9 +563,16 @@
   $("reader").addEventListener("change", loadReaders);
   for (const f of fields) $(f).addEventListener("input", () => {
     if (!$("error").hidden && screen === "entry") clearError();
-    feedback();
+    // input shaping only: upper case where the document prints upper case
+    if (f === "mrz" || f === "document-number") {
+      const el = $(f), at = el.selectionStart, up = el.value.toUpperCase();
+      if (up !== el.value) { el.value = up; el.setSelectionRange(at, at); }
+    }
+    feedbackSoon();
     setScreen(screen);
   });
+  $("scan").addEventListener("click", scan);
+  $("scan-stop").addEventListener("click", () => { stopCamera(); $("mrz").focus(); });
   for (const type of ["pointerdown", "keydown"]) document.addEventListener(type, arm, { passive: true });
   loadReaders();
   watchTerminal();

@@ -3,9 +3,12 @@
 
 Started by Tests/KioskServiceTests/KioskBrowserTests.swift, which holds the vpcd slot lock, generates the
 documents and runs `emrtd serve`; this script starts and stops `emrtd simulate` for each scenario. One Chromium
-session, scenarios in order: a mistyped MRZ is stopped by the check digits before anything is sent; a wrong MRZ
+session, scenarios in order: the access-data feedback comes from the service (POST /v1/access-data/check); a
+mistyped MRZ is stopped by the service's check digits before a read is started; a wrong MRZ
 (valid check digits, another document) shows #error; the right MRZ shows #progress advancing, #verdict
-`accepted` and the face; #next clears the page and deletes the read; a forged document shows `rejected`, and the
+`accepted` and the face; #next clears the page and deletes the read; "Scan with camera" reads the MRZ from
+Chromium's fake camera (a generated data page of the good document, "camera": a .y4m file) through POST /v1/mrz,
+fills it in and the read ends `accepted`; a forged document shows `rejected`, and the
 idle timeout clears it and deletes the read. With "screenshots" set it also saves docs/kiosk-example.png and
 docs/report-example.png (the HTML report of the same specimen, through `emrtd read --html`).
 
@@ -36,6 +39,7 @@ FORGED = cfg["forged"]
 IDLE = float(cfg["idleSeconds"])
 SHOTS = cfg.get("screenshots")
 SERVE_PID = int(cfg["servePid"])
+CAMERA = cfg["camera"]
 
 passed = 0
 
@@ -125,7 +129,10 @@ def surname(mrz):
 
 options = webdriver.ChromeOptions()
 for a in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1000",
-          "--lang=en-US", "--force-device-scale-factor=1", "--hide-scrollbars"]:
+          "--lang=en-US", "--force-device-scale-factor=1", "--hide-scrollbars",
+          # a camera that plays the generated data page, allowed without a prompt
+          "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
+          "--use-file-for-fake-video-capture=" + CAMERA]:
     options.add_argument(a)
 options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
 driver = webdriver.Chrome(service=DriverService("/usr/bin/chromedriver"), options=options)
@@ -149,6 +156,14 @@ def fill_mrz(mrz):
     box = el("mrz")
     box.clear()
     box.send_keys(mrz[:44] + "\n" + mrz[44:])
+
+
+def posted(prefix):
+    return [r for r in driver.execute_script("return window.__requests") if r.startswith("POST " + prefix)]
+
+
+def feedback_items(list_id, cls):
+    return [e.text for e in driver.find_elements(By.CSS_SELECTOR, f"#{list_id} li.{cls}")]
 
 
 def inputs_empty():
@@ -201,28 +216,35 @@ try:
             window.__prompts.push(document.getElementById('prompt').textContent);
         }).observe(document.getElementById('reading'), { attributes: true, attributeFilter: ['hidden'] });""")
 
-    # 0. the feedback on the other MRZ formats and access data kinds (ICAO 9303-5 and -6 specimen MRZs)
+    # 0. the feedback on the other MRZ formats and access data kinds (ICAO 9303-5 and -6 specimen MRZs), from the
+    # service: the page has no check-digit or date rules of its own
+    script = urllib.request.urlopen(urllib.request.Request(
+        BASE + "/kiosk.js", headers={"Authorization": "Bearer " + TOKEN}), timeout=10).read().decode()
+    check("[7, 3, 1]" not in script and "checkDigit" not in script, "the page's script holds no check-digit rules")
     for label, lines in [("TD1", ["I<UTOD231458907<<<<<<<<<<<<<<<", "7408122F1204159UTO<<<<<<<<<<<6",
                                   "ERIKSSON<<ANNA<MARIA<<<<<<<<<<"]),
                          ("TD2", ["I<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<", "D231458907UTO7408122F1204159<<<<<<<6"])]:
         el("mrz").clear()
         el("mrz").send_keys("\n".join(lines))
-        check(len(driver.find_elements(By.CSS_SELECTOR, "#mrz-feedback li.ok")) == 4 and
-              len(driver.find_elements(By.CSS_SELECTOR, "#mrz-feedback li.bad, #mrz-feedback li.warn")) == 0,
-              f"the {label} specimen MRZ passes its four check digits")
+        wait_for(lambda: feedback_items("mrz-feedback", "ok"), 5, f"the service's answer on the {label} MRZ")
+        check("every check digit holds" in feedback_items("mrz-feedback", "ok")[0] and
+              not feedback_items("mrz-feedback", "bad"), f"the {label} specimen MRZ passes its check digits")
         el("mrz").clear()
         el("mrz").send_keys("\n".join(lines).replace("7408122", "7408132"))
-        check("Date of birth" in " ".join(e.text for e in driver.find_elements(By.CSS_SELECTOR, "#mrz-feedback li.bad")),
+        wait_for(lambda: feedback_items("mrz-feedback", "bad"), 5, f"the mistyped {label} MRZ marked")
+        check("date of birth" in " ".join(feedback_items("mrz-feedback", "bad")),
               f"a mistyped date of birth in the {label} MRZ is marked")
     el("mrz").clear()
     el("mrz").send_keys("P<UTO")
-    check("2 lines of 44" in el("mrz-feedback").text, "an incomplete MRZ is told what a whole one looks like")
+    wait_for(lambda: "2×44" in el("mrz-feedback").text, 5, "the service's answer on an incomplete MRZ")
+    check(True, "an incomplete MRZ is told what a whole one looks like")
     el("mrz").clear()
     el("document-number").send_keys("L898902C3")
     el("date-of-birth").send_keys("741312")
     el("date-of-expiry").send_keys("310415")
-    check(el("date-of-birth").get_attribute("aria-invalid") == "true" and
-          el("date-of-expiry").get_attribute("aria-invalid") == "false", "an impossible date of birth is marked")
+    wait_for(lambda: el("date-of-birth").get_attribute("aria-invalid") == "true", 5, "the date of birth marked")
+    check(el("date-of-expiry").get_attribute("aria-invalid") == "false", "an impossible date of birth is marked")
+    check("date of birth" in el("details-feedback").text.lower(), "the details feedback names the date of birth")
     el("start").click()
     wait_for(lambda: visible("error"), 5, "#error for the impossible date")
     check("date of birth" in el("error").text, "#error names the date of birth")
@@ -235,23 +257,23 @@ try:
     el("can").send_keys("123456")
     el("mrz").send_keys("P<UTO")
     el("start").click()
-    check("only one" in el("error").text, "#error asks for one kind of access data only")
+    wait_for(lambda: visible("error"), 5, "#error for two kinds of access data")
+    check("cannot be combined" in el("error").text, "#error asks for one kind of access data only")
     el("next").click()
-    check(not any(r.startswith("POST") for r in driver.execute_script("return window.__requests")),
-          "none of these was sent")
+    check(not posted("/v1/reads"), "none of these started a read")
+    check(posted("/v1/access-data/check"), "the page asked the service to check the access data")
 
     # 1. a mistyped MRZ: the check digits stop it before anything is sent
     bad = mistyped(GOOD["mrz"])
     fill_mrz(bad)
-    check(len(driver.find_elements(By.CSS_SELECTOR, "#mrz-feedback li.bad")) > 0,
-          "the check-digit feedback marks the mistyped MRZ while typing")
+    wait_for(lambda: feedback_items("mrz-feedback", "bad"), 5, "the mistyped MRZ marked")
+    check(True, "the check-digit feedback marks the mistyped MRZ while typing")
     check("birth" in el("mrz-feedback").text.lower(), "the feedback names the date of birth")
     el("start").click()
     wait_for(lambda: visible("error"), 5, "#error for the mistyped MRZ")
     check("check digit" in el("error").text, "#error says a check digit does not match")
     check(el("mrz").get_attribute("aria-invalid") == "true", "#mrz is marked invalid")
-    check(not any(r.startswith("POST") for r in driver.execute_script("return window.__requests")),
-          "nothing was sent for the mistyped MRZ")
+    check(not posted("/v1/reads"), "no read was started for the mistyped MRZ")
     check(not visible("reading"), "no read screen for the mistyped MRZ")
     _, readers = api("GET", "/v1/readers")
     check(all(not r["busy"] for r in json.loads(readers)["readers"]), "no read was started on the service")
@@ -262,11 +284,11 @@ try:
     sim = simulate(GOOD)
     sims.append(sim)
     fill_mrz(with_document_number(GOOD["mrz"], "ZZ0000000"))
-    check(len(driver.find_elements(By.CSS_SELECTOR, "#mrz-feedback li.bad")) == 0,
-          "a well-formed wrong MRZ passes the check digits")
+    wait_for(lambda: feedback_items("mrz-feedback", "ok"), 5, "the service's answer on the well-formed MRZ")
+    check(not feedback_items("mrz-feedback", "bad"), "a well-formed wrong MRZ passes the check digits")
     el("start").click()
-    check(any(r.startswith("POST /v1/reads") for r in driver.execute_script("return window.__requests")),
-          "the well-formed MRZ starts a read")
+    wait_for(lambda: posted("/v1/reads"), 5, "POST /v1/reads")
+    check(True, "the well-formed MRZ starts a read")
     wait_for(lambda: visible("error"), 40, "#error for the wrong MRZ")
     check("Place the document on the reader" in driver.execute_script("return window.__prompts"),
           "the page asked for the document")
@@ -284,8 +306,8 @@ try:
         new MutationObserver(() => window.__progress.push(document.getElementById('progress').value))
           .observe(document.getElementById('progress'), { attributes: true, attributeFilter: ['value'] });""")
     fill_mrz(GOOD["mrz"])
-    check(len(driver.find_elements(By.CSS_SELECTOR, "#mrz-feedback li.ok")) >= 3,
-          "the check-digit feedback confirms the document number and both dates")
+    wait_for(lambda: feedback_items("mrz-feedback", "ok"), 5, "the service's answer on the right MRZ")
+    check(True, "the check-digit feedback confirms the MRZ")
     if SHOTS:
         screenshot(os.path.join(SHOTS, "kiosk-entry.png"))
         print("saved", os.path.join(SHOTS, "kiosk-entry.png"), flush=True)
@@ -333,6 +355,58 @@ try:
     check(blob_state(face_url) == "revoked", "after #next the face's blob: URL is revoked")
     wait_for(lambda: api("GET", "/v1/reads/" + read_id)[0] == 404, 5, "the read deleted on the service")
     check(True, "after #next the read is gone from the service (GET → 404)")
+    stop(sim)
+
+    # 3b. the camera: "Type instead" stops it; then a scan fills the MRZ from the fake camera's data page, the camera
+    # stops and the read starts as if typed, and ends accepted
+    check(visible("scan") and not visible("camera"), "#scan is offered, no camera running")
+    el("scan").click()
+    wait_for(lambda: visible("camera") and driver.execute_script(
+        "return document.getElementById('camera-view').videoWidth > 0"), 10, "the camera preview")
+    el("scan-stop").click()
+    check(not visible("camera") and driver.execute_script(
+        "return document.getElementById('camera-view').srcObject === null"), "\"Type instead\" stops the camera")
+    check(inputs_empty() and not visible("error"), "the stopped scan left nothing in the form")
+    # the fallbacks to typing: a camera refused, and no MRZ in the scan's time (the service answering no_mrz to
+    # every frame, the clock moved past the 30 s)
+    driver.execute_script("""
+        window.__gum = navigator.mediaDevices.getUserMedia;
+        navigator.mediaDevices.getUserMedia = () => Promise.reject(new DOMException('no', 'NotAllowedError'));""")
+    el("scan").click()
+    wait_for(lambda: visible("error"), 5, "#error for a refused camera")
+    check("permission denied" in el("error").text and "Type the MRZ" in el("error").text and not visible("camera"),
+          "a refused camera falls back to typing with a message")
+    el("next").click()
+    driver.execute_script("""
+        navigator.mediaDevices.getUserMedia = window.__gum;
+        window.__fetch = window.fetch;
+        window.fetch = (url, init) => url === '/v1/mrz'
+          ? Promise.resolve(new Response('{"error":{"code":"no_mrz","message":"none"}}',
+                                         { status: 422, headers: { 'Content-Type': 'application/json' } }))
+          : window.__fetch(url, init);""")
+    el("scan").click()
+    wait_for(lambda: visible("camera"), 10, "the camera preview")
+    driver.execute_script("window.__now = Date.now; Date.now = () => window.__now() + 31000;")
+    wait_for(lambda: visible("error"), 5, "#error when no MRZ was read in time")
+    check("No MRZ could be read from the camera in 30 seconds" in el("error").text and not visible("camera") and
+          driver.execute_script("return document.getElementById('camera-view').srcObject === null"),
+          "no MRZ in the scan's time stops the camera and falls back to typing with a message")
+    driver.execute_script("Date.now = window.__now; window.fetch = window.__fetch;")
+    el("next").click()
+    sim = simulate(GOOD)
+    sims.append(sim)
+    driver.execute_script("window.__requests = []")
+    el("scan").click()
+    wait_for(lambda: present("verdict"), 90, "#verdict after the camera scan")
+    check(posted("/v1/mrz"), f"camera frames were sent to POST /v1/mrz ({len(posted('/v1/mrz'))})")
+    check(el("mrz").get_attribute("value").replace("\n", "") == GOOD["mrz"],
+          "the MRZ from the camera is the document's, filled into #mrz")
+    check(posted("/v1/reads"), "the scan started the read")
+    check(el("verdict").text == "accepted", "#verdict is exactly 'accepted' after the camera scan")
+    check(not visible("camera") and driver.execute_script(
+        "const v = document.getElementById('camera-view'); return v.srcObject === null"), "the camera is stopped")
+    el("next").click()
+    check(inputs_empty() and not present("verdict"), "#next clears the scanned MRZ and the result")
     stop(sim)
 
     # 4. a forged document: rejected; then the idle timeout clears the page and deletes the read

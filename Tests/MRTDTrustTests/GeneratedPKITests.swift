@@ -1,10 +1,10 @@
 import ASN1TLV
+import DocumentGenerator
 import Foundation
 import MRTDCrypto
 import MRTDDocument
 import MRTDTestSupport
 import Testing
-import VirtualChip
 
 @testable import MRTDTrust
 

@@ -1,10 +1,10 @@
 import ASN1TLV
+import DocumentGenerator
 import FaceImaging
 import Foundation
 import MRTDDocument
 import MRTDTrust
 import PCSCTransport
-import VirtualChip
 
 struct SeedError: Error, CustomStringConvertible {
     let description: String

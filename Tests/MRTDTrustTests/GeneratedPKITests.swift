@@ -8,7 +8,7 @@ import Testing
 
 @testable import MRTDTrust
 
-/// Passive authentication and the trust store over PKIs generated in code (VirtualChip's builders):
+/// Passive authentication and the trust store over PKIs generated in code (DocumentGenerator's builders):
 /// every signature algorithm, explicit brainpool parameters, link certificates, expired and revoked
 /// signers, a master list of several hundred CSCAs and its tampered twins.
 struct GeneratedPKITests {

@@ -18,8 +18,8 @@ let package = Package(
             name: "EMRTDKit",
             targets: [
                 "EMRTDKit", "ASN1TLV", "ISO7816", "MRTDCrypto", "MRTDDocument", "MRTDSecureMessaging",
-                "MRTDAccessControl", "MRTDTrust", "MRTDReader", "PCSCTransport", "VirtualChip", "StepUp", "FaceImaging",
-                "CanonicalJSON",
+                "MRTDAccessControl", "MRTDTrust", "MRTDReader", "PCSCTransport", "DocumentGenerator", "VirtualChip",
+                "VPCDBridge", "StepUp", "FaceImaging", "CanonicalJSON",
             ]),
         // the kiosk service (`emrtd serve`) and its HTTP server, for programs that host or test the service in process
         .library(name: "EMRTDKitService", targets: ["HTTPServer", "KioskService"]),
@@ -83,16 +83,23 @@ let package = Package(
             resources: [.embedInCode("Resources/readers.json")],
             swiftSettings: strict),
 
+        // Generated documents for the virtual chip: LDS files, profiles, the test PKI, specimen data, forgeries
+        .target(
+            name: "DocumentGenerator",
+            dependencies: ["MRTDCrypto", "MRTDDocument", "MRTDTrust", "ASN1TLV", "FaceImaging", "CanonicalJSON"],
+            swiftSettings: strict),
+        // The card: answers APDUs for a generated document
         .target(
             name: "VirtualChip",
             dependencies: [
-                "ISO7816", "MRTDCrypto", "MRTDSecureMessaging", "MRTDDocument", "MRTDTrust", "ASN1TLV", "FaceImaging",
-                "CanonicalJSON",
+                "DocumentGenerator", "ISO7816", "MRTDCrypto", "MRTDSecureMessaging", "MRTDDocument", "ASN1TLV",
             ],
             swiftSettings: strict),
+        // Connects a card emulator (the virtual chip) to vsmartcard's vpcd over TCP, so pcscd sees it as a card
+        .target(name: "VPCDBridge", dependencies: ["ISO7816"], swiftSettings: strict),
         // The only importer of FreeType: specimen data pages with their MRZ in OCR-B, and camera-like distortions
         .target(
-            name: "SpecimenImages", dependencies: ["VirtualChip", "FaceImaging", "CFreeType"],
+            name: "SpecimenImages", dependencies: ["DocumentGenerator", "FaceImaging", "CFreeType"],
             swiftSettings: strict),
         .target(name: "StepUp", dependencies: ["MRTDReader", "CanonicalJSON"], swiftSettings: strict),
         // The only importer of libmicrohttpd
@@ -117,15 +124,17 @@ let package = Package(
             name: "EMRTDBench",
             dependencies: [
                 "ASN1TLV", "CanonicalJSON", "FaceImaging", "ISO7816", "MRTDAccessControl", "MRTDCrypto", "MRTDDocument",
-                "MRTDReader", "MRTDSecureMessaging", "MRTDTrust", "MRZCapture", "SpecimenImages", "VirtualChip",
+                "MRTDReader", "MRTDSecureMessaging", "MRTDTrust", "MRZCapture", "SpecimenImages", "DocumentGenerator",
+                "VirtualChip",
             ],
             swiftSettings: strict),
         .target(
             name: "EMRTDCLI",
             dependencies: [
                 "ASN1TLV", "ISO7816", "MRTDCrypto", "MRTDDocument", "MRTDAccessControl", "MRTDTrust", "MRTDReader",
-                "PCSCTransport", "VirtualChip", "StepUp", "FaceImaging", "KioskService", "HTTPServer", "CanonicalJSON",
-                "MRZCapture", "EMRTDBench",
+                "PCSCTransport", "DocumentGenerator", "VirtualChip", "VPCDBridge", "StepUp", "FaceImaging",
+                "KioskService",
+                "HTTPServer", "CanonicalJSON", "MRZCapture", "EMRTDBench",
             ],
             swiftSettings: strict),
         // The umbrella module of the `EMRTDKit` product: re-exports the public API, plus the one-call reads
@@ -133,7 +142,7 @@ let package = Package(
             name: "EMRTDKit",
             dependencies: [
                 "ASN1TLV", "CanonicalJSON", "ISO7816", "MRTDAccessControl", "MRTDDocument", "MRTDReader", "MRTDTrust",
-                "PCSCTransport", "VirtualChip",
+                "PCSCTransport", "DocumentGenerator", "VirtualChip", "VPCDBridge",
             ],
             swiftSettings: strict),
         .executableTarget(name: "emrtd", dependencies: ["EMRTDCLI", "CProcessShims"], swiftSettings: strict),
@@ -162,31 +171,41 @@ let package = Package(
             name: "MRTDDocumentTests", dependencies: ["MRTDDocument", "ASN1TLV", "MRTDTestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "FaceImagingTests", dependencies: ["FaceImaging", "MRTDDocument", "MRTDTestSupport", "VirtualChip"],
+            name: "FaceImagingTests",
+            dependencies: ["FaceImaging", "MRTDDocument", "MRTDTestSupport", "DocumentGenerator"],
             swiftSettings: strict),
         .testTarget(
             name: "MRZCaptureTests",
-            dependencies: ["MRZCapture", "SpecimenImages", "VirtualChip", "MRTDDocument", "MRTDTestSupport"],
+            dependencies: ["MRZCapture", "SpecimenImages", "DocumentGenerator", "MRTDDocument", "MRTDTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "MRTDTrustTests",
-            dependencies: ["MRTDTrust", "MRTDDocument", "MRTDCrypto", "ASN1TLV", "VirtualChip", "MRTDTestSupport"],
+            dependencies: [
+                "MRTDTrust", "MRTDDocument", "MRTDCrypto", "ASN1TLV", "DocumentGenerator", "MRTDTestSupport",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "MRTDReaderTests",
             dependencies: [
-                "MRTDReader", "VirtualChip", "MRTDTrust", "MRTDAccessControl", "MRTDDocument",
+                "MRTDReader", "DocumentGenerator", "VirtualChip", "MRTDTrust", "MRTDAccessControl", "MRTDDocument",
                 "ISO7816", "MRTDTestSupport", "FaceImaging",
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "PCSCTransportTests", dependencies: ["PCSCTransport", "ISO7816", "VirtualChip", "MRTDTestSupport"],
+            name: "PCSCTransportTests", dependencies: ["PCSCTransport", "ISO7816", "VPCDBridge", "MRTDTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "VirtualChipTests",
             dependencies: [
-                "VirtualChip", "MRTDSecureMessaging", "MRTDCrypto", "MRTDDocument", "MRTDTrust", "ISO7816",
-                "ASN1TLV", "MRTDTestSupport", "FaceImaging",
+                "VirtualChip", "DocumentGenerator", "MRTDSecureMessaging", "MRTDCrypto", "MRTDDocument", "ISO7816",
+                "ASN1TLV", "MRTDTestSupport",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "DocumentGeneratorTests",
+            dependencies: [
+                "DocumentGenerator", "MRTDCrypto", "MRTDDocument", "MRTDTrust", "ASN1TLV", "MRTDTestSupport",
+                "FaceImaging",
             ],
             swiftSettings: strict),
         .testTarget(
@@ -199,14 +218,16 @@ let package = Package(
             name: "KioskServiceTests",
             dependencies: [
                 "KioskService", "HTTPServer", "MRTDReader", "emrtd", "MRTDTestSupport", "CanonicalJSON", "ISO7816",
-                "MRTDTrust", "PCSCTransport", "VirtualChip", "MRTDAccessControl", "MRTDDocument", "SpecimenImages",
+                "MRTDTrust", "PCSCTransport", "DocumentGenerator", "VirtualChip", "MRTDAccessControl", "MRTDDocument",
+                "SpecimenImages",
             ],
             // the Selenium script of KioskBrowserTests, run by python3
             exclude: ["Browser"], swiftSettings: strict),
         .testTarget(
             name: "EMRTDCLITests",
             dependencies: [
-                "EMRTDCLI", "EMRTDBench", "emrtd", "PCSCTransport", "MRTDTestSupport", "SpecimenImages", "VirtualChip",
+                "EMRTDCLI", "EMRTDBench", "emrtd", "PCSCTransport", "MRTDTestSupport", "SpecimenImages",
+                "DocumentGenerator", "VirtualChip",
             ],
             swiftSettings: strict),
     ],

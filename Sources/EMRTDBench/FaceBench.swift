@@ -1,6 +1,6 @@
+import DocumentGenerator
 import FaceImaging
 import Foundation
-import VirtualChip
 
 /// The face row of `emrtd bench`: a typical passport face — a colour JPEG 2000 (JP2) file of about
 /// 20 KB, as DG2 stores it — decoded with OpenJPEG and re-encoded as JPEG with libjpeg-turbo, the work

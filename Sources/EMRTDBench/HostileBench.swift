@@ -1,9 +1,9 @@
 import ASN1TLV
+import DocumentGenerator
 import Foundation
 import MRTDCrypto
 import MRTDDocument
 import MRTDTrust
-import VirtualChip
 
 /// What refusing a hostile input costs beside what a genuine input of the same kind costs
 /// (docs/reliability.md "Limits"). Goal: at most 3× the genuine cost and never more than 100 MB. Every

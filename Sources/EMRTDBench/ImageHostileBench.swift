@@ -1,9 +1,9 @@
+import DocumentGenerator
 import FaceImaging
 import Foundation
 import MRTDDocument
 import MRTDReader
 import MRTDTrust
-import VirtualChip
 
 /// The hostile-image rows of `emrtd bench` (docs/reliability.md "Limits", docs/performance.md): each image an
 /// attacker who signs his own documents could put on a chip (`HostileImages`), through the entry point a read

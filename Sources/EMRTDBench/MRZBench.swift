@@ -1,7 +1,7 @@
+import DocumentGenerator
 import Foundation
 import MRZCapture
 import SpecimenImages
-import VirtualChip
 
 /// The MRZ row of `emrtd bench` (docs/mrz.md, docs/performance.md): generated specimen data pages (TD1, TD2, TD3)
 /// photographed onto 1600 × 1200 frames with each distortion, read by `MRZRecognizer`; the time per image (from

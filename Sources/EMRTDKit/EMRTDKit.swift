@@ -2,12 +2,14 @@
 // two reads a user starts with, one call each.
 @_exported public import ASN1TLV
 @_exported public import CanonicalJSON
+@_exported public import DocumentGenerator
 @_exported public import ISO7816
 @_exported public import MRTDAccessControl
 @_exported public import MRTDDocument
 @_exported public import MRTDReader
 @_exported public import MRTDTrust
 @_exported public import PCSCTransport
+@_exported public import VPCDBridge
 @_exported public import VirtualChip
 
 /// The reads a library user starts with. Both go through `DocumentReader.readAndVerify`, the read use case that

@@ -1,5 +1,5 @@
+public import DocumentGenerator
 import Foundation
-public import VirtualChip
 
 /// How a generated data page is "photographed": each kind stresses one thing a kiosk camera or scanner does to
 /// the zone. Every kind also turns the page by up to ±2° and places it on a darker desk.

@@ -1,5 +1,5 @@
+public import DocumentGenerator
 import Foundation
-public import VirtualChip
 
 /// A specimen document's data page as a scanner at `dpi` would see it: a textured background, a photo area, the
 /// visual inspection zone, and the machine-readable zone in OCR-B at its ICAO 9303-3 §4.3 size (10 characters per

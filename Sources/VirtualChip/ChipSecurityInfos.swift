@@ -1,4 +1,5 @@
 import ASN1TLV
+import DocumentGenerator
 import MRTDCrypto
 import MRTDDocument
 

@@ -1,3 +1,4 @@
+public import DocumentGenerator
 public import ISO7816
 public import MRTDCrypto
 internal import MRTDDocument

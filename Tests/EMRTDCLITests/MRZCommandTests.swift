@@ -1,7 +1,7 @@
+import DocumentGenerator
 import Foundation
 import SpecimenImages
 import Testing
-import VirtualChip
 
 /// `emrtd mrz IMAGE` and `emrtd read --mrz-image IMAGE` (docs/mrz.md, docs/cli.md).
 struct MRZCommandTests {

@@ -1,7 +1,7 @@
+import DocumentGenerator
 import Foundation
 import MRTDTestSupport
 import Testing
-import VirtualChip
 
 @testable import FaceImaging
 

@@ -1,7 +1,7 @@
+import DocumentGenerator
 import FaceImaging
 import MRTDReader
 import Testing
-import VirtualChip
 
 @testable import KioskService
 

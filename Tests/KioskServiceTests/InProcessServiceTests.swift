@@ -1,4 +1,5 @@
 import CanonicalJSON
+import DocumentGenerator
 import Foundation
 import HTTPServer
 import ISO7816

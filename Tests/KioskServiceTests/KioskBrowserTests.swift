@@ -2,7 +2,7 @@ import Foundation
 import MRTDTestSupport
 import SpecimenImages
 import Testing
-import VirtualChip
+import DocumentGenerator
 
 /// The kiosk page at `/` in a real browser: headless Chromium driven by Selenium
 /// (`Browser/kiosk_browser.py`, Debian's `chromium`, `chromium-driver` and `python3-selenium`) against `emrtd serve`

@@ -4,7 +4,6 @@ import KioskService
 import MRTDTrust
 import SpecimenImages
 import Testing
-import VirtualChip
 
 /// `POST /v1/mrz` and `POST /v1/access-data/check` through the API's handler (docs/service.md): a generated data
 /// page gives back exactly the generator's MRZ; every way an upload can be wrong gets its own well-formed error.

@@ -4,7 +4,6 @@ import MRTDDocument
 import MRTDReader
 import MRTDTestSupport
 import Testing
-import VirtualChip
 
 /// `emrtd verify` reads a bundle's files from inside the bundle only (a symbolic link is refused, naming it), and
 /// never takes a face file for the document's: face.jpg / face.jp2 must be what DG2 holds (docs/report.md,

@@ -3,7 +3,6 @@ import MRTDAccessControl
 import MRTDDocument
 import MRTDReader
 import Testing
-import VirtualChip
 
 /// DH public values are sent and MACed as unsigned integers without leading zero octets
 /// (ICAO 9303-11 §9.4.1); about 1 key in 256 has a leading zero octet, so a chip and a terminal that

@@ -1,4 +1,5 @@
 import ASN1TLV
+import DocumentGenerator
 import Foundation
 import MRTDAccessControl
 import MRTDCrypto
@@ -6,7 +7,6 @@ import MRTDDocument
 import MRTDReader
 import MRTDTrust
 import Testing
-import VirtualChip
 
 /// Downgrade protection (docs/report.md, "Downgrade"): a chip whose document passes passive authentication but
 /// withholds, garbles or weakens the unsigned EF.CardAccess is read, and the `downgrade` check compares the access

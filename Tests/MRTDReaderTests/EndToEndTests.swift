@@ -1,11 +1,11 @@
 import ASN1TLV
+import DocumentGenerator
 import ISO7816
 import MRTDAccessControl
 import MRTDDocument
 import MRTDReader
 import MRTDTrust
 import Testing
-import VirtualChip
 
 /// Reader ↔ virtual chip, in process, through the real protocol stack, with no reader needed.
 @Suite struct EndToEndTests {

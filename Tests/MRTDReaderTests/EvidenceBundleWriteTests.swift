@@ -2,7 +2,6 @@ import Foundation
 import MRTDReader
 import MRTDTestSupport
 import Testing
-import VirtualChip
 
 /// An evidence bundle is written completely or not at all, into a new or empty folder only, private
 /// (docs/report.md, "The bundle folder").

@@ -1,4 +1,5 @@
 import ASN1TLV
+import DocumentGenerator
 import FaceImaging
 import Foundation
 import MRTDDocument
@@ -6,7 +7,6 @@ import MRTDReader
 import MRTDTestSupport
 import Synchronization
 import Testing
-import VirtualChip
 
 /// The report's `faceImage` and the evidence bundle's face files, for JPEG 2000 and JPEG faces read from the
 /// virtual chip, and for DG2s whose image cannot be decoded.

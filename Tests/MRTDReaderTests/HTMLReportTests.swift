@@ -3,7 +3,6 @@ import Foundation
 import MRTDDocument
 import MRTDReader
 import Testing
-import VirtualChip
 
 /// The HTML report: one self-contained page with every field of the report.
 /// `EMRTD_HTML_REPORT_OUT=/path/report.html swift test --filter HTMLReportTests` also writes the page of the

@@ -1,9 +1,9 @@
+import DocumentGenerator
 import FaceImaging
 import Foundation
 import MRTDDocument
 import MRTDReader
 import Testing
-import VirtualChip
 
 /// Documents whose issuer signed hostile images (passive authentication passes), read through the virtual chip in
 /// process: the report and the HTML report bound what the images cost by structure — what the decoders were set up

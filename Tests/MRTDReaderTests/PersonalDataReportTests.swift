@@ -1,10 +1,10 @@
 import ASN1TLV
+import DocumentGenerator
 import Foundation
 import MRTDDocument
 import MRTDReader
 import MRTDTestSupport
 import Testing
-import VirtualChip
 
 /// Every personal data group of a generated Utopia specimen, read from the virtual chip, lands in the report's
 /// `document` as docs/report.md describes it; broken data groups become warnings, never a crash.

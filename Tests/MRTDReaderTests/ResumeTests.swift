@@ -1,8 +1,8 @@
+import DocumentGenerator
 import ISO7816
 import MRTDDocument
 import MRTDReader
 import Testing
-import VirtualChip
 
 /// A card pulled off the reader mid-read: after re-presentation the read resumes and
 /// completes with byte-identical files, or ends with a clear transport error — never with wrong bytes.

@@ -1,8 +1,8 @@
+import DocumentGenerator
 import ISO7816
 import MRTDDocument
 import MRTDReader
 import Testing
-import VirtualChip
 
 /// APDU counts (the read's cost on a slow link), asserted from the transport's statistics.
 @Suite struct TransportEfficiencyTests {

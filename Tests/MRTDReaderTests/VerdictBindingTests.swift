@@ -1,11 +1,11 @@
 import ASN1TLV
+import DocumentGenerator
 import ISO7816
 import MRTDAccessControl
 import MRTDDocument
 import MRTDReader
 import MRTDTrust
 import Testing
-import VirtualChip
 
 /// Clone-detection evidence counts only when it rests on data passive authentication
 /// checked, a withheld mechanism or identity data group never reads as accepted, offline verification

@@ -1,10 +1,10 @@
 import ASN1TLV
+import DocumentGenerator
 import Foundation
 import MRTDDocument
 import MRTDReader
 import MRTDTrust
 import Testing
-import VirtualChip
 
 /// Verdicts that say why, over the virtual chip in process: the document's expiry, a missing trust anchor told
 /// from a signer that does not chain, the one-sentence reason and the checks' titles (docs/report.md "Verdict").

@@ -1,14 +1,14 @@
 import ASN1TLV
+import DocumentGenerator
 import Foundation
 import MRTDCrypto
 import MRTDDocument
 import MRTDTestSupport
 import Testing
-import VirtualChip
 
 @testable import MRTDTrust
 
-/// Passive authentication and the trust store over PKIs generated in code (VirtualChip's builders):
+/// Passive authentication and the trust store over PKIs generated in code (DocumentGenerator's builders):
 /// every signature algorithm, explicit brainpool parameters, link certificates, expired and revoked
 /// signers, a master list of several hundred CSCAs and its tampered twins.
 struct GeneratedPKITests {

@@ -1,6 +1,6 @@
+import DocumentGenerator
 import MRTDDocument
 import Testing
-import VirtualChip
 
 @testable import MRZCapture
 

@@ -1,8 +1,8 @@
+import DocumentGenerator
 import Foundation
 import MRZCapture
 import SpecimenImages
 import Testing
-import VirtualChip
 
 /// Generated captures (docs/mrz.md): random seeded specimen data in TD1, TD2 and TD3, rendered in OCR-B on a
 /// textured data page and photographed with each distortion. The requirement — no image yields a wrong MRZ whose

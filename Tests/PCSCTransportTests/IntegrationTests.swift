@@ -4,7 +4,7 @@ import MRTDTestSupport
 import PCSCTransport
 import Synchronization
 import Testing
-import VirtualChip
+import VPCDBridge
 
 /// A virtual card served on vpcd slot 0 for the duration of a test.
 final class ServedCard: Sendable {

@@ -3,7 +3,7 @@ import ISO7816
 import MRTDTestSupport
 import PCSCTransport
 import Testing
-import VirtualChip
+import VPCDBridge
 
 #if canImport(Glibc)
     import Glibc

@@ -3,7 +3,7 @@ import ISO7816
 import MRTDTestSupport
 import PCSCTransport
 import Testing
-import VirtualChip
+import VPCDBridge
 
 struct ReaderProfileTests {
     static let readersFile = RepositoryPaths.root.appendingPathComponent("hardware/readers.json")

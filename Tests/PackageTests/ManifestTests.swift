@@ -19,9 +19,9 @@ struct ManifestTests {
         "ASN1TLV": 1, "ISO7816": 1, "CanonicalJSON": 1,
         // the one importer of each C library, LDS parsing, test support
         "MRTDCrypto": 2, "MRTDDocument": 2, "PCSCTransport": 2, "MRTDTestSupport": 2,
-        "FaceImaging": 2, "HTTPServer": 2,
+        "FaceImaging": 2, "HTTPServer": 2, "VPCDBridge": 2,
         "MRTDSecureMessaging": 3, "MRTDTrust": 3, "MRZCapture": 3,
-        "MRTDAccessControl": 4,
+        "MRTDAccessControl": 4, "DocumentGenerator": 4,
         "MRTDReader": 5, "VirtualChip": 5,
         "StepUp": 6, "EMRTDKit": 6, "SpecimenImages": 6,
         "KioskService": 7, "EMRTDBench": 7,

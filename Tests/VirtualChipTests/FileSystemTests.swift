@@ -1,3 +1,4 @@
+import DocumentGenerator
 import ISO7816
 import MRTDCrypto
 import MRTDDocument

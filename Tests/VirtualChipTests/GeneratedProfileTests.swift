@@ -1,4 +1,5 @@
 import ASN1TLV
+import DocumentGenerator
 import ISO7816
 import MRTDCrypto
 import MRTDDocument

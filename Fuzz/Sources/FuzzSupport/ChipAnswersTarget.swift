@@ -1,4 +1,5 @@
 import Dispatch
+import DocumentGenerator
 import Foundation
 import ISO7816
 import MRTDAccessControl

@@ -1,10 +1,10 @@
 import ASN1TLV
+import DocumentGenerator
 import FaceImaging
 import Foundation
 import MRTDDocument
 import MRTDTrust
 import PCSCTransport
-import VirtualChip
 
 struct SeedError: Error, CustomStringConvertible {
     let description: String
@@ -14,7 +14,7 @@ struct SeedError: Error, CustomStringConvertible {
 /// Seed corpora, made at run time (nothing here is committed): the public fixture files of
 /// the `shared/fixtures` folder beside the checkout (specimen passports, LDS samples, a CRL, master lists,
 /// published by BSI, RDW and ICAO — not ours to redistribute, so they are read, not copied into the repository) and documents generated
-/// by VirtualChip's specimen generator (Utopia specimen data, keys made on the spot).
+/// by DocumentGenerator's specimen generator (Utopia specimen data, keys made on the spot).
 public enum SeedCorpus {
     /// Writes every target's seeds to `directory/<target>/`; returns how many files each got.
     public static func write(to directory: URL, fixtures: URL?) throws -> [(FuzzTarget, Int)] {

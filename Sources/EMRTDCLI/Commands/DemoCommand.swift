@@ -1,3 +1,4 @@
+import DocumentGenerator
 import Foundation
 import ISO7816
 import MRTDAccessControl

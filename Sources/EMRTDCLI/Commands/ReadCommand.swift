@@ -1,4 +1,5 @@
 import ASN1TLV
+import DocumentGenerator
 import Foundation
 import ISO7816
 import MRTDAccessControl

@@ -1,5 +1,7 @@
+import DocumentGenerator
 import Foundation
 import ISO7816
+import VPCDBridge
 import VirtualChip
 
 /// `emrtd simulate`: serves the virtual chip to pcscd through vsmartcard's vpcd, so that `emrtd read

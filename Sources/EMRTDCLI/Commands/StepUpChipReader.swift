@@ -5,7 +5,6 @@ import MRTDReader
 import MRTDTrust
 import PCSCTransport
 import StepUp
-import VirtualChip
 
 /// The ReadID branch's chip read (`emrtd stepup run`), implemented with `DocumentReader` and configured with the
 /// ACCESS and reader options `stepup run` parsed (those of `emrtd read`, `--card-timeout` for its `--timeout`).

@@ -1,4 +1,4 @@
-import VirtualChip
+import DocumentGenerator
 
 /// Built-in virtual documents by name ("NAME" or "NAME+FORGERY"), with errors in words.
 enum VirtualProfiles {

@@ -2,7 +2,7 @@ public import MRTDCrypto
 public import MRTDDocument
 
 /// Everything a virtual eMRTD chip is: its files, its access-control secrets, its keys and how its
-/// link behaves. Produced by the generator (`Generator/`), served by `VirtualChip`.
+/// link behaves. Produced by `SpecimenGenerator` and `ProfileStore`, served by the `VirtualChip` module.
 ///
 /// The files are stored byte for byte as the chip serves them (EF.SOD, DG1, …, EF.CardAccess,
 /// EF.CardSecurity). The chip does not re-derive them: a forged profile is just different bytes.

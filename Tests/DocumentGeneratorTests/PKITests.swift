@@ -5,7 +5,7 @@ import MRTDTestSupport
 import MRTDTrust
 import Testing
 
-@testable import VirtualChip
+@testable import DocumentGenerator
 
 @Suite("Generator: test PKI, certificates, CRL, CMS and master lists (RFC 5280, RFC 5652, ICAO 9303-12)")
 struct PKITests {

@@ -3,7 +3,7 @@ import Foundation
 import MRTDDocument
 import Testing
 
-@testable import VirtualChip
+@testable import DocumentGenerator
 
 @Suite("Generator: face images (libjpeg-turbo, OpenJPEG)")
 struct GeneratedFaceTests {

@@ -2,7 +2,7 @@ import ASN1TLV
 import MRTDDocument
 import Testing
 
-@testable import VirtualChip
+@testable import DocumentGenerator
 
 /// The generator's DG5, DG7 and DG16 (ICAO 9303-10 §4.7.5, §4.7.7, §4.7.16), and that every generated
 /// profile carries every DG11, DG12 and DG16 field.

@@ -7,7 +7,7 @@ import MRTDTestSupport
 import MRTDTrust
 import Testing
 
-@testable import VirtualChip
+@testable import DocumentGenerator
 
 /// Reads a generated document back the way a verifier would (ASN1TLV only).
 struct DocumentView {

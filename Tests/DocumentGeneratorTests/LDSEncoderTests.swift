@@ -5,7 +5,7 @@ import MRTDTestSupport
 import MRTDTrust
 import Testing
 
-@testable import VirtualChip
+@testable import DocumentGenerator
 
 @Suite("Generator: specimen MRZ and LDS file encoders (ICAO 9303-3/-4/-5/-10/-11)")
 struct LDSEncoderTests {

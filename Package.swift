@@ -23,6 +23,8 @@ let package = Package(
             ]),
         // the kiosk service (`emrtd serve`) and its HTTP server, for programs that host or test the service in process
         .library(name: "EMRTDKitService", targets: ["HTTPServer", "KioskService"]),
+        // the `emrtd` command's module (its declarative command model), for the fuzz package's option-parsing target
+        .library(name: "EMRTDCLI", targets: ["EMRTDCLI"]),
     ],
     targets: [
         // C libraries

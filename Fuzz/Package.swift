@@ -12,7 +12,7 @@ import PackageDescription
 let targetNames = [
     "tlv", "mrz", "com", "dg1", "dg2", "face-19794", "face-39794", "dg11", "dg12", "dg14", "dg15", "dg16",
     "lds-other", "security-infos", "sod", "x509", "crl", "master-list", "sm-unwrap", "stepup-context", "readers",
-    "face-image", "clone-detection", "pem", "chip-answers", "service-request",
+    "face-image", "clone-detection", "pem", "chip-answers", "service-request", "options",
 ]
 
 let package = Package(
@@ -25,6 +25,7 @@ let package = Package(
             dependencies: [
                 .product(name: "EMRTDKit", package: "EMRTDKit"),
                 .product(name: "EMRTDKitService", package: "EMRTDKit"),
+                .product(name: "EMRTDCLI", package: "EMRTDKit"),
             ])
     ]
         + targetNames.map { name in

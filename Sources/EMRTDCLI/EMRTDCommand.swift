@@ -30,26 +30,78 @@ public enum EMRTDCommand {
 
     /// Runs `emrtd` with `args` in `context` (the environment, output streams and outside seams it uses).
     public static func run(_ args: [String], context: CommandContext) async -> Int32 {
-        guard let first = args.first else {
-            context.stderr(Help.main)
+        switch resolve(args) {
+        case .output(let text):
+            context.stdout(text)
+            return ExitStatus.ok.rawValue
+        case .noCommand(let text):
+            context.stderr(text)
             return ExitStatus.usage.rawValue
+        case .failure(let e, let command, let json, let secrets):
+            return report(e, command: command, json: json, secrets: secrets, context: context)
+        case .run(let command, let path, let parsed, let words):
+            return await run(command, path: path, parsed, words: words, context: context)
         }
+    }
+
+    /// What a command line asks for, decided from the declarations alone: nothing runs, no file is opened, no
+    /// reader is asked. `run` acts on it; the `options` fuzz target (docs/reliability.md) calls only this.
+    public enum Resolution: Sendable {
+        /// Help or version text for standard output (exit status 0).
+        case output(String)
+        /// No command at all: the main help for standard error (exit status 2).
+        case noCommand(String)
+        /// A usage failure, printed by `report` (`command` is the command path or "emrtd"; `secrets` are masked).
+        case failure(CLIError, command: String, json: Bool, secrets: [String])
+        /// A command to run: its declaration, path ("stepup run"), parsed arguments and the words they came from.
+        case run(CommandDecl, path: String, ParsedArguments, words: [String])
+    }
+
+    /// Resolves `args` (the words after `emrtd`): the command and subcommand, then the declaration's parse.
+    public static func resolve(_ args: [String]) -> Resolution {
+        guard let first = args.first else { return .noCommand(Help.main) }
         switch first {
-        case "--help", "-h":
-            context.stdout(Help.main)
-            return ExitStatus.ok.rawValue
-        case "--version", "-V":
-            context.stdout(MetaCommands.versionText)
-            return ExitStatus.ok.rawValue
+        case "--help", "-h": return .output(Help.main)
+        case "--version", "-V": return .output(MetaCommands.versionText)
         default: break
         }
         guard let command = commands.first(where: { $0.name == first }) else {
             let wantsJSON = args.contains { $0 == "--json" }
-            return report(
+            return .failure(
                 unknownCommand(first, among: commands.map(\.name), path: nil), command: "emrtd", json: wantsJSON,
-                context: context)
+                secrets: [])
         }
-        return await run(command, path: command.name, Array(args.dropFirst()), context: context)
+        return resolve(command, path: command.name, Array(args.dropFirst()))
+    }
+
+    static func resolve(_ command: CommandDecl, path: String, _ args: [String]) -> Resolution {
+        // A program that passes --json reads one JSON object on failure, also from a command without --json (whose
+        // failure is then that very option).
+        let wantsJSON = command.alwaysJSON || args.contains { $0 == "--json" }
+        if !command.subcommands.isEmpty {
+            guard let first = args.first else {
+                return .failure(
+                    CLIError(
+                        .missingArgument,
+                        "give a subcommand: \(command.subcommands.map(\.name).joined(separator: ", ")) (see emrtd \(path) --help)",
+                        status: .usage), command: path, json: wantsJSON, secrets: [])
+            }
+            if first == "--help" || first == "-h" { return .output(Help.text(for: command, path: path)) }
+            guard let sub = command.subcommands.first(where: { $0.name == first }) else {
+                return .failure(
+                    unknownCommand(first, among: command.subcommands.map(\.name), path: path), command: path,
+                    json: wantsJSON, secrets: [])
+            }
+            return resolve(sub, path: "\(path) \(sub.name)", Array(args.dropFirst()))
+        }
+        let parsed: ParsedArguments
+        do { parsed = try command.parse(args) } catch {
+            var e = CLIError(error)
+            e.message += " (see emrtd \(path) --help)"
+            return .failure(e, command: path, json: wantsJSON, secrets: secretValues(command, args))
+        }
+        if parsed.flag("help") { return .output(Help.text(for: command, path: path)) }
+        return .run(command, path: path, parsed, words: args)
     }
 
     static func unknownCommand(_ word: String, among names: [String], path: String?) -> CLIError {
@@ -90,39 +142,11 @@ public enum EMRTDCommand {
         return CLIError(.unknownCommand, m, status: .usage)
     }
 
-    static func run(_ command: CommandDecl, path: String, _ args: [String], context: CommandContext) async -> Int32 {
-        // A program that passes --json reads one JSON object on failure, also from a command without --json (whose
-        // failure is then that very option).
+    static func run(
+        _ command: CommandDecl, path: String, _ parsed: ParsedArguments, words args: [String],
+        context: CommandContext
+    ) async -> Int32 {
         let wantsJSON = command.alwaysJSON || args.contains { $0 == "--json" }
-        if !command.subcommands.isEmpty {
-            guard let first = args.first else {
-                return report(
-                    CLIError(
-                        .missingArgument,
-                        "give a subcommand: \(command.subcommands.map(\.name).joined(separator: ", ")) (see emrtd \(path) --help)",
-                        status: .usage), command: path, json: wantsJSON, context: context)
-            }
-            if first == "--help" || first == "-h" {
-                context.stdout(Help.text(for: command, path: path))
-                return ExitStatus.ok.rawValue
-            }
-            guard let sub = command.subcommands.first(where: { $0.name == first }) else {
-                return report(
-                    unknownCommand(first, among: command.subcommands.map(\.name), path: path), command: path,
-                    json: wantsJSON, context: context)
-            }
-            return await run(sub, path: "\(path) \(sub.name)", Array(args.dropFirst()), context: context)
-        }
-        let parsed: ParsedArguments
-        do { parsed = try command.parse(args) } catch {
-            var e = CLIError(error)
-            e.message += " (see emrtd \(path) --help)"
-            return report(e, command: path, json: wantsJSON, secrets: secretValues(command, args), context: context)
-        }
-        if parsed.flag("help") {
-            context.stdout(Help.text(for: command, path: path))
-            return ExitStatus.ok.rawValue
-        }
         guard let run = command.run else { return ExitStatus.usage.rawValue }
         do {
             return try await run(Invocation(command: path, arguments: parsed, context: context))

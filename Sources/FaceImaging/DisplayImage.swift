@@ -23,8 +23,26 @@ public enum DisplayImage {
         try display(stored, limits: limits).jpeg
     }
 
-    /// `displayJPEG`, with the pixels decoded on the way.
+    /// Whether stored image bytes can be shown: `decode`, bounded by `limits`. Within a `DisplayImageMemo` the
+    /// display JPEG is made on the way and kept, so that a later `displayJPEG` of the same bytes decodes nothing.
+    public static func check(_ stored: [UInt8], limits: ImageLimits = .standard) throws(ImageCodecError) {
+        if DisplayImageMemo.current != nil {
+            _ = try display(stored, limits: limits)
+        } else {
+            _ = try decode(stored, limits: limits)
+        }
+    }
+
+    /// `displayJPEG`, with the pixels decoded on the way; the current `DisplayImageMemo`'s conversion when it has one.
     static func display(_ stored: [UInt8], limits: ImageLimits) throws(ImageCodecError) -> (jpeg: [UInt8], pixels: Int)
+    {
+        guard let memo = DisplayImageMemo.current else { return try convert(stored, limits: limits) }
+        return try memo.display(stored, limits: limits) { () throws(ImageCodecError) in
+            try convert(stored, limits: limits)
+        }
+    }
+
+    static func convert(_ stored: [UInt8], limits: ImageLimits) throws(ImageCodecError) -> (jpeg: [UInt8], pixels: Int)
     {
         switch try format(of: stored) {
         case .jpeg:

@@ -1,4 +1,5 @@
 public import ASN1TLV
+import FaceImaging
 public import Foundation
 import MRTDDocument
 public import MRTDTrust
@@ -63,8 +64,18 @@ extension DocumentReader {
 final class EarlyFaceCheck: Sendable {
     private let task = Mutex<Task<FaceDisplayCheck?, Never>?>(nil)
 
+    /// The caller's display memo and decode log, which a detached task does not inherit: the early decoding is the
+    /// same conversion the bundle and the HTML page reuse, and a log counting decodes sees it.
+    private let memo = DisplayImageMemo.current
+    private let log = ImageDecodeLog.current
+
     func start(dg2: [UInt8]) {
-        let started = Task.detached(priority: .userInitiated) { FaceDisplayCheck(dg2: dg2) }
+        let (memo, log) = (self.memo, self.log)
+        let started = Task.detached(priority: .userInitiated) {
+            DisplayImageMemo.$current.withValue(memo) {
+                ImageDecodeLog.$current.withValue(log) { FaceDisplayCheck(dg2: dg2) }
+            }
+        }
         task.withLock { $0 = started }
     }
 

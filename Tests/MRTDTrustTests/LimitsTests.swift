@@ -138,6 +138,26 @@ import Testing
             "\(refused)")
     }
 
+    /// The PEM split (RFC 7468 text): blocks between BEGIN and END lines, lines ending in LF, CRLF or CR, spaces and
+    /// tabs around a line ignored, header lines (with a colon) skipped, text outside blocks ignored, and a body that
+    /// is not base64 dropped; text without a BEGIN line, or not UTF-8, is one block as it is.
+    @Test func splitsPEMIntoItsBlocks() throws {
+        let a: [UInt8] = Array(0..<200).map { UInt8($0) }
+        let b: [UInt8] = [0x30, 0x03, 0x02, 0x01, 0x07]
+        let a64 = Data(a).base64EncodedString(options: [.lineLength64Characters, .endLineWithCarriageReturn])
+        let text =
+            "issuer note\r\n-----BEGIN CERTIFICATE-----\r\nProc-Type: 4,ENCRYPTED\r\n" + a64
+            + "\r\n-----END CERTIFICATE-----\n\n  -----BEGIN X509 CRL-----  \n\t" + Data(b).base64EncodedString()
+            + " \n-----END X509 CRL-----\n-----BEGIN CERTIFICATE-----\nnot base64!\n-----END CERTIFICATE-----\n"
+        #expect(try TrustMaterialFiles.derBlocks(Array(text.utf8)) == [a, b])
+        let plain = Array("no PEM here\n".utf8)
+        #expect(try TrustMaterialFiles.derBlocks(plain) == [plain])
+        let notText =
+            Array("-----BEGIN CERTIFICATE-----\n".utf8) + [0xFF, 0xFE] + Array("\n-----END CERTIFICATE-----\n".utf8)
+        #expect(try TrustMaterialFiles.derBlocks(notText) == [notText])
+        #expect(try TrustMaterialFiles.derBlocks([]) == [])
+    }
+
     @Test func countsPEMBlocks() {
         #expect(
             TrustMaterialFiles.countPEMBlocks(Array("-----BEGIN X-----\nAA\n-----END X-----\n-----BEGIN Y".utf8)) == 2)

@@ -17,8 +17,8 @@ struct SeedError: Error, CustomStringConvertible {
 /// by DocumentGenerator's specimen generator (Utopia specimen data, keys made on the spot).
 public enum SeedCorpus {
     /// Writes every target's seeds to `directory/<target>/`; returns how many files each got.
-    public static func write(to directory: URL, fixtures: URL?) throws -> [(FuzzTarget, Int)] {
-        let all = try make(fixtures: fixtures)
+    public static func write(to directory: URL, fixtures: URL?, checkout: URL?) throws -> [(FuzzTarget, Int)] {
+        let all = try make(fixtures: fixtures, checkout: checkout)
         var counts: [(FuzzTarget, Int)] = []
         for target in FuzzTarget.allCases {
             let dir = directory.appendingPathComponent(target.rawValue)
@@ -34,7 +34,7 @@ public enum SeedCorpus {
         return counts
     }
 
-    static func make(fixtures: URL?) throws -> [FuzzTarget: [(String, [UInt8])]] {
+    static func make(fixtures: URL?, checkout: URL?) throws -> [FuzzTarget: [(String, [UInt8])]] {
         var s: [FuzzTarget: [(String, [UInt8])]] = [:]
         func add(_ t: FuzzTarget, _ name: String, _ bytes: [UInt8]?) {
             guard let bytes, !bytes.isEmpty else { return }
@@ -185,6 +185,7 @@ public enum SeedCorpus {
         for (name, bytes) in try ChipAnswersTarget.seeds() { add(.chipAnswers, name, bytes) }
         for (name, bytes) in ServiceRequestTarget.seeds { add(.serviceRequest, name, bytes) }
         for (name, json) in cloneDetectionSeeds { add(.cloneDetection, name, Array(json.utf8)) }
+        for (name, bytes) in OptionsTarget.seeds(checkout: checkout) { add(.options, name, bytes) }
         return s
     }
 

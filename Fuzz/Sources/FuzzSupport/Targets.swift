@@ -43,6 +43,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case pem
     case chipAnswers = "chip-answers"
     case serviceRequest = "service-request"
+    case options
 
     /// Runs one input. Never throws: every Swift error is the parser's ordinary answer.
     public func run(_ bytes: [UInt8]) {
@@ -73,6 +74,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .pem: FileTargets.pem(bytes)
         case .chipAnswers: ChipAnswersTarget.run(bytes)
         case .serviceRequest: ServiceRequestTarget.run(bytes)
+        case .options: OptionsTarget.run(bytes)
         }
     }
 
@@ -289,7 +291,8 @@ public enum FuzzEntry {
     }
 
     /// The executable's `main`: with `EMRTD_FUZZ_WRITE_SEEDS=DIR` set, writes every target's seed corpus
-    /// under DIR (from `EMRTD_FUZZ_FIXTURES`, the shared fixtures folder, when set) and exits — `Fuzz/run`
+    /// under DIR (from `EMRTD_FUZZ_FIXTURES`, the shared fixtures folder, and `EMRTD_FUZZ_CHECKOUT`, the checkout
+    /// whose documented command lines seed `options`, when set) and exits — `Fuzz/run`
     /// makes the corpora at run time this way; otherwise hands over to libFuzzer's driver.
     public static func main(
         _ target: FuzzTarget, _ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
@@ -298,8 +301,9 @@ public enum FuzzEntry {
         let env = ProcessInfo.processInfo.environment
         if let out = env["EMRTD_FUZZ_WRITE_SEEDS"], !out.isEmpty {
             let fixtures = env["EMRTD_FUZZ_FIXTURES"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+            let checkout = env["EMRTD_FUZZ_CHECKOUT"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
             do {
-                let counts = try SeedCorpus.write(to: URL(fileURLWithPath: out), fixtures: fixtures)
+                let counts = try SeedCorpus.write(to: URL(fileURLWithPath: out), fixtures: fixtures, checkout: checkout)
                 for (t, n) in counts { print("seeds \(t.rawValue): \(n)") }
                 return 0
             } catch {

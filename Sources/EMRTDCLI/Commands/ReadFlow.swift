@@ -27,10 +27,20 @@ struct ReadFlow {
         var bundle: URL?
     }
 
-    /// Runs the read and verification; a failure is a `CLIError` with its exit status.
+    /// Runs the read and verification; a failure is a `CLIError` with its exit status. The face is decoded once for
+    /// the report, the bundle and the page (`HTMLOutput.decodingOnce`).
     func run(
         transport: any CardTransport, options: ReadOptions, trustStore: TrustStore,
         validationTime: ASN1Time = .now
+    ) async throws(CLIError) -> Outcome {
+        try await HTMLOutput.decodingOnce { () async throws(CLIError) -> Outcome in
+            try await readVerifyWrite(
+                transport: transport, options: options, trustStore: trustStore, validationTime: validationTime)
+        }
+    }
+
+    private func readVerifyWrite(
+        transport: any CardTransport, options: ReadOptions, trustStore: TrustStore, validationTime: ASN1Time
     ) async throws(CLIError) -> Outcome {
         let trace = tracePath == nil ? nil : APDUTrace()
         let reader = DocumentReader(transport: transport, options: options, trace: trace)

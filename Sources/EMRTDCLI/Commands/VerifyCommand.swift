@@ -22,7 +22,8 @@ enum VerifyCommand {
             Options.allowExpired, Options.json, HTMLOutput.option,
         ],
         schema: "emrtd.report/1", exits: [.ok, .usage, .trust, .inconclusive, .rejected],
-        run: { try await run($0) })
+        // the face decoded once for the report, the check of the bundle's face.jpg and the page
+        run: { inv in try await HTMLOutput.decodingOnce { try await run(inv) } })
 
     static func run(_ inv: Invocation) async throws -> Int32 {
         let a = inv.arguments

@@ -10,6 +10,18 @@ enum HTMLOutput {
         "html", value: "FILE", kind: .file,
         help: "also write the report as one self-contained, printable HTML page (face included; readable by you only)")
 
+    /// Runs `body` — one read or verification with its report, bundle and page — with one `DisplayImageMemo`: the
+    /// report's face check, the bundle's `face.jpg`, `verify`'s check of it and the page then decode the face once
+    /// between them. What the memo kept is overwritten and dropped when `body` ends.
+    static func decodingOnce<R, E: Error>(_ body: () async throws(E) -> R) async throws(E) -> R {
+        let memo = DisplayImageMemo()
+        defer { memo.forget() }
+        let result: Result<R, E> = await DisplayImageMemo.$current.withValue(memo) {
+            do throws(E) { return .success(try await body()) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
     /// Checked before a document is asked for (`OutputFile.prepare`).
     static func prepare(_ path: String?, command: String) throws(CLIError) -> String? {
         try OutputFile.prepare(path, option: "--html", what: "the page")

@@ -1,7 +1,8 @@
 public import FaceImaging
 import MRTDDocument
 
-/// Whether a stored face image can be shown: its bounded decoding (`DisplayImage.decode`, `ImageLimits.standard`),
+/// Whether a stored face image can be shown: its bounded decoding (`DisplayImage.check`, `ImageLimits.standard`;
+/// within a `DisplayImageMemo` the display JPEG made on the way is kept for the bundle and the HTML page),
 /// kept with the bytes it was made from. The report's `faceImage` rests on it; made while a read is still going (from
 /// DG2 as soon as it arrived, see `ReadOptions.fileCompleted`) it takes the decoding off the time to the result.
 public struct FaceDisplayCheck: Sendable {
@@ -14,7 +15,7 @@ public struct FaceDisplayCheck: Sendable {
     public init(imageData: [UInt8]) {
         self.imageData = imageData
         do {
-            _ = try DisplayImage.decode(imageData)
+            try DisplayImage.check(imageData)
             outcome = .success(())
         } catch {
             outcome = .failure(error)

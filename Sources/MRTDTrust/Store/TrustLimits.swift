@@ -102,7 +102,9 @@ public enum TrustLimits {
         try checkSize(Int(st.st_size), path, limit: limit, limitName)
         var out: [UInt8] = []
         out.reserveCapacity(min(Int(st.st_size), limit) + 1)
-        let chunk = 1 << 20
+        // A chunk the size the file says (+1 to see its end in one read), at least 4 KiB, at most 1 MiB: a
+        // fixed 1 MiB buffer, zeroed for every file, cost more than reading a small file (a bundle's DG1, a PEM).
+        let chunk = min(1 << 20, max(4096, min(Int(st.st_size), limit) + 1))
         var buffer = [UInt8](repeating: 0, count: chunk)
         while true {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, chunk) }

@@ -108,20 +108,57 @@ public struct TrustMaterialFiles: Sendable {
                 )
             }
         }
-        guard let text = String(validating: bytes, as: UTF8.self), text.contains("-----BEGIN ") else {
-            return bytes.isEmpty ? [] : [bytes]
-        }
+        // Text only (what is not UTF-8 is handed on as one block, which then is no certificate, CRL or list).
+        guard blocks > 0, String(validating: bytes, as: UTF8.self) != nil else { return bytes.isEmpty ? [] : [bytes] }
+        return pemBodies(bytes)
+    }
+
+    /// The base64 bodies of the PEM blocks of `bytes` (RFC 7468), decoded: the lines between "-----BEGIN " and
+    /// "-----END " (each trimmed of spaces and tabs; header lines, which hold a colon, skipped), joined; a body that is
+    /// not strict base64 is dropped. Lines end at LF, CR, VT, FF, NEL, LS or PS. One pass over the bytes with one body
+    /// buffer: splitting the text into `String` lines and appending them cost several times the decoding.
+    static func pemBodies(_ bytes: [UInt8]) -> [[UInt8]] {
+        let begin = Array("-----BEGIN ".utf8)
+        let end = Array("-----END ".utf8)
         var out: [[UInt8]] = []
-        var body: String? = nil
-        for line in text.split(whereSeparator: \.isNewline) {
-            let l = line.trimmingCharacters(in: .whitespaces)
-            if l.hasPrefix("-----BEGIN ") {
-                body = ""
-            } else if l.hasPrefix("-----END ") {
-                if let b = body, let d = Data(base64Encoded: b) { out.append([UInt8](d)) }
-                body = nil
-            } else if body != nil, !l.contains(":") {
-                body! += l
+        var body: [UInt8]? = nil
+        bytes.withUnsafeBufferPointer { b in
+            /// The length of the line break at `i`, 0 when there is none.
+            func lineBreak(_ i: Int) -> Int {
+                switch b[i] {
+                case 0x0A, 0x0B, 0x0C, 0x0D: return 1
+                case 0xC2 where i + 1 < b.count && b[i + 1] == 0x85: return 2
+                case 0xE2 where i + 2 < b.count && b[i + 1] == 0x80 && (b[i + 2] == 0xA8 || b[i + 2] == 0xA9): return 3
+                default: return 0
+                }
+            }
+            func hasPrefix(_ p: [UInt8], _ from: Int, _ to: Int) -> Bool {
+                guard to - from >= p.count else { return false }
+                for k in 0..<p.count where b[from + k] != p[k] { return false }
+                return true
+            }
+            var i = 0
+            while i < b.count {
+                var lineEnd = i
+                var breakLength = 0
+                while lineEnd < b.count {
+                    breakLength = lineBreak(lineEnd)
+                    if breakLength > 0 { break }
+                    lineEnd += 1
+                }
+                var from = i
+                var to = lineEnd
+                while from < to, b[from] == 0x20 || b[from] == 0x09 { from += 1 }
+                while to > from, b[to - 1] == 0x20 || b[to - 1] == 0x09 { to -= 1 }
+                if hasPrefix(begin, from, to) {
+                    body = []
+                } else if hasPrefix(end, from, to) {
+                    if let d = body.flatMap({ Data(base64Encoded: Data($0)) }) { out.append([UInt8](d)) }
+                    body = nil
+                } else if body != nil, !b[from..<to].contains(0x3A) {
+                    body!.append(contentsOf: b[from..<to])
+                }
+                i = lineEnd + breakLength
             }
         }
         return out

@@ -1,6 +1,6 @@
+import DocumentGenerator
 import FaceImaging
 import Testing
-import DocumentGenerator
 
 /// `DisplayImageMemo`: within one, each image is decoded once whatever asks for it (`check`, `displayJPEG`), the
 /// answers equal those without a memo, at most `maxEntries` are kept, and `forget` drops them.

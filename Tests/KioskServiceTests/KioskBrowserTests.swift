@@ -1,8 +1,8 @@
+import DocumentGenerator
 import Foundation
 import MRTDTestSupport
 import SpecimenImages
 import Testing
-import DocumentGenerator
 
 /// The kiosk page at `/` in a real browser: headless Chromium driven by Selenium
 /// (`Browser/kiosk_browser.py`, Debian's `chromium`, `chromium-driver` and `python3-selenium`) against `emrtd serve`

@@ -1,5 +1,6 @@
 import ASN1TLV
 import CanonicalJSON
+import FaceImaging
 public import Foundation
 import HTTPServer
 import ISO7816
@@ -255,25 +256,40 @@ public final class KioskService: Sendable {
         let read: VerifiedRead
         // the chip read ends where verification starts (the use case says so with its `verifying` event)
         let chipReadAt = Mutex<ContinuousClock.Instant?>(nil)
-        do {
-            read = try await reader.readAndVerify(
-                trustStore: trust.withLock { $0 }, evidenceFolder: bundle,
-                progress: { event in
-                    if event.phase == .verifying { chipReadAt.withLock { $0 = .now } }
-                    job.progress(event)
-                })
-        } catch {
+        // The read's image conversions: the report's face check converts the face once, and the bundle's face.jpg
+        // and the result page's face reuse that conversion (the job keeps the memo and overwrites it when it forgets).
+        let memo = DisplayImageMemo()
+        let outcome = await DisplayImageMemo.$current.withValue(memo) { () async -> Result<VerifiedRead, ReadError> in
+            do throws(ReadError) {
+                return .success(
+                    try await reader.readAndVerify(
+                        trustStore: trust.withLock { $0 }, evidenceFolder: bundle,
+                        progress: { event in
+                            if event.phase == .verifying { chipReadAt.withLock { $0 = .now } }
+                            job.progress(event)
+                        }))
+            } catch { return .failure(error) }
+        }
+        switch outcome {
+        case .success(let verified): read = verified
+        case .failure(let error):
+            memo.forget()
             release()
             job.fail(Self.apiError(error))
             return
         }
         let verified = ContinuousClock.now
         let chipRead = chipReadAt.withLock { $0 } ?? verified
-        guard !Task.isCancelled else { return }
+        guard !Task.isCancelled else { return memo.forget() }
         let (result, verification, report) = (read.result, read.verification, read.report)
         let document = result.document  // parsed once: the face and the document's other images
         if let root = config.evidenceDirectory, let bundle {
-            do { try Evidence.write(result, report: report, root: root, to: bundle) } catch {
+            do {
+                try DisplayImageMemo.$current.withValue(memo) {
+                    try Evidence.write(result, report: report, root: root, to: bundle)
+                }
+            } catch {
+                memo.forget()
                 release()
                 job.fail(APIError(500, "evidence", "cannot write the evidence bundle"))
                 return
@@ -292,7 +308,8 @@ public final class KioskService: Sendable {
             verified: verified, result: .now, transportNanoseconds: result.statistics.nanoseconds)
         extra["timing"] = JSON.encode(timing.json)
         job.finish(
-            report: reportJSON, verdict: verification.status.rawValue, face: face, images: images, extra: extra)
+            report: reportJSON, verdict: verification.status.rawValue, face: face, images: images, extra: extra,
+            memo: memo)
     }
 
     /// A failure while waiting for the card.

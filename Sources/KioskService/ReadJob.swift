@@ -51,6 +51,8 @@ final class ReadJob: Sendable {
         var displayFace: Result<PersonalBytes, ImageCodecError>?
         /// The other images as the result page shows them, converted once (`displayImages()`).
         var displayImages: [(label: String, mimeType: String, bytes: PersonalBytes)]?
+        /// The read's image conversions (the face converted by the report's check), reused by `displayFace()`.
+        var memo: DisplayImageMemo?
         var error: APIError?
         var finishedAt: ContinuousClock.Instant?
         var task: Task<Void, Never>?
@@ -107,8 +109,11 @@ final class ReadJob: Sendable {
             if let done = state.withLock({ $0.displayFace }) { return done.map { $0.copy() } }
             guard let face = self.face else { return nil }
             let made: Result<[UInt8], ImageCodecError>
-            do throws(ImageCodecError) { made = .success(try DisplayImage.displayJPEG(from: face.bytes)) } catch {
-                made = .failure(error)
+            let memo = state.withLock { $0.memo }
+            made = DisplayImageMemo.$current.withValue(memo) { () -> Result<[UInt8], ImageCodecError> in
+                do throws(ImageCodecError) { return .success(try DisplayImage.displayJPEG(from: face.bytes)) } catch {
+                    return .failure(error)
+                }
             }
             let kept = made.map { PersonalBytes(copying: $0) }
             let stored = state.withLock { s -> Bool in
@@ -260,9 +265,12 @@ final class ReadJob: Sendable {
     /// The read ended with a verdict.
     func finish(
         report: [UInt8], verdict: String, face: (bytes: [UInt8], format: ImageFormat)?,
-        images: [HTMLReport.Image] = [], extra: [String: [UInt8]] = [:]
+        images: [HTMLReport.Image] = [], extra: [String: [UInt8]] = [:], memo: DisplayImageMemo? = nil
     ) {
+        var kept = false
         end(.done) { s in
+            s.memo = memo
+            kept = true
             s.progress.phase = ReadPhase.done.rawValue
             s.report = PersonalBytes(copying: report)
             s.verdict = verdict
@@ -270,6 +278,7 @@ final class ReadJob: Sendable {
             s.images = images.map { (label: $0.label, mimeType: $0.mimeType, bytes: PersonalBytes(copying: $0.bytes)) }
             s.extra = extra.mapValues { PersonalBytes(copying: $0) }
         }
+        if !kept { memo?.forget() }  // the job had already ended (cancelled): nothing keeps the conversions
     }
 
     /// The read ended without a verdict.
@@ -298,7 +307,7 @@ final class ReadJob: Sendable {
     /// Forgets the personal data — overwriting the job's own buffers of it with zeros first — and closes the
     /// streams (DELETE, retention, the finished-read limit, shutdown).
     func wipe() {
-        let (task, held) = state.withLock { s -> (Task<Void, Never>?, [PersonalBytes]) in
+        let (task, held, memo) = state.withLock { s -> (Task<Void, Never>?, [PersonalBytes], DisplayImageMemo?) in
             let t = s.finishedAt == nil ? s.task : nil
             let held = Self.held(s)
             s.report = nil
@@ -308,9 +317,12 @@ final class ReadJob: Sendable {
             s.displayImages = nil
             s.extra = [:]
             s.task = nil
-            return (t, held)
+            let memo = s.memo
+            s.memo = nil
+            return (t, held, memo)
         }
         for b in held { b.overwrite() }
+        memo?.forget()
         if let task { Task.detached { task.cancel() } }
         subscribers.finishAll()
     }

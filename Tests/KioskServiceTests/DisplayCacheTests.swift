@@ -51,4 +51,23 @@ import Testing
         }
         #expect(log.entries.isEmpty)
     }
+
+    /// The read's own conversion (the report's face check, in the read's `DisplayImageMemo`) is the one the result page
+    /// shows: `/face` decodes nothing more, and forgetting the read overwrites the memo too.
+    @Test func theReadsFaceConversionIsReusedAndForgotten() throws {
+        let face = try HostileImages.tinyJPEG2000Images(1)[0]
+        let memo = DisplayImageMemo()
+        let early = try DisplayImageMemo.$current.withValue(memo) { try DisplayImage.displayJPEG(from: face) }
+        #expect(memo.count == 1)
+        let job = ReadJob(id: "0457", reader: "Virtual PCD 00 00", subscriberLimit: 4) { _, _ in }
+        job.finish(
+            report: Array(#"{"schema":"emrtd.report/1"}"#.utf8), verdict: "accepted",
+            face: (bytes: face, format: .jpeg2000), memo: memo)
+        let log = ImageDecodeLog()
+        let shown = ImageDecodeLog.$current.withValue(log) { job.displayFace() }
+        #expect(try shown?.get() == early)
+        #expect(log.entries.isEmpty, "the page's face was decoded again instead of reusing the read's conversion")
+        job.wipe()
+        #expect(memo.count == 0)
+    }
 }

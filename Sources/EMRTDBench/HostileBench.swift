@@ -154,6 +154,33 @@ public enum HostileBench {
                 load(genuinePEM))
             try? FileManager.default.removeItem(atPath: path)
         }
+        // two 10 MB PEM files in one load: one block of 2-character lines (3.3 million lines to split), and as many
+        // genuine certificates as `TrustLimits.maxPEMBlocks` lets one file hold (each one decoded)
+        func loadBoth(_ paths: [String]) -> Work {
+            return {
+                var store = TrustStore()
+                do {
+                    return try store.load(paths: paths, directCSCAsSignMasterLists: false).first.map { "\($0.error)" }
+                } catch {
+                    return "\(error)"
+                }
+            }
+        }
+        let shortLines =
+            "-----BEGIN CERTIFICATE-----\n" + String(repeating: "QU\n", count: 3_300_000)
+            + "-----END CERTIFICATE-----\n"
+        let atTheCap = pem([[UInt8]](repeating: rootDER, count: TrustLimits.maxPEMBlocks))
+        for (name, text) in [
+            ("10 MB of 2-character lines", shortLines), ("\(TrustLimits.maxPEMBlocks) CSCAs", atTheCap),
+        ] {
+            let paths = (1...2).map { dir.appendingPathComponent("big\($0).pem").path }
+            for path in paths { try Data(text.utf8).write(to: URL(fileURLWithPath: path)) }
+            let mb = String(format: "%.1f", Double(text.utf8.count) / 1_000_000)
+            await row(
+                "--trust PEM", hostile: "two PEM files of \(mb) MB each: \(name)", genuine: genuinePEMText,
+                loadBoth(paths), load(genuinePEM))
+            for path in paths { try? FileManager.default.removeItem(atPath: path) }
+        }
 
         // master lists: an unsigned 14 MB list beside the genuine German one (root pinned for both)
         var certList: [UInt8] = []

@@ -89,6 +89,14 @@ public final class MRZRecognizer: @unchecked Sendable {
 
     /// Reads the MRZ in `bytes`.
     public func recognize(_ bytes: [UInt8]) throws(MRZCaptureError) -> MRZRecognition {
+        let gray = try decode(bytes)
+        lock.lock()
+        defer { lock.unlock() }
+        return try read(gray)
+    }
+
+    /// The image in `bytes` as 8-bit grey, its header checked first.
+    func decode(_ bytes: [UInt8]) throws(MRZCaptureError) -> PixImage {
         let header = try Self.checkHeader(bytes, limits: limits)
         let decoded = try bytes.withUnsafeBufferPointer { b throws(MRZCaptureError) in
             try PixImage.checked(pixReadMem(b.baseAddress, b.count), "decoding the \(header.format.rawValue) image")
@@ -96,10 +104,7 @@ public final class MRZRecognizer: @unchecked Sendable {
         guard decoded.width == header.width, decoded.height == header.height else {
             throw MRZCaptureError(.decodeFailed, "the decoded size differs from the header's")
         }
-        let gray = try PixImage.checked(pixConvertTo8(decoded.pix, 0), "pixConvertTo8")
-        lock.lock()
-        defer { lock.unlock() }
-        return try read(gray)
+        return try PixImage.checked(pixConvertTo8(decoded.pix, 0), "pixConvertTo8")
     }
 
     // MARK: - Steps
@@ -113,55 +118,68 @@ public final class MRZRecognizer: @unchecked Sendable {
     }
 
     func read(_ gray: PixImage) throws(MRZCaptureError) -> MRZRecognition {
+        let (format, scores) = try cellScores(gray)
+        guard let (mrz, changes, confidence) = MRZCorrection.decide(scores, format: format) else {
+            throw MRZCaptureError(.unreadable, "the \(format.rawValue) zone could not be read unambiguously")
+        }
+        return MRZRecognition(mrz: mrz, confidence: min(1, confidence), corrections: changes)
+    }
+
+    /// The zone's format and, for each line and cell, the classifier's score of every OCR-B glyph.
+    func cellScores(_ gray: PixImage) throws(MRZCaptureError) -> (MRZFormat, [[[Float]]]) {
         let (angle, lines) = try locate(gray)
         let upright = abs(angle) > 0.15 ? try gray.rotated(angle * Double.pi / 180) : gray
-        // Two readings of every line, at two scales and from two preparations, must agree wherever the check
-        // digits could not catch a misread (MRZCorrection.agree).
-        var first: [[TesseractEngine.Symbol]] = []
-        var second: [[TesseractEngine.Symbol]] = []
         var images: [LineImage] = []
-        var others: [LineImage] = []
-        for box in lines {
-            let line = try lineImage(upright, box, height: 34, clean: true)
-            images.append(line)
-            first.append(engine.read(line.image))
-            let other = try lineImage(upright, box, height: 27, clean: true)
-            others.append(other)
-            second.append(engine.read(other.image))
-        }
+        for box in lines { images.append(try lineImage(upright, box, height: 34, clean: true)) }
         let format: MRZFormat
         if lines.count == 3 {
             format = .td1
         } else {
-            let n = Double(first.map(\.count).max() ?? 0)
-            format = abs(n - 44) < abs(n - 36) ? .td3 : .td2
+            // a TD3 line is 44 pitches of 2.54 mm, a TD2 line 36, for a character 2.4 mm high
+            let ratio = images.map { ($0.right - $0.left) / Double(max(1, $0.inkHeight)) }.max() ?? 0
+            format = ratio > 41 ? .td3 : .td2
         }
-        let n = format.lineLength
-        func columns(_ read: [[TesseractEngine.Symbol]], _ images: [LineImage]) throws(MRZCaptureError) -> [[Character]]
-        {
-            var out: [[Character]] = []
-            for (i, symbols) in read.enumerated() {
-                guard var line = Self.assignColumns(symbols, count: n, left: images[i].left, right: images[i].right),
-                    Self.settleFillers(&line, images[i])
-                else {
-                    throw MRZCaptureError(.unreadable, "line \(i + 1) of the zone could not be read column by column")
-                }
-                out.append(line)
+        var scores: [[[Float]]] = []
+        for (i, line) in images.enumerated() {
+            guard let (cells, ink) = CellGeometry.cells(line, count: format.lineLength) else {
+                throw MRZCaptureError(.unreadable, "line \(i + 1) of the zone could not be divided into cells")
             }
-            return out
+            let first = cells.map { OCRBClassifier.scores(Self.sample(line, $0)) }
+            // the cells read with confidence place the cap line and baseline; then every cell is read again
+            let readings = first.map { s -> Int? in
+                let best = s.indices.max { s[$0] < s[$1] }!
+                return s[best] >= 0.75 ? best : nil
+            }
+            guard let refined = CellGeometry.refined(cells, ink: ink, readings: readings) else {
+                scores.append(first)
+                continue
+            }
+            scores.append(refined.map { OCRBClassifier.scores(Self.sample(line, $0)) })
         }
-        let a = try columns(first, images)
-        let b = try columns(second, others)
-        guard MRZCorrection.agree(a, b, format: format) else {
-            throw MRZCaptureError(.unreadable, "two readings of the zone disagree where the check digits cannot tell")
+        return (format, scores)
+    }
+
+    /// A cell of a line image on the classifier's grid (ink from the grey, bilinear).
+    static func sample(_ line: LineImage, _ cell: CellGeometry.Cell) -> [Float] {
+        let w = line.width
+        let h = line.height
+        return line.gray.withUnsafeBufferPointer { g in
+            OCRBClassifier.sample(
+                margin: OCRBClassifier.margin, centreX: cell.x, capLine: cell.capLine, baseline: cell.baseline
+            ) { x, y in
+                let fx = x - 0.5
+                let fy = y - 0.5
+                let x0 = Int(fx.rounded(.down))
+                let y0 = Int(fy.rounded(.down))
+                guard x0 >= 0, y0 >= 0, x0 + 1 < w, y0 + 1 < h else { return 0 }
+                let ax = fx - Double(x0)
+                let ay = fy - Double(y0)
+                let i = y0 * w + x0
+                let top = Double(g[i]) * (1 - ax) + Double(g[i + 1]) * ax
+                let bottom = Double(g[i + w]) * (1 - ax) + Double(g[i + w + 1]) * ax
+                return 1 - (top * (1 - ay) + bottom * ay) / 255
+            }
         }
-        guard let (mrz, changes) = MRZCorrection.correct(a, format: format) ?? MRZCorrection.correct(b, format: format)
-        else {
-            throw MRZCaptureError(.unreadable, "the \(format.rawValue) zone's check digits do not hold")
-        }
-        let symbols = first.flatMap { $0 }
-        let confidence = symbols.reduce(0) { $0 + $1.confidence } / Double(max(1, symbols.count))
-        return MRZRecognition(mrz: mrz, confidence: min(1, confidence / 100), corrections: changes)
     }
 
     /// The skew in degrees and the zone's lines in the deskewed full-resolution image.
@@ -229,6 +247,8 @@ public final class MRZRecognizer: @unchecked Sendable {
         let inkHeight: Int
         /// 1 where a pixel is ink, rows top to bottom.
         let mask: [UInt8]
+        /// The grey pixels, rows top to bottom.
+        let gray: [UInt8]
         let width: Int
         let height: Int
     }
@@ -275,7 +295,7 @@ public final class MRZRecognizer: @unchecked Sendable {
         let bottom = rows.lastIndex { $0 >= minRow } ?? h - 1
         return LineImage(
             image: clean, left: Double(first), right: Double(last + 1), columnInk: ink, inkHeight: bottom - top + 1,
-            mask: mask, width: w, height: h)
+            mask: mask, gray: px, width: w, height: h)
     }
 
     /// OCR miscounts long runs of the filler '<' and reads it as K or S. OCR-B's '<' has a shape no letter or digit

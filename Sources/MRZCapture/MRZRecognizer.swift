@@ -135,9 +135,9 @@ public final class MRZRecognizer: @unchecked Sendable {
         if lines.count == 3 {
             format = .td1
         } else {
-            // a TD3 line is 44 pitches of 2.54 mm, a TD2 line 36, for a character 2.4 mm high
-            let ratio = images.map { ($0.right - $0.left) / Double(max(1, $0.inkHeight)) }.max() ?? 0
-            format = ratio > 41 ? .td3 : .td2
+            // a TD3 line holds 44 cells, a TD2 line 36: the line's length over its pitch tells them apart
+            let counts = images.map { ($0.right - $0.left) / Self.pitch($0) + 0.3 }
+            format = counts.reduce(0, +) / Double(counts.count) > 40 ? .td3 : .td2
         }
         var scores: [[[Float]]] = []
         for (i, line) in images.enumerated() {
@@ -157,6 +157,33 @@ public final class MRZRecognizer: @unchecked Sendable {
             scores.append(refined.map { OCRBClassifier.scores(Self.sample(line, $0)) })
         }
         return (format, scores)
+    }
+
+    /// The line's pitch: the shift, between half and one and a half character heights, at which its column ink
+    /// profile best matches itself (the glyphs repeat at the pitch).
+    static func pitch(_ line: LineImage) -> Double {
+        let a = Int(line.left)
+        let b = Int(line.right)
+        let v = line.columnInk[a..<b].map(Double.init)
+        let mean = v.reduce(0, +) / Double(max(1, v.count))
+        let c = v.map { $0 - mean }
+        var best = (lag: 1, score: -Double.infinity)
+        for lag in max(2, line.inkHeight / 2)...max(3, line.inkHeight * 3 / 2) where lag < c.count / 2 {
+            var sum = 0.0
+            for i in 0..<(c.count - lag) { sum += c[i] * c[i + lag] }
+            let score = sum / Double(c.count - lag)
+            if score > best.score { best = (lag, score) }
+        }
+        // refine the peak between its neighbours (a parabola through three points)
+        func at(_ lag: Int) -> Double {
+            guard lag > 0, lag < c.count else { return 0 }
+            var sum = 0.0
+            for i in 0..<(c.count - lag) { sum += c[i] * c[i + lag] }
+            return sum / Double(c.count - lag)
+        }
+        let (l, m, r) = (at(best.lag - 1), at(best.lag), at(best.lag + 1))
+        let d = l - 2 * m + r
+        return Double(best.lag) + (d < 0 ? max(-0.5, min(0.5, 0.5 * (l - r) / d)) : 0)
     }
 
     /// A cell of a line image on the classifier's grid (ink from the grey, bilinear).
@@ -184,6 +211,15 @@ public final class MRZRecognizer: @unchecked Sendable {
 
     /// The skew in degrees and the zone's lines in the deskewed full-resolution image.
     func locate(_ gray: PixImage) throws(MRZCaptureError) -> (Double, [LineBox]) {
+        let (angle, s, boxes) = try bars(gray)
+        guard let group = Self.zone(boxes) else {
+            throw MRZCaptureError(.noMRZFound, "no band of 2 or 3 machine-readable lines was found")
+        }
+        return (angle, group.map { LineBox(x: $0.x / s, y: $0.y / s, w: $0.w / s, h: $0.h / s) })
+    }
+
+    /// The skew, the working scale and the text-line bars of the working image.
+    func bars(_ gray: PixImage) throws(MRZCaptureError) -> (Double, Double, [LineBox]) {
         let s = min(1, 1200 / Double(max(gray.width, gray.height)))
         let work = s < 1 ? try gray.scaled(s) : gray
         let kernel = max(9, Int(Double(max(work.width, work.height)) / 70))
@@ -196,11 +232,7 @@ public final class MRZRecognizer: @unchecked Sendable {
         let boxes = bars.components().filter { b in
             b.h >= 5 && b.w >= 6 * b.h && Double(b.w) >= 0.12 * Double(work.width)
         }
-        guard
-            let group = Self.zone(
-                boxes.map { LineBox(x: Double($0.x), y: Double($0.y), w: Double($0.w), h: Double($0.h)) })
-        else { throw MRZCaptureError(.noMRZFound, "no band of 2 or 3 machine-readable lines was found") }
-        return (angle, group.map { LineBox(x: $0.x / s, y: $0.y / s, w: $0.w / s, h: $0.h / s) })
+        return (angle, s, boxes.map { LineBox(x: Double($0.x), y: Double($0.y), w: Double($0.w), h: Double($0.h)) })
     }
 
     /// The widest group of 2 or 3 bars of equal length, left-aligned, at the zone's line spacing (4.23 mm for a

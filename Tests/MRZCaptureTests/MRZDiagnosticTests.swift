@@ -33,6 +33,11 @@ struct MRZDiagnosticTests {
                     }
                     guard fmt.lineLength == truth[0].count, fmt.lineCount == truth.count else {
                         stages["\(d) format", default: 0] += 1
+                        print("FORMAT \(d) \(format) s\(seed) read as \(fmt)")
+                        let (_, _, bars) = try recognizer.bars(gray)
+                        for b in bars.sorted(by: { $0.y < $1.y }) {
+                            print("  BAR \(Int(b.x)) \(Int(b.y)) \(Int(b.w)) \(Int(b.h))")
+                        }
                         continue
                     }
                     let kinds = MRZCorrection.layout(fmt)

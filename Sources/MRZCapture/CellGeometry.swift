@@ -12,6 +12,8 @@ struct CellGeometry {
         var x: Double
         var capLine: Double
         var baseline: Double
+        /// The baseline's rise per pixel along the line.
+        var slope = 0.0
     }
 
     /// The `n` cells of `line` and the ink's top and bottom measured in each (nil where a cell held too little),
@@ -22,7 +24,8 @@ struct CellGeometry {
         let m = line.mask
         // first guess: the ink's extent spans n − 1 pitches and one glyph (about 0.7 pitch)
         var pitch = (line.right - line.left) / (Double(n) - 0.3)
-        var centre: (Int) -> Double = { [left = line.left, pitch] i in left + 0.35 * pitch + Double(i) * pitch }
+        let tracked = track(line, count: n, pitch: pitch)
+        var centre: (Int) -> Double = { tracked[$0] }
         var fitted: [Cell] = []
         var ink: [(Double, Double)?] = []
         for _ in 0..<2 {
@@ -58,7 +61,7 @@ struct CellGeometry {
                 tops.append((Double(i), Double(ymin), Double(ymax + 1)))
                 ink[i] = (Double(ymin), Double(ymax + 1))
             }
-            guard xs.count >= n / 2, let fx = fit(xs, degree: 2, tolerance: 0.2 * pitch) else { return nil }
+            guard xs.count >= n / 2, let fx = fit(xs, degree: 3, tolerance: 0.2 * pitch) else { return nil }
             let heights = tops.map { $0.2 - $0.1 }.sorted()
             let tall = heights[min(heights.count - 1, heights.count * 9 / 10)]
             let full = tops.filter { $0.2 - $0.1 >= 0.85 * tall && $0.2 - $0.1 <= 1.1 * tall }
@@ -101,8 +104,44 @@ struct CellGeometry {
         guard let fc = fit(caps, degree: 1, tolerance: 0.06 * h), let fb = fit(bases, degree: 1, tolerance: 0.06 * h)
         else { return nil }
         return cells.enumerated().map { i, cell in
-            Cell(x: cell.x, capLine: fc[0] + fc[1] * Double(i), baseline: fb[0] + fb[1] * Double(i))
+            let a = cells[max(0, i - 1)].x
+            let b = cells[min(cells.count - 1, i + 1)].x
+            let step = (b - a) / Double(min(cells.count - 1, i + 1) - max(0, i - 1))
+            return Cell(
+                x: cell.x, capLine: fc[0] + fc[1] * Double(i), baseline: fb[0] + fb[1] * Double(i),
+                slope: step > 0 ? fb[1] / step : 0)
         }
+    }
+
+    /// A first guess of the cell centres that follows a pitch changing along the line (a page seen at an angle):
+    /// from the left, each centre is the previous one plus the pitch so far, moved onto the run of ink columns
+    /// found there (a run no wider than a glyph), the pitch updated from what was found.
+    static func track(_ line: MRZRecognizer.LineImage, count n: Int, pitch p0: Double) -> [Double] {
+        var runs: [(a: Int, b: Int)] = []
+        var start: Int?
+        for x in Int(line.left)...Int(line.right) {
+            let inked = x < line.width && line.columnInk[x] >= 2
+            if inked, start == nil { start = x }
+            if !inked, let s = start {
+                runs.append((s, x))
+                start = nil
+            }
+        }
+        var out: [Double] = []
+        var pitch = p0
+        var previous = line.left + 0.35 * p0 - p0
+        for i in 0..<n {
+            let predicted = previous + pitch
+            let near = runs.filter { r in
+                Double(r.b - r.a) <= 1.05 * pitch && abs(Double(r.a + r.b) / 2 - predicted) <= 0.35 * pitch
+            }
+            let found = near.min { abs(Double($0.a + $0.b) / 2 - predicted) < abs(Double($1.a + $1.b) / 2 - predicted) }
+            let c = found.map { Double($0.a + $0.b) / 2 } ?? predicted
+            if i > 0, found != nil { pitch = 0.7 * pitch + 0.3 * (c - previous) }
+            out.append(c)
+            previous = c
+        }
+        return out
     }
 
     /// A least-squares polynomial of `degree` through the points, refitted once without the points further than

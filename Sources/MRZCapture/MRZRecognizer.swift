@@ -154,7 +154,17 @@ public final class MRZRecognizer: @unchecked Sendable {
                 scores.append(first)
                 continue
             }
-            scores.append(refined.map { OCRBClassifier.scores(Self.sample(line, $0)) })
+            // the lean of the glyphs' verticals (a page seen at an angle): the one under which every third cell
+            // reads best
+            var lean = (shear: 0.0, score: -Float.infinity)
+            for shear in [-0.08, -0.04, 0, 0.04, 0.08] {
+                let probe = stride(from: 0, to: refined.count, by: 3).map {
+                    OCRBClassifier.scores(Self.sample(line, refined[$0], shear: shear)).max()!
+                }
+                let mean = probe.reduce(0, +) / Float(probe.count)
+                if mean > lean.score { lean = (shear, mean) }
+            }
+            scores.append(refined.map { OCRBClassifier.scores(Self.sample(line, $0, shear: lean.shear)) })
         }
         return (format, scores)
     }
@@ -187,12 +197,13 @@ public final class MRZRecognizer: @unchecked Sendable {
     }
 
     /// A cell of a line image on the classifier's grid (ink from the grey, bilinear).
-    static func sample(_ line: LineImage, _ cell: CellGeometry.Cell) -> [Float] {
+    static func sample(_ line: LineImage, _ cell: CellGeometry.Cell, shear: Double = 0) -> [Float] {
         let w = line.width
         let h = line.height
         return line.gray.withUnsafeBufferPointer { g in
             OCRBClassifier.sample(
-                margin: OCRBClassifier.margin, centreX: cell.x, capLine: cell.capLine, baseline: cell.baseline
+                margin: OCRBClassifier.margin, centreX: cell.x, capLine: cell.capLine, baseline: cell.baseline,
+                slope: cell.slope, shear: shear
             ) { x, y in
                 let fx = x - 0.5
                 let fy = y - 0.5

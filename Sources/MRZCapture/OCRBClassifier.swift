@@ -25,8 +25,12 @@ enum OCRBClassifier {
     /// Samples a cell onto the grid (with `margin` extra samples on each side): `ink(x, y)` is the ink, 0…1, at a
     /// point of the source; `centreX` the cell's centre, `capLine` and `baseline` the zone's cap line and baseline
     /// at that centre, all in source coordinates. Each sample averages k × k points of its square.
+    ///
+    /// `slope` is the line's rise per pixel along it and `shear` how far the glyph's verticals lean (horizontal
+    /// pixels per vertical one, about mid-height): a page seen at an angle turns and leans its lines a little.
     static func sample(
-        margin m: Int, centreX: Double, capLine: Double, baseline: Double, ink: (Double, Double) -> Double
+        margin m: Int, centreX: Double, capLine: Double, baseline: Double, slope: Double = 0, shear: Double = 0,
+        ink: (Double, Double) -> Double
     ) -> [Float] {
         let s = (baseline - capLine) / capRows
         let k = max(2, Int(s.rounded(.up)))
@@ -34,13 +38,18 @@ enum OCRBClassifier {
         let gh = height + 2 * m
         var out = [Float](repeating: 0, count: gw * gh)
         let step = s / Double(k)
+        let mid = capRows / 2 * s
         for gy in 0..<gh {
-            let y0 = capLine + (Double(gy - m) - capTop) * s + step / 2
+            let v0 = (Double(gy - m) - capTop) * s + step / 2
             for gx in 0..<gw {
-                let x0 = centreX + (Double(gx - m) - Double(width) / 2) * s + step / 2
+                let u0 = (Double(gx - m) - Double(width) / 2) * s + step / 2
                 var sum = 0.0
                 for a in 0..<k {
-                    for b in 0..<k { sum += ink(x0 + Double(b) * step, y0 + Double(a) * step) }
+                    let v = v0 + Double(a) * step
+                    for b in 0..<k {
+                        let u = u0 + Double(b) * step
+                        sum += ink(centreX + u + shear * (v - mid), capLine + v + slope * u)
+                    }
                 }
                 out[gy * gw + gx] = Float(sum / Double(k * k))
             }

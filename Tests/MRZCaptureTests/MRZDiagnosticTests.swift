@@ -17,7 +17,8 @@ struct MRZDiagnosticTests {
         var margins: [(Float, String)] = []
         var wrongBest: [String] = []
         var trueScores: [Float] = []
-        for d in Distortion.allCases {
+        let only = ProcessInfo.processInfo.environment["MRZ_DIAG_ONLY"]
+        for d in Distortion.allCases where only == nil || only == d.rawValue {
             for (f, format) in [Specimen.Format.td1, .td2, .td3].enumerated() {
                 for i in 0..<seeds {
                     let seed = UInt64(f * 10_000 + i * 100 + Distortion.allCases.firstIndex(of: d)!)
@@ -61,6 +62,66 @@ struct MRZDiagnosticTests {
                         stages["\(d) \(ok ? "exact" : "WRONG")", default: 0] += 1
                     } else {
                         stages["\(d) refused-decide", default: 0] += 1
+                        var low = 0
+                        var amb: [String] = []
+                        for l in scores.indices {
+                            for k in scores[l].indices {
+                                let s = scores[l][k]
+                                let ranked = MRZCorrection.allowed(kinds[l][k]).sorted { s[$0] > s[$1] }
+                                if s[ranked[0]] < 0.55 { low += 1 }
+                                if OCRBClassifier.separation(s, ranked[0], ranked[1]) < 0.3 {
+                                    amb.append(
+                                        "\(kinds[l][k])\(truth[l][k])/\(OCRBClassifier.classes[ranked[0]])\(OCRBClassifier.classes[ranked[1]])"
+                                    )
+                                }
+                            }
+                        }
+                        print("REFUSED \(d) \(format) s\(seed): low \(low) ambiguous \(amb.count)")
+                        let (angle, _, bars) = try recognizer.bars(gray)
+                        print("  angle \(angle)")
+                        for b in bars.sorted(by: { $0.y < $1.y }) {
+                            print("  BAR \(Int(b.x)) \(Int(b.y)) \(Int(b.w)) \(Int(b.h))")
+                        }
+                        let (_, zone) = try recognizer.locate(gray)
+                        let up = abs(angle) > 0.15 ? try gray.rotated(angle * Double.pi / 180) : gray
+                        for (zi, b) in zone.enumerated() {
+                            let li = try recognizer.lineImage(up, b, height: 34, clean: true)
+                            let pgm = Array("P5\n\(li.width) \(li.height)\n255\n".utf8) + li.gray
+                            if let (cells, ink) = CellGeometry.cells(li, count: fmt.lineLength) {
+                                print("  LINE \(zi) left \(li.left) right \(li.right) inkH \(li.inkHeight)")
+                                print(
+                                    "  X "
+                                        + cells.map { "\(Int($0.x))/\(Int($0.capLine))-\(Int($0.baseline))" }.joined(
+                                            separator: " "))
+                                let readings = cells.map { c -> Int? in
+                                    let sc = OCRBClassifier.scores(MRZRecognizer.sample(li, c))
+                                    let b = sc.indices.max { sc[$0] < sc[$1] }!
+                                    return sc[b] >= 0.75 ? b : nil
+                                }
+                                print(
+                                    "  READ1 "
+                                        + readings.map { $0.map { String(OCRBClassifier.classes[$0]) } ?? "?" }.joined()
+                                )
+                                if let r = CellGeometry.refined(cells, ink: ink, readings: readings) {
+                                    for sh in [-0.08, 0, 0.08] {
+                                        let b = r.map {
+                                            OCRBClassifier.scores(MRZRecognizer.sample(li, $0, shear: sh)).max()!
+                                        }
+                                        print("  SHEAR \(sh) " + b.map { String(Int($0 * 100)) }.joined(separator: " "))
+                                    }
+                                    print(
+                                        "  R "
+                                            + r.map { "\(Int($0.x))/\(Int($0.capLine))-\(Int($0.baseline))" }.joined(
+                                                separator: " "))
+                                }
+                                print(
+                                    "  INK "
+                                        + ink.map { $0.map { "\(Int($0.0))-\(Int($0.1))" } ?? "nil" }.joined(
+                                            separator: " "))
+                            }
+                            try Data(pgm).write(to: URL(fileURLWithPath: "/tmp/ocr-line-\(seed)-\(zi).pgm"))
+                        }
+                        for b in zone { print("  ZONE \(Int(b.x)) \(Int(b.y)) \(Int(b.w)) \(Int(b.h))") }
                     }
                 }
             }

@@ -118,15 +118,44 @@ public final class MRZRecognizer: @unchecked Sendable {
     }
 
     func read(_ gray: PixImage) throws(MRZCaptureError) -> MRZRecognition {
-        let (format, scores) = try cellScores(gray)
-        guard let (mrz, changes, confidence) = MRZCorrection.decide(scores, format: format) else {
+        let (format, scores, lines) = try cellScores(gray)
+        // Tesseract, a second opinion where a name, code or sex cell is close between two glyphs: it reads that
+        // line once, and the cell stands only if it names the same glyph
+        var opinions: [Int: [Character?]] = [:]
+        let secondOpinion = { (l: Int, i: Int, best: Character) -> Bool in
+            if opinions[l] == nil { opinions[l] = self.tesseractColumns(lines[l].image, lines[l].cells) }
+            guard let c = opinions[l]?[i] else { return false }
+            return (MRZCorrection.digitAsLetter[c] ?? c) == best
+        }
+        guard
+            let (mrz, changes, confidence) = MRZCorrection.decide(scores, format: format, secondOpinion: secondOpinion)
+        else {
             throw MRZCaptureError(.unreadable, "the \(format.rawValue) zone could not be read unambiguously")
         }
         return MRZRecognition(mrz: mrz, confidence: min(1, confidence), corrections: changes)
     }
 
-    /// The zone's format and, for each line and cell, the classifier's score of every OCR-B glyph.
-    func cellScores(_ gray: PixImage) throws(MRZCaptureError) -> (MRZFormat, [[[Float]]]) {
+    /// Tesseract's reading of a line, each character put in the cell its centre falls in (nil: none there).
+    func tesseractColumns(_ line: LineImage, _ cells: [CellGeometry.Cell]) -> [Character?] {
+        var out: [(Character, Double)?] = Array(repeating: nil, count: cells.count)
+        for s in engine.read(line.image) {
+            let centre = Double(s.left) + Double(s.right - s.left) * (Double(s.index) + 0.5) / Double(s.of)
+            guard let i = cells.indices.min(by: { abs(cells[$0].x - centre) < abs(cells[$1].x - centre) }) else {
+                continue
+            }
+            let pitch = cells.count > 1 ? abs(cells[cells.count - 1].x - cells[0].x) / Double(cells.count - 1) : 0
+            guard abs(cells[i].x - centre) <= 0.5 * pitch else { continue }
+            if let other = out[i], other.1 >= s.confidence { continue }
+            out[i] = (s.character, s.confidence)
+        }
+        return out.map { $0?.0 }
+    }
+
+    /// The zone's format; for each line and cell, the classifier's score of every OCR-B glyph; each line's image and
+    /// cells.
+    func cellScores(_ gray: PixImage) throws(MRZCaptureError)
+        -> (MRZFormat, [[[Float]]], [(image: LineImage, cells: [CellGeometry.Cell])])
+    {
         let (angle, lines) = try locate(gray)
         let upright = abs(angle) > 0.15 ? try gray.rotated(angle * Double.pi / 180) : gray
         var images: [LineImage] = []
@@ -140,6 +169,7 @@ public final class MRZRecognizer: @unchecked Sendable {
             format = counts.reduce(0, +) / Double(counts.count) > 40 ? .td3 : .td2
         }
         var scores: [[[Float]]] = []
+        var placed: [(image: LineImage, cells: [CellGeometry.Cell])] = []
         for (i, line) in images.enumerated() {
             guard let (cells, ink) = CellGeometry.cells(line, count: format.lineLength) else {
                 throw MRZCaptureError(.unreadable, "line \(i + 1) of the zone could not be divided into cells")
@@ -152,8 +182,10 @@ public final class MRZRecognizer: @unchecked Sendable {
             }
             guard let refined = CellGeometry.refined(cells, ink: ink, readings: readings) else {
                 scores.append(first)
+                placed.append((line, cells))
                 continue
             }
+            placed.append((line, refined))
             // the lean of the glyphs' verticals (a page seen at an angle): the one under which every third cell
             // reads best
             var lean = (shear: 0.0, score: -Float.infinity)
@@ -166,7 +198,7 @@ public final class MRZRecognizer: @unchecked Sendable {
             }
             scores.append(refined.map { OCRBClassifier.scores(Self.sample(line, $0, shear: lean.shear)) })
         }
-        return (format, scores)
+        return (format, scores, placed)
     }
 
     /// The line's pitch: the shift, between half and one and a half character heights, at which its column ink
@@ -339,94 +371,5 @@ public final class MRZRecognizer: @unchecked Sendable {
         return LineImage(
             image: clean, left: Double(first), right: Double(last + 1), columnInk: ink, inkHeight: bottom - top + 1,
             mask: mask, gray: px, width: w, height: h)
-    }
-
-    /// OCR miscounts long runs of the filler '<' and reads it as K or S. OCR-B's '<' has a shape no letter or digit
-    /// has: its left end is a point at mid-height, its right end two arms apart with nothing between them, and no
-    /// column of it is taller than about half the line. Each cell is measured: a '<' shape is a filler whatever OCR
-    /// said; an empty cell, or one OCR read nothing in that is not a '<', makes the line unreadable.
-    static func settleFillers(_ line: inout [Character], _ image: LineImage) -> Bool {
-        let n = line.count
-        let pitch = (image.right - image.left) / (Double(n) - 0.3)
-        let w = image.width
-        let m = image.mask
-        var tops: [Int] = []
-        var cells: [(a: Int, b: Int, top: Int, bottom: Int)] = []
-        for i in 0..<n {
-            let centre = image.left + 0.35 * pitch + Double(i) * pitch
-            let a = max(0, Int(centre - 0.42 * pitch))
-            let b = min(w, Int(centre + 0.42 * pitch) + 1)
-            var top = -1
-            var bottom = -1
-            if a < b {
-                for y in 0..<image.height {
-                    var count = 0
-                    for x in a..<b { count += Int(m[y * w + x]) }
-                    if count >= 1 {
-                        if top < 0 { top = y }
-                        bottom = y
-                    }
-                }
-            }
-            cells.append((a, b, top, bottom))
-            tops.append(top < 0 ? 0 : bottom - top + 1)
-        }
-        let tall = Double(tops.sorted()[min(n - 1, n * 9 / 10)])
-        guard tall > 6 else { return false }
-        func isFiller(_ c: (a: Int, b: Int, top: Int, bottom: Int)) -> Bool? {
-            guard c.top >= 0 else { return nil }
-            var xmin = Int.max
-            var xmax = -1
-            var tallest = 0
-            for x in c.a..<c.b {
-                var count = 0
-                for y in c.top...c.bottom { count += Int(m[y * w + x]) }
-                if count > 0 {
-                    xmin = min(xmin, x)
-                    xmax = max(xmax, x)
-                }
-                tallest = max(tallest, count)
-            }
-            guard xmax >= xmin, Double(tallest) <= 0.6 * tall else { return false }
-            let q = max(1, (xmax - xmin + 1) / 4)
-            func rows(_ x0: Int, _ x1: Int) -> [Int] {
-                (c.top...c.bottom).filter { y in (x0...x1).contains { m[y * w + $0] != 0 } }
-            }
-            let left = rows(xmin, xmin + q - 1)
-            guard let l0 = left.first, let l1 = left.last, Double(l1 - l0 + 1) <= 0.45 * tall else { return false }
-            let right = Set(rows(xmax - q + 1, xmax))
-            let h = c.bottom - c.top + 1
-            let upper = (c.top..<(c.top + h * 35 / 100)).contains { right.contains($0) }
-            let lower = ((c.bottom - h * 35 / 100 + 1)...c.bottom).contains { right.contains($0) }
-            let mid = c.top + h / 2
-            let middle = ((mid - h / 10)...(mid + h / 10)).contains { right.contains($0) }
-            return upper && lower && !middle
-        }
-        for i in 0..<n {
-            switch isFiller(cells[i]) {
-            case .none: return false
-            case .some(true): line[i] = "<"
-            case .some(false): if line[i] == "?" { return false }
-            }
-        }
-        return true
-    }
-
-    /// OCR-B is monospaced: each symbol goes to the column its centre falls in. Two symbols in one column keep the
-    /// more confident; an empty column becomes a filler only inside a run of fillers (where OCR miscounts them).
-    static func assignColumns(_ symbols: [TesseractEngine.Symbol], count n: Int, left: Double, right: Double)
-        -> [Character]?
-    {
-        guard !symbols.isEmpty, right > left else { return nil }
-        let pitch = (right - left) / (Double(n) - 0.3)
-        var cells: [TesseractEngine.Symbol?] = Array(repeating: nil, count: n)
-        for s in symbols {
-            let centre = Double(s.left) + (Double(s.right - s.left) * (Double(s.index) + 0.5) / Double(s.of))
-            let col = Int(((centre - left - 0.35 * pitch) / pitch).rounded())
-            guard col >= 0, col < n else { return nil }
-            if let other = cells[col], other.confidence >= s.confidence { continue }
-            cells[col] = s
-        }
-        return cells.map { $0?.character ?? "?" }
     }
 }

@@ -110,7 +110,9 @@ enum OCRBClassifier {
     }
 
     /// The score of every class (in `classes` order) for a cell sampled with `margin`: the best normalised
-    /// correlation over the nine one-sample shifts, −1…1. A cell without contrast scores 0 everywhere.
+    /// correlation over the nine one-sample shifts, −1…1 (kept at 0 or above). Every glyph is compared unshifted; the
+    /// eight best are then also compared at the eight shifts (the others stay far behind). A cell without contrast
+    /// scores 0 everywhere.
     static func scores(_ cell: [Float]) -> [Float] {
         let gw = width + 2 * margin
         let gh = height + 2 * margin
@@ -118,35 +120,38 @@ enum OCRBClassifier {
         var best = [Float](repeating: -1, count: classes.count)
         let n = Float(width * height)
         v.withUnsafeBufferPointer { v in
-            for dy in -margin...margin {
-                for dx in -margin...margin {
-                    let ox = margin + dx
-                    let oy = margin + dy
-                    var sum: Float = 0
-                    var sq: Float = 0
-                    for y in 0..<height {
-                        let row = (y + oy) * gw + ox
-                        for x in 0..<width {
-                            let p = v[row + x]
-                            sum += p
-                            sq += p * p
-                        }
-                    }
-                    let variance = sq - sum * sum / n
-                    guard variance > 1e-4 else { continue }
-                    let norm = variance.squareRoot()
-                    for (c, t) in templates.enumerated() {
-                        var dot: Float = 0
-                        t.withUnsafeBufferPointer { t in
-                            for y in 0..<height {
-                                let row = (y + oy) * gw + ox
-                                let trow = y * width
-                                for x in 0..<width { dot += v[row + x] * t[trow + x] }
-                            }
-                        }
-                        best[c] = max(best[c], dot / norm)
+            func compare(_ dx: Int, _ dy: Int, _ which: [Int]) {
+                let ox = margin + dx
+                let oy = margin + dy
+                var sum: Float = 0
+                var sq: Float = 0
+                for y in 0..<height {
+                    let row = (y + oy) * gw + ox
+                    for x in 0..<width {
+                        let p = v[row + x]
+                        sum += p
+                        sq += p * p
                     }
                 }
+                let variance = sq - sum * sum / n
+                guard variance > 1e-4 else { return }
+                let norm = variance.squareRoot()
+                for c in which {
+                    var dot: Float = 0
+                    templates[c].withUnsafeBufferPointer { t in
+                        for y in 0..<height {
+                            let row = (y + oy) * gw + ox
+                            let trow = y * width
+                            for x in 0..<width { dot += v[row + x] * t[trow + x] }
+                        }
+                    }
+                    best[c] = max(best[c], dot / norm)
+                }
+            }
+            compare(0, 0, Array(classes.indices))
+            let top = Array(classes.indices.sorted { best[$0] > best[$1] }.prefix(8))
+            for dy in -margin...margin {
+                for dx in -margin...margin where dx != 0 || dy != 0 { compare(dx, dy, top) }
             }
         }
         return best.map { max(0, $0) }

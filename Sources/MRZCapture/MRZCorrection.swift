@@ -58,7 +58,7 @@ enum MRZCorrection {
         /// A cell whose best allowed glyph correlates less is unreadable.
         var floor: Float = 0.55
         /// A runner-up less than this far behind the best (`OCRBClassifier.separation`) is a candidate too.
-        var margin: Float = 0.3
+        var margin: Float = 0.2
     }
 
     /// The zone from the classifier's scores (`scores[line][cell][class]`), or nil. At each position only the

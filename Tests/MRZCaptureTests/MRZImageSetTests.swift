@@ -10,8 +10,9 @@ import VirtualChip
 @Suite(.serialized) struct MRZImageSetTests {
     /// Images per distortion and format: 8 distortions × 3 formats × 9 = 216 images.
     static let perCell = 9
-    /// The share of images read exactly, as measured on this set (docs/mrz.md, "Accuracy").
-    static let floor = 0.98
+    /// The share of images read exactly, as measured on this set (214 of 216, docs/mrz.md, "Accuracy"); the goal is
+    /// 98 %.
+    static let floor = 0.99
 
     struct Outcome: Sendable {
         var exact = 0

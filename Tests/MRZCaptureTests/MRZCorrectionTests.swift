@@ -90,6 +90,18 @@ struct MRZCorrectionTests {
         #expect(MRZCorrection.decide(s, format: .td3) == nil)
     }
 
+    @Test func aRunOfPoorCellsInALineIsRefusedEvenWithClearWinners() throws {
+        // cells whose best glyph correlates only 0.65, each far ahead of the rest: two are tolerated, three mean a
+        // stretch of the line was cut in the wrong place
+        var s = Self.scores(Self.td3)
+        let line = Array(Self.td3[0])
+        for i in [6, 7] { Self.cell(&s, 0, i, line[i], 0.65, "X", 0.1) }
+        let two = try #require(MRZCorrection.decide(s, format: .td3))
+        #expect(two.mrz.lines == Self.td3)
+        Self.cell(&s, 0, 8, line[8], 0.65, "X", 0.1)
+        #expect(MRZCorrection.decide(s, format: .td3) == nil)
+    }
+
     @Test func aNameWithLettersAfterItsFillersIsRefused() {
         // TD1 line 3: ERIKSSON<<ANNA<MARIA<<<<<<<<<<; a letter after three fillers, then a second "<<" separator
         var after = Array(Self.td1[2])

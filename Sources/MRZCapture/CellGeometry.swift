@@ -73,6 +73,7 @@ struct CellGeometry {
                 p.enumerated().reduce(0) { $0 + $1.element * pow(Double(i), Double($1.offset)) }
             }
             fitted = (0..<n).map { Cell(x: value(fx, $0), capLine: value(ft, $0), baseline: value(fb, $0)) }
+            guard plausible(fitted, maxHeight: 2 * Double(line.height)) else { return nil }
             pitch = (fitted[n - 1].x - fitted[0].x) / Double(n - 1)
             guard pitch > 3 else { return nil }
             let f = fitted
@@ -103,7 +104,7 @@ struct CellGeometry {
         let h = (cells.map { $0.baseline - $0.capLine }.sorted())[cells.count / 2]
         guard let fc = fit(caps, degree: 1, tolerance: 0.06 * h), let fb = fit(bases, degree: 1, tolerance: 0.06 * h)
         else { return nil }
-        return cells.enumerated().map { i, cell in
+        let out = cells.enumerated().map { i, cell in
             let a = cells[max(0, i - 1)].x
             let b = cells[min(cells.count - 1, i + 1)].x
             let step = (b - a) / Double(min(cells.count - 1, i + 1) - max(0, i - 1))
@@ -111,6 +112,19 @@ struct CellGeometry {
                 x: cell.x, capLine: fc[0] + fc[1] * Double(i), baseline: fb[0] + fb[1] * Double(i),
                 slope: step > 0 ? fb[1] / step : 0)
         }
+        return plausible(out, maxHeight: 2 * h) ? out : nil
+    }
+
+    /// Fitted cells a line image could hold: increasing centres, a cap height from 6 pixels to `maxHeight`, a slope
+    /// under 1 in 4. A fit through hostile or broken ink can be anything; these bounds also bound what sampling the
+    /// cells costs.
+    static func plausible(_ cells: [Cell], maxHeight: Double) -> Bool {
+        for (i, c) in cells.enumerated() {
+            let h = c.baseline - c.capLine
+            guard c.x.isFinite, h.isFinite, h >= 6, h <= maxHeight, abs(c.slope) < 0.25 else { return false }
+            if i > 0 && c.x <= cells[i - 1].x { return false }
+        }
+        return true
     }
 
     /// A first guess of the cell centres that follows a pitch changing along the line (a page seen at an angle):

@@ -33,7 +33,8 @@ enum OCRBClassifier {
         ink: (Double, Double) -> Double
     ) -> [Float] {
         let s = (baseline - capLine) / capRows
-        let k = max(2, Int(s.rounded(.up)))
+        // k × k points per sample; capped, so a cell however large costs at most 36 reads per sample
+        let k = min(6, max(2, Int(s.rounded(.up))))
         let gw = width + 2 * m
         let gh = height + 2 * m
         var out = [Float](repeating: 0, count: gw * gh)

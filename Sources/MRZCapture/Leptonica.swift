@@ -133,7 +133,7 @@ final class PixImage {
         var angle: Float = 0
         var conf: Float = 0
         let st = pixFindSkewSweepAndSearch(pix, &angle, &conf, 2, 2, Float(range), 0.5, 0.01)
-        guard st == 0, conf >= 1.5 else {
+        guard st == 0, conf >= 0.5 else {
             return nil
         }
         return Double(angle)

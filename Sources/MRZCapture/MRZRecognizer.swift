@@ -89,6 +89,14 @@ public final class MRZRecognizer: @unchecked Sendable {
 
     /// Reads the MRZ in `bytes`.
     public func recognize(_ bytes: [UInt8]) throws(MRZCaptureError) -> MRZRecognition {
+        let gray = try decode(bytes)
+        lock.lock()
+        defer { lock.unlock() }
+        return try read(gray)
+    }
+
+    /// The image in `bytes` as 8-bit grey, its header checked first.
+    func decode(_ bytes: [UInt8]) throws(MRZCaptureError) -> PixImage {
         let header = try Self.checkHeader(bytes, limits: limits)
         let decoded = try bytes.withUnsafeBufferPointer { b throws(MRZCaptureError) in
             try PixImage.checked(pixReadMem(b.baseAddress, b.count), "decoding the \(header.format.rawValue) image")
@@ -96,10 +104,7 @@ public final class MRZRecognizer: @unchecked Sendable {
         guard decoded.width == header.width, decoded.height == header.height else {
             throw MRZCaptureError(.decodeFailed, "the decoded size differs from the header's")
         }
-        let gray = try PixImage.checked(pixConvertTo8(decoded.pix, 0), "pixConvertTo8")
-        lock.lock()
-        defer { lock.unlock() }
-        return try read(gray)
+        return try PixImage.checked(pixConvertTo8(decoded.pix, 0), "pixConvertTo8")
     }
 
     // MARK: - Steps
@@ -113,59 +118,151 @@ public final class MRZRecognizer: @unchecked Sendable {
     }
 
     func read(_ gray: PixImage) throws(MRZCaptureError) -> MRZRecognition {
+        let (format, scores, lines) = try cellScores(gray)
+        // Tesseract, a second opinion where a name, code or sex cell is close between two glyphs: it reads that
+        // line once, and the cell stands only if it names the same glyph
+        var opinions: [Int: [Character?]] = [:]
+        let secondOpinion = { (l: Int, i: Int, best: Character) -> Bool in
+            if opinions[l] == nil { opinions[l] = self.tesseractColumns(lines[l].image, lines[l].cells) }
+            guard let c = opinions[l]?[i] else { return false }
+            return (MRZCorrection.digitAsLetter[c] ?? c) == best
+        }
+        guard
+            let (mrz, changes, confidence) = MRZCorrection.decide(scores, format: format, secondOpinion: secondOpinion)
+        else {
+            throw MRZCaptureError(.unreadable, "the \(format.rawValue) zone could not be read unambiguously")
+        }
+        return MRZRecognition(mrz: mrz, confidence: min(1, confidence), corrections: changes)
+    }
+
+    /// Tesseract's reading of a line, each character put in the cell its centre falls in (nil: none there).
+    func tesseractColumns(_ line: LineImage, _ cells: [CellGeometry.Cell]) -> [Character?] {
+        var out: [(Character, Double)?] = Array(repeating: nil, count: cells.count)
+        for s in engine.read(line.image) {
+            let centre = Double(s.left) + Double(s.right - s.left) * (Double(s.index) + 0.5) / Double(s.of)
+            guard let i = cells.indices.min(by: { abs(cells[$0].x - centre) < abs(cells[$1].x - centre) }) else {
+                continue
+            }
+            let pitch = cells.count > 1 ? abs(cells[cells.count - 1].x - cells[0].x) / Double(cells.count - 1) : 0
+            guard abs(cells[i].x - centre) <= 0.5 * pitch else { continue }
+            if let other = out[i], other.1 >= s.confidence { continue }
+            out[i] = (s.character, s.confidence)
+        }
+        return out.map { $0?.0 }
+    }
+
+    /// The zone's format; for each line and cell, the classifier's score of every OCR-B glyph; each line's image and
+    /// cells.
+    func cellScores(_ gray: PixImage) throws(MRZCaptureError)
+        -> (MRZFormat, [[[Float]]], [(image: LineImage, cells: [CellGeometry.Cell])])
+    {
         let (angle, lines) = try locate(gray)
         let upright = abs(angle) > 0.15 ? try gray.rotated(angle * Double.pi / 180) : gray
-        // Two readings of every line, at two scales and from two preparations, must agree wherever the check
-        // digits could not catch a misread (MRZCorrection.agree).
-        var first: [[TesseractEngine.Symbol]] = []
-        var second: [[TesseractEngine.Symbol]] = []
         var images: [LineImage] = []
-        var others: [LineImage] = []
-        for box in lines {
-            let line = try lineImage(upright, box, height: 34, clean: true)
-            images.append(line)
-            first.append(engine.read(line.image))
-            let other = try lineImage(upright, box, height: 27, clean: true)
-            others.append(other)
-            second.append(engine.read(other.image))
-        }
+        for box in lines { images.append(try lineImage(upright, box, height: 34, clean: true)) }
         let format: MRZFormat
         if lines.count == 3 {
             format = .td1
         } else {
-            let n = Double(first.map(\.count).max() ?? 0)
-            format = abs(n - 44) < abs(n - 36) ? .td3 : .td2
+            // a TD3 line holds 44 cells, a TD2 line 36: the line's length over its pitch tells them apart
+            let counts = images.map { ($0.right - $0.left) / Self.pitch($0) + 0.3 }
+            format = counts.reduce(0, +) / Double(counts.count) > 40 ? .td3 : .td2
         }
-        let n = format.lineLength
-        func columns(_ read: [[TesseractEngine.Symbol]], _ images: [LineImage]) throws(MRZCaptureError) -> [[Character]]
-        {
-            var out: [[Character]] = []
-            for (i, symbols) in read.enumerated() {
-                guard var line = Self.assignColumns(symbols, count: n, left: images[i].left, right: images[i].right),
-                    Self.settleFillers(&line, images[i])
-                else {
-                    throw MRZCaptureError(.unreadable, "line \(i + 1) of the zone could not be read column by column")
-                }
-                out.append(line)
+        var scores: [[[Float]]] = []
+        var placed: [(image: LineImage, cells: [CellGeometry.Cell])] = []
+        for (i, line) in images.enumerated() {
+            guard let (cells, ink) = CellGeometry.cells(line, count: format.lineLength) else {
+                throw MRZCaptureError(.unreadable, "line \(i + 1) of the zone could not be divided into cells")
             }
-            return out
+            let first = cells.map { OCRBClassifier.scores(Self.sample(line, $0)) }
+            // the cells read with confidence place the cap line and baseline; then every cell is read again
+            let readings = first.map { s -> Int? in
+                let best = s.indices.max { s[$0] < s[$1] }!
+                return s[best] >= 0.75 ? best : nil
+            }
+            guard let refined = CellGeometry.refined(cells, ink: ink, readings: readings) else {
+                scores.append(first)
+                placed.append((line, cells))
+                continue
+            }
+            placed.append((line, refined))
+            // the lean of the glyphs' verticals (a page seen at an angle): the one under which every third cell
+            // reads best
+            var lean = (shear: 0.0, score: -Float.infinity)
+            for shear in [-0.08, -0.04, 0, 0.04, 0.08] {
+                let probe = stride(from: 0, to: refined.count, by: 3).map {
+                    OCRBClassifier.scores(Self.sample(line, refined[$0], shear: shear)).max()!
+                }
+                let mean = probe.reduce(0, +) / Float(probe.count)
+                if mean > lean.score { lean = (shear, mean) }
+            }
+            scores.append(refined.map { OCRBClassifier.scores(Self.sample(line, $0, shear: lean.shear)) })
         }
-        let a = try columns(first, images)
-        let b = try columns(second, others)
-        guard MRZCorrection.agree(a, b, format: format) else {
-            throw MRZCaptureError(.unreadable, "two readings of the zone disagree where the check digits cannot tell")
+        return (format, scores, placed)
+    }
+
+    /// The line's pitch: the shift, between half and one and a half character heights, at which its column ink
+    /// profile best matches itself (the glyphs repeat at the pitch).
+    static func pitch(_ line: LineImage) -> Double {
+        let a = Int(line.left)
+        let b = Int(line.right)
+        let v = line.columnInk[a..<b].map(Double.init)
+        let mean = v.reduce(0, +) / Double(max(1, v.count))
+        let c = v.map { $0 - mean }
+        var best = (lag: 1, score: -Double.infinity)
+        for lag in max(2, line.inkHeight / 2)...max(3, line.inkHeight * 3 / 2) where lag < c.count / 2 {
+            var sum = 0.0
+            for i in 0..<(c.count - lag) { sum += c[i] * c[i + lag] }
+            let score = sum / Double(c.count - lag)
+            if score > best.score { best = (lag, score) }
         }
-        guard let (mrz, changes) = MRZCorrection.correct(a, format: format) ?? MRZCorrection.correct(b, format: format)
-        else {
-            throw MRZCaptureError(.unreadable, "the \(format.rawValue) zone's check digits do not hold")
+        // refine the peak between its neighbours (a parabola through three points)
+        func at(_ lag: Int) -> Double {
+            guard lag > 0, lag < c.count else { return 0 }
+            var sum = 0.0
+            for i in 0..<(c.count - lag) { sum += c[i] * c[i + lag] }
+            return sum / Double(c.count - lag)
         }
-        let symbols = first.flatMap { $0 }
-        let confidence = symbols.reduce(0) { $0 + $1.confidence } / Double(max(1, symbols.count))
-        return MRZRecognition(mrz: mrz, confidence: min(1, confidence / 100), corrections: changes)
+        let (l, m, r) = (at(best.lag - 1), at(best.lag), at(best.lag + 1))
+        let d = l - 2 * m + r
+        return Double(best.lag) + (d < 0 ? max(-0.5, min(0.5, 0.5 * (l - r) / d)) : 0)
+    }
+
+    /// A cell of a line image on the classifier's grid (ink from the grey, bilinear).
+    static func sample(_ line: LineImage, _ cell: CellGeometry.Cell, shear: Double = 0) -> [Float] {
+        let w = line.width
+        let h = line.height
+        return line.gray.withUnsafeBufferPointer { g in
+            OCRBClassifier.sample(
+                margin: OCRBClassifier.margin, centreX: cell.x, capLine: cell.capLine, baseline: cell.baseline,
+                slope: cell.slope, shear: shear
+            ) { x, y in
+                let fx = x - 0.5
+                let fy = y - 0.5
+                let x0 = Int(fx.rounded(.down))
+                let y0 = Int(fy.rounded(.down))
+                guard x0 >= 0, y0 >= 0, x0 + 1 < w, y0 + 1 < h else { return 0 }
+                let ax = fx - Double(x0)
+                let ay = fy - Double(y0)
+                let i = y0 * w + x0
+                let top = Double(g[i]) * (1 - ax) + Double(g[i + 1]) * ax
+                let bottom = Double(g[i + w]) * (1 - ax) + Double(g[i + w + 1]) * ax
+                return 1 - (top * (1 - ay) + bottom * ay) / 255
+            }
+        }
     }
 
     /// The skew in degrees and the zone's lines in the deskewed full-resolution image.
     func locate(_ gray: PixImage) throws(MRZCaptureError) -> (Double, [LineBox]) {
+        let (angle, s, boxes) = try bars(gray)
+        guard let group = Self.zone(boxes) else {
+            throw MRZCaptureError(.noMRZFound, "no band of 2 or 3 machine-readable lines was found")
+        }
+        return (angle, group.map { LineBox(x: $0.x / s, y: $0.y / s, w: $0.w / s, h: $0.h / s) })
+    }
+
+    /// The skew, the working scale and the text-line bars of the working image.
+    func bars(_ gray: PixImage) throws(MRZCaptureError) -> (Double, Double, [LineBox]) {
         let s = min(1, 1200 / Double(max(gray.width, gray.height)))
         let work = s < 1 ? try gray.scaled(s) : gray
         let kernel = max(9, Int(Double(max(work.width, work.height)) / 70))
@@ -178,11 +275,7 @@ public final class MRZRecognizer: @unchecked Sendable {
         let boxes = bars.components().filter { b in
             b.h >= 5 && b.w >= 6 * b.h && Double(b.w) >= 0.12 * Double(work.width)
         }
-        guard
-            let group = Self.zone(
-                boxes.map { LineBox(x: Double($0.x), y: Double($0.y), w: Double($0.w), h: Double($0.h)) })
-        else { throw MRZCaptureError(.noMRZFound, "no band of 2 or 3 machine-readable lines was found") }
-        return (angle, group.map { LineBox(x: $0.x / s, y: $0.y / s, w: $0.w / s, h: $0.h / s) })
+        return (angle, s, boxes.map { LineBox(x: Double($0.x), y: Double($0.y), w: Double($0.w), h: Double($0.h)) })
     }
 
     /// The widest group of 2 or 3 bars of equal length, left-aligned, at the zone's line spacing (4.23 mm for a
@@ -229,6 +322,8 @@ public final class MRZRecognizer: @unchecked Sendable {
         let inkHeight: Int
         /// 1 where a pixel is ink, rows top to bottom.
         let mask: [UInt8]
+        /// The grey pixels, rows top to bottom.
+        let gray: [UInt8]
         let width: Int
         let height: Int
     }
@@ -275,95 +370,6 @@ public final class MRZRecognizer: @unchecked Sendable {
         let bottom = rows.lastIndex { $0 >= minRow } ?? h - 1
         return LineImage(
             image: clean, left: Double(first), right: Double(last + 1), columnInk: ink, inkHeight: bottom - top + 1,
-            mask: mask, width: w, height: h)
-    }
-
-    /// OCR miscounts long runs of the filler '<' and reads it as K or S. OCR-B's '<' has a shape no letter or digit
-    /// has: its left end is a point at mid-height, its right end two arms apart with nothing between them, and no
-    /// column of it is taller than about half the line. Each cell is measured: a '<' shape is a filler whatever OCR
-    /// said; an empty cell, or one OCR read nothing in that is not a '<', makes the line unreadable.
-    static func settleFillers(_ line: inout [Character], _ image: LineImage) -> Bool {
-        let n = line.count
-        let pitch = (image.right - image.left) / (Double(n) - 0.3)
-        let w = image.width
-        let m = image.mask
-        var tops: [Int] = []
-        var cells: [(a: Int, b: Int, top: Int, bottom: Int)] = []
-        for i in 0..<n {
-            let centre = image.left + 0.35 * pitch + Double(i) * pitch
-            let a = max(0, Int(centre - 0.42 * pitch))
-            let b = min(w, Int(centre + 0.42 * pitch) + 1)
-            var top = -1
-            var bottom = -1
-            if a < b {
-                for y in 0..<image.height {
-                    var count = 0
-                    for x in a..<b { count += Int(m[y * w + x]) }
-                    if count >= 1 {
-                        if top < 0 { top = y }
-                        bottom = y
-                    }
-                }
-            }
-            cells.append((a, b, top, bottom))
-            tops.append(top < 0 ? 0 : bottom - top + 1)
-        }
-        let tall = Double(tops.sorted()[min(n - 1, n * 9 / 10)])
-        guard tall > 6 else { return false }
-        func isFiller(_ c: (a: Int, b: Int, top: Int, bottom: Int)) -> Bool? {
-            guard c.top >= 0 else { return nil }
-            var xmin = Int.max
-            var xmax = -1
-            var tallest = 0
-            for x in c.a..<c.b {
-                var count = 0
-                for y in c.top...c.bottom { count += Int(m[y * w + x]) }
-                if count > 0 {
-                    xmin = min(xmin, x)
-                    xmax = max(xmax, x)
-                }
-                tallest = max(tallest, count)
-            }
-            guard xmax >= xmin, Double(tallest) <= 0.6 * tall else { return false }
-            let q = max(1, (xmax - xmin + 1) / 4)
-            func rows(_ x0: Int, _ x1: Int) -> [Int] {
-                (c.top...c.bottom).filter { y in (x0...x1).contains { m[y * w + $0] != 0 } }
-            }
-            let left = rows(xmin, xmin + q - 1)
-            guard let l0 = left.first, let l1 = left.last, Double(l1 - l0 + 1) <= 0.45 * tall else { return false }
-            let right = Set(rows(xmax - q + 1, xmax))
-            let h = c.bottom - c.top + 1
-            let upper = (c.top..<(c.top + h * 35 / 100)).contains { right.contains($0) }
-            let lower = ((c.bottom - h * 35 / 100 + 1)...c.bottom).contains { right.contains($0) }
-            let mid = c.top + h / 2
-            let middle = ((mid - h / 10)...(mid + h / 10)).contains { right.contains($0) }
-            return upper && lower && !middle
-        }
-        for i in 0..<n {
-            switch isFiller(cells[i]) {
-            case .none: return false
-            case .some(true): line[i] = "<"
-            case .some(false): if line[i] == "?" { return false }
-            }
-        }
-        return true
-    }
-
-    /// OCR-B is monospaced: each symbol goes to the column its centre falls in. Two symbols in one column keep the
-    /// more confident; an empty column becomes a filler only inside a run of fillers (where OCR miscounts them).
-    static func assignColumns(_ symbols: [TesseractEngine.Symbol], count n: Int, left: Double, right: Double)
-        -> [Character]?
-    {
-        guard !symbols.isEmpty, right > left else { return nil }
-        let pitch = (right - left) / (Double(n) - 0.3)
-        var cells: [TesseractEngine.Symbol?] = Array(repeating: nil, count: n)
-        for s in symbols {
-            let centre = Double(s.left) + (Double(s.right - s.left) * (Double(s.index) + 0.5) / Double(s.of))
-            let col = Int(((centre - left - 0.35 * pitch) / pitch).rounded())
-            guard col >= 0, col < n else { return nil }
-            if let other = cells[col], other.confidence >= s.confidence { continue }
-            cells[col] = s
-        }
-        return cells.map { $0?.character ?? "?" }
+            mask: mask, gray: px, width: w, height: h)
     }
 }

@@ -38,6 +38,15 @@ public final class OCRBFont: @unchecked Sendable {
         if let library { FT_Done_FreeType(library) }
     }
 
+    /// The anti-aliased coverage (0…255, rows top to bottom) of `character` at `points` and `dpi`, and the offset of
+    /// its top row above the baseline: what MRZCapture's reference glyph table is generated and checked from.
+    public func coverage(of character: Character, points: Double, dpi: Int)
+        -> (width: Int, rows: Int, top: Int, coverage: [UInt8])?
+    {
+        guard let g = glyph(character, points: points, dpi: dpi) else { return nil }
+        return (g.width, g.rows, g.top, g.coverage)
+    }
+
     /// The glyph of `character` at `points` and `dpi` (cached).
     func glyph(_ character: Character, points: Double, dpi: Int) -> Glyph? {
         let key = "\(character)|\(points)|\(dpi)"

@@ -4,111 +4,125 @@ import Testing
 
 @testable import MRZCapture
 
-/// The check-digit correction: confusions are fixed by the field's character class, alphanumeric ones only when a
-/// single reading makes every check digit hold; anything else is refused.
+/// The decision from the classifier's scores: each position takes the best glyph of its character class; a
+/// runner-up too close to the best is settled only by the check digits, and only when exactly one combination of
+/// the candidates makes them all hold; in a field no check digit watches (names, codes, sex) it is settled only by
+/// a second opinion that names the best, or the zone is refused.
 struct MRZCorrectionTests {
     static let td3 = Specimen.utopiaPassport.mrzLines
     static let td1 = Specimen.utopiaIDCard.mrzLines
+    static let classes = OCRBClassifier.classes
 
-    static func chars(_ lines: [String]) -> [[Character]] { lines.map(Array.init) }
-
-    static func replacing(_ lines: [String], line: Int, at i: Int, with c: Character) -> [[Character]] {
-        var l = chars(lines)
-        l[line][i] = c
-        return l
-    }
-
-    @Test func aCorrectZoneIsAcceptedUnchanged() throws {
-        let r = try #require(MRZCorrection.correct(Self.chars(Self.td3), format: .td3))
-        #expect(r.mrz.lines == Self.td3)
-        #expect(r.changes == 0)
-    }
-
-    @Test(arguments: [
-        (13, Character("O")), (14, "I"), (15, "Z"), (19, "S"), (22, "B"), (27, "G"),
-    ])
-    func aLetterInANumericFieldIsReadAsItsDigit(position: Int, letter: Character) throws {
-        // line 2 positions 13…18 date of birth, 19 its check digit, 21…26 date of expiry, 27 its check digit
-        var lines = Self.chars(Self.td3)
-        let original = lines[1][position]
-        guard MRZCorrection.letterAsDigit[letter] == original else { return }  // only the confusions that apply
-        lines[1][position] = letter
-        let r = try #require(MRZCorrection.correct(lines, format: .td3))
-        #expect(r.mrz.lines == Self.td3)
-        #expect(r.changes == 1)
-    }
-
-    @Test func aDigitInTheNationalityIsReadAsItsLetter() throws {
-        // "UTO": the O read as 0
-        let r = try #require(MRZCorrection.correct(Self.replacing(Self.td3, line: 1, at: 12, with: "0"), format: .td3))
-        #expect(r.mrz.lines == Self.td3)
-    }
-
-    @Test(arguments: [Character("O"), "D", "Q"])
-    func aDocumentNumberConfusionIsResolvedByItsCheckDigits(misread: Character) throws {
-        // L898902C3: its 0 read as a letter; only the 0 makes the number's and the composite check hold
-        let r = try #require(
-            MRZCorrection.correct(Self.replacing(Self.td3, line: 1, at: 5, with: misread), format: .td3))
-        #expect(r.mrz.lines == Self.td3)
-        #expect(r.changes == 1)
-    }
-
-    @Test func anAmbiguousConfusionIsRefused() {
-        // L898902C3 with its first 8 read as B: LB98902C3 → L898902C3, but also LB9B902C3 and LB9890ZC3 make every
-        // check digit hold, so none is chosen
-        #expect(MRZCorrection.correct(Self.replacing(Self.td3, line: 1, at: 1, with: "B"), format: .td3) == nil)
-    }
-
-    @Test func aWrongCharacterOutsideTheConfusionsIsRefused() {
-        // the document number's 9 read as 4: no rule turns it back, the check digits fail
-        #expect(MRZCorrection.correct(Self.replacing(Self.td3, line: 1, at: 2, with: "4"), format: .td3) == nil)
-        // a date digit read as a letter that is no digit's twin
-        #expect(MRZCorrection.correct(Self.replacing(Self.td3, line: 1, at: 14, with: "X"), format: .td3) == nil)
-    }
-
-    @Test func aKAfterTheNameIsAFillerAndAnyOtherLetterThereIsRefused() throws {
-        // TD1 line 3: ERIKSSON<<ANNA<MARIA<<<<<<<<<<; position 25 lies after at least three fillers
-        let k = try #require(MRZCorrection.correct(Self.replacing(Self.td1, line: 2, at: 25, with: "K"), format: .td1))
-        #expect(k.mrz.lines == Self.td1)
-        #expect(MRZCorrection.correct(Self.replacing(Self.td1, line: 2, at: 25, with: "S"), format: .td1) == nil)
-        // a second "<<" separator inside the name
-        #expect(MRZCorrection.correct(Self.replacing(Self.td1, line: 2, at: 13, with: "<"), format: .td1) == nil)
-    }
-
-    @Test func checkDigitsCannotTellGFrom6NorKFromAFiller() {
-        // G = 16 and 6, K = 20 and '<' = 0 are equal modulo 10: every check digit holds either way
-        for (a, b) in [("G", "6"), ("K", "<")] {
-            #expect(MRZCheckDigit.compute("AB" + a + "12") == MRZCheckDigit.compute("AB" + b + "12"))
-            #expect(MRZCorrection.alternatives[Character(a)]?.contains(Character(b)) != true)
-            #expect(MRZCorrection.alternatives[Character(b)]?.contains(Character(a)) != true)
+    /// Scores as a sharp print of `lines` would give them: each glyph's similarity to the printed one.
+    static func scores(_ lines: [String]) -> [[[Float]]] {
+        lines.map { line in
+            line.map { c in OCRBClassifier.similarity[OCRBClassifier.classIndex[c]!] }
         }
     }
 
-    @Test func twoReadingsMustAgreeWhereTheCheckDigitsCannotTell() {
-        let a = Self.chars(Self.td3)
-        #expect(MRZCorrection.agree(a, a, format: .td3))
-        // a date digit may differ (its check digit catches it) …
-        #expect(MRZCorrection.agree(a, Self.replacing(Self.td3, line: 1, at: 14, with: "5"), format: .td3))
-        // … a name letter, or G/6 in the document number, may not
-        #expect(!MRZCorrection.agree(a, Self.replacing(Self.td3, line: 0, at: 6, with: "P"), format: .td3))
-        #expect(!MRZCorrection.agree(a, Self.replacing(Self.td3, line: 1, at: 3, with: "G"), format: .td3))
-        // a digit read for its letter in a letters-only field is the same reading
-        #expect(MRZCorrection.agree(a, Self.replacing(Self.td3, line: 0, at: 4, with: "0"), format: .td3))
+    /// The cell at `line`, `index` made to score `a` at `sa` and `b` at `sb`, every other glyph low.
+    static func cell(
+        _ s: inout [[[Float]]], _ line: Int, _ index: Int, _ a: Character, _ sa: Float, _ b: Character,
+        _ sb: Float
+    ) {
+        var v = [Float](repeating: 0.2, count: classes.count)
+        v[OCRBClassifier.classIndex[a]!] = sa
+        v[OCRBClassifier.classIndex[b]!] = sb
+        s[line][index] = v
     }
 
-    @Test func onlyAFieldTwoCheckDigitsWatchIsCorrected() {
-        // TD1 optional data (only the composite check watches it): its 8 read as B is not corrected
+    @Test func aSharpPrintIsReadUnchanged() throws {
+        for lines in [Self.td3, Self.td1] {
+            let format: MRZFormat = lines.count == 3 ? .td1 : .td3
+            let r = try #require(MRZCorrection.decide(Self.scores(lines), format: format))
+            #expect(r.mrz.lines == lines)
+            #expect(r.changes == 0)
+            #expect(r.confidence > 0.99)
+        }
+    }
+
+    @Test func aNumericPositionTakesTheBestDigitAndCountsTheChange() throws {
+        // line 2 position 13: the date of birth's first digit (7 in 740812), scoring best as the letter T
+        var s = Self.scores(Self.td3)
+        Self.cell(&s, 1, 13, "T", 0.95, "7", 0.9)
+        let r = try #require(MRZCorrection.decide(s, format: .td3))
+        #expect(r.mrz.lines == Self.td3)
+        #expect(r.changes == 1)
+    }
+
+    @Test func aCloseRunnerUpInTheDocumentNumberIsSettledByItsCheckDigits() throws {
+        // L898902C3: its 0 (position 5) scoring as O just as well; only 0 makes the check digits hold
+        var s = Self.scores(Self.td3)
+        Self.cell(&s, 1, 5, "O", 0.93, "0", 0.92)
+        let r = try #require(MRZCorrection.decide(s, format: .td3))
+        #expect(r.mrz.lines == Self.td3)
+        #expect(r.changes == 1)
+    }
+
+    @Test func gAgainst6OrKAgainstAFillerIsRefused() {
+        // G = 16 and 6, K = 20 and '<' = 0 are equal modulo 10: no check digit can tell them apart
+        for (a, b) in [(Character("G"), Character("6")), ("K", "<")] {
+            #expect(MRZCheckDigit.compute("AB\(a)12") == MRZCheckDigit.compute("AB\(b)12"))
+        }
         var id = Specimen.utopiaIDCard
-        id.optionalData = "8A"
+        id.documentNumber = "D23145890"
+        id.optionalData = "6A"
         let lines = id.mrzLines
-        #expect(MRZCorrection.correct(Self.chars(lines), format: .td1) != nil)
-        #expect(MRZCorrection.correct(Self.replacing(lines, line: 0, at: 15, with: "B"), format: .td1) == nil)
+        #expect(MRZCorrection.decide(Self.scores(lines), format: .td1) != nil)
+        var s = Self.scores(lines)
+        Self.cell(&s, 0, 15, "6", 0.93, "G", 0.92)
+        #expect(MRZCorrection.decide(s, format: .td1) == nil)
     }
 
-    @Test func aLineOfTheWrongLengthOrFormatIsRefused() {
-        var short = Self.chars(Self.td3)
-        short[0].removeLast()
-        #expect(MRZCorrection.correct(short, format: .td3) == nil)
-        #expect(MRZCorrection.correct(Self.chars(Self.td3), format: .td2) == nil)
+    @Test func aCloseRunnerUpInANameIsRefusedUnlessASecondOpinionNamesTheBest() throws {
+        // TD3 line 1 position 5: the E of ERIKSSON, scoring as F almost as well
+        var s = Self.scores(Self.td3)
+        Self.cell(&s, 0, 5, "E", 0.93, "F", 0.92)
+        #expect(MRZCorrection.decide(s, format: .td3) == nil)
+        let confirmed = try #require(MRZCorrection.decide(s, format: .td3) { _, _, best in best == "E" })
+        #expect(confirmed.mrz.lines == Self.td3)
+        #expect(MRZCorrection.decide(s, format: .td3) { _, _, _ in false } == nil)
+    }
+
+    @Test func aCellUnlikeEveryGlyphIsRefused() {
+        var s = Self.scores(Self.td3)
+        s[0][7] = [Float](repeating: 0.3, count: Self.classes.count)
+        #expect(MRZCorrection.decide(s, format: .td3) == nil)
+    }
+
+    @Test func aRunOfPoorCellsInALineIsRefusedEvenWithClearWinners() throws {
+        // cells whose best glyph correlates only 0.65, each far ahead of the rest: two are tolerated, three mean a
+        // stretch of the line was cut in the wrong place
+        var s = Self.scores(Self.td3)
+        let line = Array(Self.td3[0])
+        for i in [6, 7] { Self.cell(&s, 0, i, line[i], 0.65, "X", 0.1) }
+        let two = try #require(MRZCorrection.decide(s, format: .td3))
+        #expect(two.mrz.lines == Self.td3)
+        Self.cell(&s, 0, 8, line[8], 0.65, "X", 0.1)
+        #expect(MRZCorrection.decide(s, format: .td3) == nil)
+    }
+
+    @Test func aNameWithLettersAfterItsFillersIsRefused() {
+        // TD1 line 3: ERIKSSON<<ANNA<MARIA<<<<<<<<<<; a letter after three fillers, then a second "<<" separator
+        var after = Array(Self.td1[2])
+        after[25] = "S"
+        #expect(MRZCorrection.decide(Self.scores([Self.td1[0], Self.td1[1], String(after)]), format: .td1) == nil)
+        var second = Array(Self.td1[2])
+        second[13] = "<"
+        #expect(MRZCorrection.decide(Self.scores([Self.td1[0], Self.td1[1], String(second)]), format: .td1) == nil)
+    }
+
+    @Test func aWrongDigitIsCaughtByItsCheckDigit() {
+        // the date of birth's 4 scoring clearly as 1: its check digit fails, nothing is guessed
+        var s = Self.scores(Self.td3)
+        Self.cell(&s, 1, 14, "1", 0.95, "4", 0.3)
+        #expect(MRZCorrection.decide(s, format: .td3) == nil)
+    }
+
+    @Test func theWrongNumberOfLinesOrCellsIsRefused() {
+        var s = Self.scores(Self.td3)
+        s[0].removeLast()
+        #expect(MRZCorrection.decide(s, format: .td3) == nil)
+        #expect(MRZCorrection.decide(Self.scores(Self.td3), format: .td2) == nil)
     }
 }

@@ -154,8 +154,8 @@ public enum HostileBench {
                 load(genuinePEM))
             try? FileManager.default.removeItem(atPath: path)
         }
-        // two 10 MB PEM files in one load: one block of 2-character lines (3.3 million lines to split), and as many
-        // genuine certificates as `TrustLimits.maxPEMBlocks` lets one file hold (each one decoded)
+        // two 10 MB PEM files in one load: one block of 2-character lines (3.3 million lines to split), and one 10 MB
+        // body wrapped at 64 characters (decoded, then no certificate)
         func loadBoth(_ paths: [String]) -> Work {
             return {
                 var store = TrustStore()
@@ -169,10 +169,14 @@ public enum HostileBench {
         let shortLines =
             "-----BEGIN CERTIFICATE-----\n" + String(repeating: "QU\n", count: 3_300_000)
             + "-----END CERTIFICATE-----\n"
-        let atTheCap = pem([[UInt8]](repeating: rootDER, count: TrustLimits.maxPEMBlocks))
-        for (name, text) in [
-            ("10 MB of 2-character lines", shortLines), ("\(TrustLimits.maxPEMBlocks) CSCAs", atTheCap),
-        ] {
+        let bigBody = pem([(0..<7_400_000).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }])
+        let underTheCap = pem(
+            [0, 1].map { n in (0..<3_700_000).map { UInt8(truncatingIfNeeded: ($0 + n) &* 2_654_435_761 >> 13) } })
+        let bigPEMs = [
+            ("10 MB of 2-character lines", shortLines), ("one 10 MB body in 64-character lines", bigBody),
+            ("two 5 MB bodies, each under TrustLimits.maxPEMBlockBytes", underTheCap),
+        ]
+        for (name, text) in bigPEMs {
             let paths = (1...2).map { dir.appendingPathComponent("big\($0).pem").path }
             for path in paths { try Data(text.utf8).write(to: URL(fileURLWithPath: path)) }
             let mb = String(format: "%.1f", Double(text.utf8.count) / 1_000_000)

@@ -1,4 +1,5 @@
 import ASN1TLV
+import DocumentGenerator
 import Foundation
 import MRTDCrypto
 import MRTDTestSupport
@@ -156,6 +157,67 @@ import Testing
             Array("-----BEGIN CERTIFICATE-----\n".utf8) + [0xFF, 0xFE] + Array("\n-----END CERTIFICATE-----\n".utf8)
         #expect(try TrustMaterialFiles.derBlocks(notText) == [notText])
         #expect(try TrustMaterialFiles.derBlocks([]) == [])
+    }
+
+    /// Large PEM text of very short lines is refused before it is split (the split's cost is per line); the same
+    /// text wrapped at 64 characters is read, and a small file is read whatever its lines.
+    @Test func largePEMOfShortLinesIsRefusedBeforeTheSplit() throws {
+        let der: [UInt8] = Array(repeating: 0x41, count: 60_000)
+        let b64 = Data(der).base64EncodedString()
+        func pem(lineLength n: Int) -> [UInt8] {
+            var lines: [Substring] = []
+            var rest = Substring(b64)
+            while !rest.isEmpty {
+                lines.append(rest.prefix(n))
+                rest = rest.dropFirst(n)
+            }
+            return Array(
+                ("-----BEGIN CERTIFICATE-----\n" + lines.joined(separator: "\n") + "\n-----END CERTIFICATE-----\n").utf8
+            )
+        }
+        #expect(try TrustMaterialFiles.derBlocks(pem(lineLength: 64)) == [der])
+        #expect(throws: TrustError.self) { try TrustMaterialFiles.derBlocks(pem(lineLength: 8)) }
+        do {
+            _ = try TrustMaterialFiles.derBlocks(pem(lineLength: 2))
+            Issue.record("100 KB of 2-character lines was split")
+        } catch {
+            #expect(error.code == .limitExceeded && "\(error)".contains("TrustLimits.minPEMBytesPerLine"))
+        }
+        let small = Array("-----BEGIN CERTIFICATE-----\nMA\nMC\nAQ\nc=\n-----END CERTIFICATE-----\n".utf8)
+        #expect(try TrustMaterialFiles.derBlocks(small) == [[0x30, 0x03, 0x02, 0x01, 0x07]])
+        #expect(TrustMaterialFiles.countLineBreaks(Array("a\r\nb\nc\u{0B}\u{0C}".utf8)) == 5)
+    }
+
+    /// A PEM block whose body decodes to more than `TrustLimits.maxPEMBlockBytes` is refused while the text is split
+    /// (nothing of it decoded); one just under the cap is decoded as before.
+    @Test func aPEMBodyOverTheBlockCapIsRefusedBeforeItIsDecoded() throws {
+        func pem(_ count: Int) -> [UInt8] {
+            let body = Data(repeating: 0x30, count: count).base64EncodedString(options: [
+                .lineLength64Characters, .endLineWithLineFeed,
+            ])
+            return Array(("-----BEGIN X509 CRL-----\n" + body + "\n-----END X509 CRL-----\n").utf8)
+        }
+        #expect(
+            try TrustMaterialFiles.derBlocks(pem(TrustLimits.maxPEMBlockBytes - 3)).first?.count == TrustLimits
+                .maxPEMBlockBytes - 3)
+        do {
+            _ = try TrustMaterialFiles.derBlocks(pem(TrustLimits.maxPEMBlockBytes + 4))
+            Issue.record("a body over the block cap was decoded")
+        } catch {
+            #expect(error.code == .limitExceeded && "\(error)".contains("TrustLimits.maxPEMBlockBytes"))
+        }
+    }
+
+    /// A certificate repeated in a load is still recorded as a duplicate with each of its sources now that the
+    /// repeated bytes are not decoded again (what that saves is `emrtd bench`'s "4096 CSCAs" trust row).
+    @Test func aRepeatedCertificateKeepsItsSources() throws {
+        let der = try TestPKI.generate().csca.der
+        var store = TrustStore()
+        let first = try store.addCertificate(der: der, source: "a.pem#1")
+        let again = try store.addCertificate(der: der, source: "a.pem#2")
+        #expect(again == first)
+        #expect(store.duplicateCount == 1 && store.entries.count == 1)
+        #expect(store.entries.first?.sources == ["a.pem#1", "a.pem#2"])
     }
 
     @Test func countsPEMBlocks() {

@@ -26,6 +26,16 @@ public enum TrustLimits {
     /// content written out: 588 CSCAs in the German list; every CSCA in use worldwide is estimated under 2,000.
     public static let maxPEMBlocks = 4096
 
+    /// One PEM block's decoded size: 4 MiB (`maxCRLBytes`, the largest certificate or CRL; CSCA master lists
+    /// come as DER files of about a megabyte). A longer body is refused while the text is split, before it is
+    /// decoded: a 10 MB body cost 4× the German PEM to split, decode and find to be nothing.
+    public static let maxPEMBlockBytes = maxCRLBytes
+
+    /// PEM text of 64 KiB or more averaging fewer bytes than this per line is refused before it is split: RFC 7468 writers wrap
+    /// base64 at 64 characters (65–66 bytes a line with its break), and a header line is longer than 16. Without it,
+    /// 10 MB of 2-character lines (3.3 million lines, each split and appended) cost 6.6× the German PEM.
+    public static let minPEMBytesPerLine = 16
+
     /// The largest file read at all: the largest of the caps above.
     public static let maxFileBytes = max(maxMasterListBytes, maxPEMBytes, maxCRLBytes, maxCertificateBytes)
 

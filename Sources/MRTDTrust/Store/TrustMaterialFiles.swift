@@ -50,6 +50,7 @@ public struct TrustMaterialFiles: Sendable {
         }
         // everything read in one load is held until it is added (certificates first, then lists, then CRLs): bounded
         var budget = TrustLimits.maxLoadBytes
+        var kinds: [ByteKey: TrustStore.FileKind?] = [:]
         for path in files {
             let blocks: [[UInt8]]
             do {
@@ -69,7 +70,12 @@ public struct TrustMaterialFiles: Sendable {
             if blocks.isEmpty { refuse(path, TrustError(.unreadable, .trustStore, "empty file")) }
             for (n, der) in blocks.enumerated() {
                 let source = blocks.count > 1 ? "\(path)#\(n + 1)" : path
-                if let kind = Self.detectKind(der) {
+                // a block seen before in this load is not parsed again (4,096 copies of one certificate); the
+                // store still records each copy's source
+                let known = kinds[ByteKey(der)]
+                let detected = known ?? Self.detectKind(der)
+                if known == nil { kinds[ByteKey(der)] = .some(detected) }
+                if let kind = detected {
                     do { try TrustLimits.check(der.count, kind: kind, step: .trustStore) } catch {
                         refuse(source, error, kind: kind)
                         continue
@@ -101,6 +107,14 @@ public struct TrustMaterialFiles: Sendable {
                     "PEM text of \(bytes.count) bytes exceeds the limit of \(TrustLimits.maxPEMBytes) bytes (TrustLimits.maxPEMBytes)"
                 )
             }
+            // (only where it costs: text under 64 KiB is split whatever its lines)
+            let lines = bytes.count < 65_536 ? 0 : countLineBreaks(bytes)
+            guard lines == 0 || bytes.count / lines >= TrustLimits.minPEMBytesPerLine else {
+                throw TrustError(
+                    .limitExceeded, .trustStore,
+                    "PEM text averages \(bytes.count / lines) bytes a line, fewer than \(TrustLimits.minPEMBytesPerLine) (TrustLimits.minPEMBytesPerLine; base64 lines are 64 characters)"
+                )
+            }
             guard blocks <= TrustLimits.maxPEMBlocks else {
                 throw TrustError(
                     .limitExceeded, .trustStore,
@@ -109,15 +123,22 @@ public struct TrustMaterialFiles: Sendable {
             }
         }
         // Text only (what is not UTF-8 is handed on as one block, which then is no certificate, CRL or list).
-        guard blocks > 0, String(validating: bytes, as: UTF8.self) != nil else { return bytes.isEmpty ? [] : [bytes] }
-        return pemBodies(bytes)
+        let ascii = blocks > 0 && isASCII(bytes)
+        guard blocks > 0, ascii || String(validating: bytes, as: UTF8.self) != nil else {
+            return bytes.isEmpty ? [] : [bytes]
+        }
+        return try pemBodies(bytes, ascii: ascii)
     }
 
     /// The base64 bodies of the PEM blocks of `bytes` (RFC 7468), decoded: the lines between "-----BEGIN " and
     /// "-----END " (each trimmed of spaces and tabs; header lines, which hold a colon, skipped), joined; a body that is
     /// not strict base64 is dropped. Lines end at LF, CR, VT, FF, NEL, LS or PS. One pass over the bytes with one body
     /// buffer: splitting the text into `String` lines and appending them cost several times the decoding.
-    static func pemBodies(_ bytes: [UInt8]) -> [[UInt8]] {
+    static func pemBodies(_ bytes: [UInt8], ascii: Bool? = nil) throws(TrustError) -> [[UInt8]] {
+        let ascii = ascii ?? isASCII(bytes)
+        // base64 characters of the largest body allowed (`TrustLimits.maxPEMBlockBytes` decoded)
+        let maxBodyCharacters = (TrustLimits.maxPEMBlockBytes + 2) / 3 * 4
+        var tooLong = false
         let begin = Array("-----BEGIN ".utf8)
         let end = Array("-----END ".utf8)
         var out: [[UInt8]] = []
@@ -141,10 +162,16 @@ public struct TrustMaterialFiles: Sendable {
             while i < b.count {
                 var lineEnd = i
                 var breakLength = 0
-                while lineEnd < b.count {
-                    breakLength = lineBreak(lineEnd)
-                    if breakLength > 0 { break }
-                    lineEnd += 1
+                if ascii {
+                    // only LF, VT, FF and CR end a line in ASCII text: one comparison per byte
+                    while lineEnd < b.count, b[lineEnd] &- 0x0A >= 4 { lineEnd += 1 }
+                    breakLength = lineEnd < b.count ? 1 : 0
+                } else {
+                    while lineEnd < b.count {
+                        breakLength = lineBreak(lineEnd)
+                        if breakLength > 0 { break }
+                        lineEnd += 1
+                    }
                 }
                 var from = i
                 var to = lineEnd
@@ -157,31 +184,60 @@ public struct TrustMaterialFiles: Sendable {
                     body = nil
                 } else if body != nil, !b[from..<to].contains(0x3A) {
                     body!.append(contentsOf: b[from..<to])
+                    if body!.count > maxBodyCharacters {
+                        tooLong = true
+                        return
+                    }
                 }
                 i = lineEnd + breakLength
             }
         }
+        if tooLong {
+            throw TrustError(
+                .limitExceeded, .trustStore,
+                "a PEM block's body exceeds \(TrustLimits.maxPEMBlockBytes) bytes decoded (TrustLimits.maxPEMBlockBytes)"
+            )
+        }
         return out
     }
 
-    /// How many "-----BEGIN " lines `bytes` holds (a byte scan: nothing decoded).
+    /// Whether every byte is ASCII (then the text is UTF-8 without building a `String` of it: a copy of 10 MB).
+    static func isASCII(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBufferPointer { b in
+            var high: UInt8 = 0
+            for byte in b { high |= byte }
+            return high < 0x80
+        }
+    }
+
+    /// How many line breaks `bytes` holds (LF, VT, FF and CR each count: a CRLF is two), a byte scan.
+    static func countLineBreaks(_ bytes: [UInt8]) -> Int {
+        bytes.withUnsafeBufferPointer { b in
+            var count = 0
+            for byte in b where byte &- 0x0A < 4 { count += 1 }
+            return count
+        }
+    }
+
+    /// How many "-----BEGIN " lines `bytes` holds (a byte scan: nothing decoded; `memchr` finds each "-").
     static func countPEMBlocks(_ bytes: [UInt8]) -> Int {
         let marker = Array("-----BEGIN ".utf8)
         var count = 0
         bytes.withUnsafeBufferPointer { b in
+            guard let base = b.baseAddress, b.count >= marker.count else { return }
             var i = 0
             let last = b.count - marker.count
             while i <= last {
-                if b[i] == 0x2D, b[i + 1] == 0x2D, b[i + 5] == 0x42 {
-                    var k = 0
-                    while k < marker.count, b[i + k] == marker[k] { k += 1 }
-                    if k == marker.count {
-                        count += 1
-                        i += k
-                        continue
-                    }
+                guard let hit = memchr(base + i, 0x2D, last - i + 1) else { break }
+                i = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                var k = 1
+                while k < marker.count, b[i + k] == marker[k] { k += 1 }
+                if k == marker.count {
+                    count += 1
+                    i += k
+                } else {
+                    i += 1
                 }
-                i += 1
             }
         }
         return count
@@ -190,7 +246,10 @@ public struct TrustMaterialFiles: Sendable {
     /// Detects a master list (ContentInfo signedData with id-icao-cscaMasterList), a CRL
     /// (TBSCertList: a Time after the issuer) or a certificate (TBSCertificate: Validity after the issuer).
     static func detectKind(_ der: [UInt8]) -> TrustStore.FileKind? {
-        guard let node = try? TLVParser.parse(der, rules: .ber), node.tag == 0x30, node.children.count >= 2 else {
+        // all three kinds are a SEQUENCE: anything else is not parsed at all
+        guard der.first == 0x30, let node = try? TLVParser.parse(der, rules: .ber), node.tag == 0x30,
+            node.children.count >= 2
+        else {
             return nil
         }
         if node.children[0].tag == 0x06 { return isSignedData(node) ? .masterList : nil }

@@ -142,6 +142,12 @@ public struct TrustStore: Sendable {
     /// Reads and adds a certificate (DER or BER); refused (recorded and thrown) when unreadable.
     @discardableResult
     public mutating func addCertificate(der bytes: [UInt8], source: String) throws(Refusal) -> Certificate {
+        // the same bytes again (a PEM of 4,096 copies of one certificate): recorded as a duplicate, not decoded again
+        if let i = indexByEncoded[ByteKey(bytes)] {
+            let c = entries[i].certificate
+            add(c, source: source)
+            return c
+        }
         do {
             try TrustLimits.check(bytes.count, kind: .certificate, step: .certificate)
             let c = try Certificate(der: bytes)

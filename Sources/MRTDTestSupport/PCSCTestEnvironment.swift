@@ -127,8 +127,9 @@ public struct VPCDSlotLock: ~Copyable {
     public static let path = "/tmp/emrtd-vpcd-\(PCSCTestEnvironment.vpcdPort).lock"
     private let fd: Int32
 
-    /// Waits (bounded) for the slot.
-    public static func acquire(timeout: Double = 180) async throws -> VPCDSlotLock {
+    /// Waits (bounded: 15 minutes, since every pcscd suite of a parallel run takes the slot in turn and the browser
+    /// test alone holds it for minutes) for the slot.
+    public static func acquire(timeout: Double = 900) async throws -> VPCDSlotLock {
         let fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o666)
         guard fd >= 0 else { throw TimedOut(what: "open \(path)", seconds: 0) }
         let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))

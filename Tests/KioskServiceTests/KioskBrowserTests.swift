@@ -18,7 +18,7 @@ import Testing
 /// `EMRTD_KIOSK_SCREENSHOTS=DIR swift test --filter KioskBrowserTests` also saves `kiosk-example.png` and
 /// `report-example.png` in DIR (how the screenshots in docs/ are made).
 @Suite(
-    "the kiosk page in headless Chromium", .serialized, .timeLimit(.minutes(6)),
+    "the kiosk page in headless Chromium", .serialized, .timeLimit(.minutes(20)),
     .enabled(
         if: PCSCTestEnvironment.isAvailable,
         Comment(rawValue: PCSCTestEnvironment.unavailableReason ?? "pcscd/vpcd available")),

@@ -138,7 +138,7 @@ struct KioskPageTests {
 
 /// `GET /v1/reads/{id}/result.html` of a read that has no result yet: 409, nothing of the person.
 @Suite(
-    "emrtd serve: the result fragment before the result", .serialized, .timeLimit(.minutes(4)),
+    "emrtd serve: the result fragment before the result", .serialized, .timeLimit(.minutes(20)),
     .enabled(
         if: PCSCTestEnvironment.isAvailable,
         Comment(rawValue: PCSCTestEnvironment.unavailableReason ?? "pcscd/vpcd available")))

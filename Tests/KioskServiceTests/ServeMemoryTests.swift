@@ -9,7 +9,7 @@ import Testing
 /// DELETE (so the scan sees what it looks for) and nowhere after.
 @Suite(
     // the limit includes the wait for the vpcd slot, which the other pcscd suites hold in turn
-    "emrtd serve leaves no MRZ in memory", .serialized, .timeLimit(.minutes(6)),
+    "emrtd serve leaves no MRZ in memory", .serialized, .timeLimit(.minutes(20)),
     .enabled(
         if: PCSCTestEnvironment.isAvailable,
         Comment(rawValue: PCSCTestEnvironment.unavailableReason ?? "pcscd/vpcd available")))

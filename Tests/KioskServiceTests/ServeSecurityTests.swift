@@ -5,7 +5,7 @@ import Testing
 
 /// The defences of `emrtd serve` (docs/service.md "Security"): token, cookie login, Host and Origin checks,
 /// body limits, malformed input, access data checked before anything touches a reader.
-@Suite("emrtd serve: authentication and request checks", .serialized, .timeLimit(.minutes(3)))
+@Suite("emrtd serve: authentication and request checks", .serialized, .timeLimit(.minutes(20)))
 struct ServeSecurityTests {
     static let mrz = "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<L898902C36UTO7408122F1204159ZE184226B<<<<<10"
 

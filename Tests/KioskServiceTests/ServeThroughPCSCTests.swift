@@ -7,7 +7,7 @@ import Testing
 /// HTTP client in the test, as a kiosk deployment runs it. Skipped, with the reason printed, without pcscd/vpcd.
 @Suite(
     // the limit includes the wait for the vpcd slot, which the other pcscd suites hold in turn
-    "emrtd serve through pcscd and vpcd", .serialized, .timeLimit(.minutes(6)),
+    "emrtd serve through pcscd and vpcd", .serialized, .timeLimit(.minutes(20)),
     .enabled(
         if: PCSCTestEnvironment.isAvailable,
         Comment(rawValue: PCSCTestEnvironment.unavailableReason ?? "pcscd/vpcd available")))

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import MRTDTestSupport
+import Synchronization
 import Testing
 
 /// The defences of `emrtd serve` (docs/service.md "Security"): token, cookie login, Host and Origin checks,
@@ -185,17 +186,25 @@ struct ServeSecurityTests {
         try FileManager.default.copyItem(atPath: doc.trust, toPath: trust.path)
         let s = try Service(dir: dir, trust: trust.path)
         defer { s.stop() }
+        // the service's log as it comes: each reload is waited for by its line (a loaded machine handles a signal
+        // late, and two signals that arrive before the first is handled are one)
+        final class Log: Sendable { let text = Mutex("") }
+        let collected = Log()
+        s.stderr.fileHandleForReading.readabilityHandler = { h in
+            let d = h.availableData
+            collected.text.withLock { $0 += String(decoding: d, as: UTF8.self) }
+        }
         kill(s.process.processIdentifier, SIGHUP)
-        // the first reload must have read the good file before it is spoilt
-        try await Task.sleep(for: .seconds(2))
+        #expect(await eventually(120) { collected.text.withLock { $0.contains("trust reloaded") } })
+        // the first reload has read the good file: now it is spoilt
         try Data("not a certificate any more".utf8).write(to: trust)
-        try await Task.sleep(for: .seconds(2))  // a loaded machine handles the signal late
         kill(s.process.processIdentifier, SIGHUP)
-        try await Task.sleep(for: .seconds(2))  // a loaded machine handles the signal late
+        #expect(await eventually(120) { collected.text.withLock { $0.contains("trust not reloaded") } })
         #expect(try s.http.request("GET", "/v1/health", token: s.token).status == 200)
         kill(s.process.processIdentifier, SIGTERM)
         s.process.waitUntilExit()
-        let log = String(decoding: s.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        s.stderr.fileHandleForReading.readabilityHandler = nil
+        let log = collected.text.withLock { $0 }
         #expect(log.contains("trust reloaded"), "\(log)")
         #expect(log.contains("trust not reloaded, keeping the previous material"), "\(log)")
     }

@@ -30,6 +30,8 @@ struct PresenceRaceTests {
         return flicker
     }
 
+    // (the waits are generous: under the parallel suite, tests that compute for minutes can hold the cooperative
+    // threads, and a task of this test then runs late)
     @Test("a card gone between \"present\" and the connection: connectWhenPresented keeps waiting for it")
     func connectWhenPresentedSurvivesAFlicker() async throws {
         let slot = try await VPCDSlotLock.acquire()
@@ -39,9 +41,9 @@ struct PresenceRaceTests {
         let flicker = try await flickeringCard(context)
         defer { flicker.bridge.stop() }
         let reader = self.reader
-        let waiting = Task { try await PCSCCardTransport.connectWhenPresented(readerQuery: reader, timeout: 20) }
+        let waiting = Task { try await PCSCCardTransport.connectWhenPresented(readerQuery: reader, timeout: 90) }
         // the connection powers the card: it leaves the field
-        #expect(try await withTimeout(15, "the flickering card leaves") { try await flicker.task.value } == .cardPulled)
+        #expect(try await withTimeout(60, "the flickering card leaves") { try await flicker.task.value } == .cardPulled)
         #expect(flicker.bridge.powerOns == 2)
         // pcscd sees it gone (vpcd: a card back within pcscd's polling interval would look never removed, and pcscd
         // keeps the card it failed to power), then it is laid on the reader again
@@ -77,8 +79,8 @@ struct PresenceRaceTests {
 
         let flicker = try await flickeringCard(context)
         defer { flicker.bridge.stop() }
-        let reconnecting = Task { try await transport.reconnect(reset: true, timeout: 20) }
-        #expect(try await withTimeout(15, "the flickering card leaves") { try await flicker.task.value } == .cardPulled)
+        let reconnecting = Task { try await transport.reconnect(reset: true, timeout: 90) }
+        #expect(try await withTimeout(60, "the flickering card leaves") { try await flicker.task.value } == .cardPulled)
         try await waitAbsent(context)
         let third = ServedCard(TestCard())
         defer { third.bridge.stop() }

@@ -292,17 +292,15 @@ import Testing
             traceId: nil, attempts: 1, sleeps: []),
     ]
 
-    @Test(.timeLimit(.minutes(1)), arguments: failures)
+    @Test(.timeLimit(.minutes(5)), arguments: failures)
     func startStepUpFailure(_ f: Failure) async throws {
         let s = try StandInServer()
         defer { s.stop() }
         for b in f.behaviors { s.script("/reuseid/step-up", b) }
         let rec = Recorder()
-        let started = Date()
         let e = await stepUpError { _ = try await startClient(s, rec, timeout: f.timeout).start(try startRequest()) }
-        // no real wait happens (the client's sleeps are recorded and checked below); the bound only catches a hang,
-        // with room for a machine busy with the parallel suite
-        #expect(Date().timeIntervalSince(started) < 30, "bounded wait")
+        // no real wait happens: the client's sleeps are recorded and checked below (a hang is caught by the time limit,
+        // which leaves room for the parallel suite holding the cooperative threads with minutes of computation)
         #expect(e?.code == f.code, "\(e.map(String.init(describing:)) ?? "nil")")
         #expect(e?.step == .startStepUp)
         #expect(e?.httpStatus == f.status)

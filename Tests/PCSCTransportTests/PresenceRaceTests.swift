@@ -50,7 +50,7 @@ struct PresenceRaceTests {
         try await waitAbsent(context)
         let second = ServedCard(TestCard())
         defer { second.bridge.stop() }
-        let transport = try await withTimeout(30, "connectWhenPresented") { try await waiting.value }
+        let transport = try await withTimeout(90, "connectWhenPresented") { try await waiting.value }
         try await expectConnected(transport, to: second)
     }
 
@@ -84,7 +84,7 @@ struct PresenceRaceTests {
         try await waitAbsent(context)
         let third = ServedCard(TestCard())
         defer { third.bridge.stop() }
-        try await withTimeout(30, "reconnect") { try await reconnecting.value }
+        try await withTimeout(90, "reconnect") { try await reconnecting.value }
         try await expectConnected(transport, to: third)
     }
 
